@@ -1,0 +1,156 @@
+//! DUMMY: no I/O at all. Measures the tool's own overhead, and with
+//! `--dummy.delay-*` stands in for a storage system of known speed in tests.
+
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use super::{Backend, BackendInfo, File, ModuleOption, OpenSpec, Settings};
+
+pub const INFO: BackendInfo = BackendInfo {
+    name: "DUMMY",
+    options: &[
+        ModuleOption {
+            name: "dummy.delay-create",
+            flag: false,
+            default: "0",
+            help: "Delay per create in usec",
+        },
+        ModuleOption {
+            name: "dummy.delay-close",
+            flag: false,
+            default: "0",
+            help: "Delay per close in usec",
+        },
+        ModuleOption {
+            name: "dummy.delay-sync",
+            flag: false,
+            default: "0",
+            help: "Delay for sync in usec",
+        },
+        ModuleOption {
+            name: "dummy.delay-xfer",
+            flag: false,
+            default: "0",
+            help: "Delay per xfer in usec",
+        },
+        ModuleOption {
+            name: "dummy.delay-only-rank0",
+            flag: true,
+            default: "",
+            help: "Delay only Rank0",
+        },
+    ],
+    build,
+};
+
+fn build(settings: &Settings<'_>) -> Result<Box<dyn Backend>, String> {
+    let usec = |name: &str| settings.number(name).map(Duration::from_micros);
+    Ok(Box::new(Dummy {
+        delays: Delays {
+            create: usec("dummy.delay-create")?,
+            close: usec("dummy.delay-close")?,
+            sync: usec("dummy.delay-sync")?,
+            xfer: usec("dummy.delay-xfer")?,
+        },
+        only_rank0: settings.flag("dummy.delay-only-rank0")?,
+    }))
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Delays {
+    pub create: Duration,
+    pub close: Duration,
+    pub sync: Duration,
+    pub xfer: Duration,
+}
+
+pub struct Dummy {
+    delays: Delays,
+    only_rank0: bool,
+}
+
+impl Dummy {
+    pub fn new(delays: Delays) -> Dummy {
+        Dummy {
+            delays,
+            only_rank0: false,
+        }
+    }
+}
+
+struct DummyFile {
+    delays: Delays,
+}
+
+fn pause(d: Duration) {
+    if !d.is_zero() {
+        std::thread::sleep(d);
+    }
+}
+
+impl Backend for Dummy {
+    fn name(&self) -> &'static str {
+        "DUMMY"
+    }
+
+    fn open(&self, _path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
+        let delays = if self.only_rank0 && spec.rank != 0 {
+            Delays::default()
+        } else {
+            self.delays
+        };
+        if spec.create {
+            pause(delays.create);
+        }
+        Ok(Box::new(DummyFile { delays }))
+    }
+
+    fn remove(&self, _path: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn exists(&self, _path: &Path) -> io::Result<bool> {
+        Ok(false)
+    }
+
+    fn size_of(&self, _path: &Path) -> io::Result<Option<u64>> {
+        Ok(None)
+    }
+
+    fn mkdir(&self, _path: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn rmdir(&self, _path: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn stores_data(&self) -> bool {
+        false
+    }
+}
+
+impl File for DummyFile {
+    #[inline]
+    fn write_at(&mut self, buf: &[u8], _offset: u64) -> io::Result<usize> {
+        pause(self.delays.xfer);
+        Ok(buf.len())
+    }
+
+    #[inline]
+    fn read_at(&mut self, buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+        pause(self.delays.xfer);
+        Ok(buf.len())
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        pause(self.delays.sync);
+        Ok(())
+    }
+
+    fn close(self: Box<Self>) -> io::Result<()> {
+        pause(self.delays.close);
+        Ok(())
+    }
+}

@@ -1,0 +1,160 @@
+//! MMAP: the file is mapped whole and transfers are memory copies.
+//! `--mmap.madv_pattern` tells the kernel the access pattern;
+//! `--mmap.madv_dont_need` drops this process's pages at close.
+
+use std::fs::OpenOptions;
+use std::io;
+use std::path::Path;
+
+use memmap2::{Advice, MmapMut, MmapOptions};
+
+use super::{Access, Backend, BackendInfo, File, ModuleOption, OpenSpec, Settings};
+
+pub const INFO: BackendInfo = BackendInfo {
+    name: "MMAP",
+    options: &[
+        ModuleOption {
+            name: "mmap.madv_dont_need",
+            flag: true,
+            default: "",
+            help: "Use advise don't need",
+        },
+        ModuleOption {
+            name: "mmap.madv_pattern",
+            flag: true,
+            default: "",
+            help: "Use advise to indicate the pattern random/sequential",
+        },
+    ],
+    build,
+};
+
+fn build(settings: &Settings<'_>) -> Result<Box<dyn Backend>, String> {
+    Ok(Box::new(Mmap {
+        dont_need: settings.flag("mmap.madv_dont_need")?,
+        advise_pattern: settings.flag("mmap.madv_pattern")?,
+    }))
+}
+
+pub struct Mmap {
+    dont_need: bool,
+    advise_pattern: bool,
+}
+
+struct MappedFile {
+    map: MmapMut,
+    file: std::fs::File,
+    dont_need: bool,
+}
+
+impl Backend for Mmap {
+    fn name(&self) -> &'static str {
+        "MMAP"
+    }
+
+    fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
+        // A shared writable mapping needs a descriptor open for reading too.
+        let file = OpenOptions::new()
+            .read(true)
+            .write(spec.access == Access::Write)
+            .create(spec.create)
+            .open(path)?;
+        let length = match spec.access {
+            Access::Write => {
+                if file.metadata()?.len() < spec.file_size {
+                    file.set_len(spec.file_size)?;
+                }
+                spec.file_size
+            }
+            Access::Read => file.metadata()?.len(),
+        };
+        if length == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the file is empty",
+            ));
+        }
+        let map = match spec.access {
+            // SAFETY: the mapping is private to this handle; pario's tasks
+            // write disjoint ranges, and other processes changing the file
+            // only change the bytes read, never memory safety of the copy.
+            Access::Write => unsafe { MmapOptions::new().len(length as usize).map_mut(&file)? },
+            // SAFETY: as above; a read-only file is mapped copy-on-write so the
+            // handle can share one type, and it is never written.
+            Access::Read => unsafe { MmapOptions::new().len(length as usize).map_copy(&file)? },
+        };
+        if self.advise_pattern {
+            map.advise(if spec.sequential {
+                Advice::Sequential
+            } else {
+                Advice::Random
+            })?;
+        }
+        Ok(Box::new(MappedFile {
+            map,
+            file,
+            dont_need: self.dont_need,
+        }))
+    }
+
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_file(path)
+    }
+
+    fn exists(&self, path: &Path) -> io::Result<bool> {
+        path.try_exists()
+    }
+
+    fn size_of(&self, path: &Path) -> io::Result<Option<u64>> {
+        Ok(Some(std::fs::metadata(path)?.len()))
+    }
+
+    fn mkdir(&self, path: &Path) -> io::Result<()> {
+        std::fs::create_dir(path)
+    }
+
+    fn rmdir(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_dir(path)
+    }
+}
+
+impl MappedFile {
+    fn range(&self, offset: u64, len: usize) -> std::ops::Range<usize> {
+        let start = (offset as usize).min(self.map.len());
+        start..(start + len).min(self.map.len())
+    }
+}
+
+impl File for MappedFile {
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        let range = self.range(offset, buf.len());
+        let n = range.len();
+        self.map[range].copy_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let range = self.range(offset, buf.len());
+        let n = range.len();
+        buf[..n].copy_from_slice(&self.map[range]);
+        Ok(n)
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        self.map.flush()?;
+        self.file.sync_all()
+    }
+
+    fn close(self: Box<Self>) -> io::Result<()> {
+        if self.dont_need {
+            // SAFETY: MADV_DONTNEED on a shared file mapping only drops this
+            // process's page table entries; the data stays in the file and is
+            // read back from it. The mapping is unmapped right after.
+            unsafe {
+                self.map
+                    .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)?
+            };
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,231 @@
+//! Storage backends behind one trait (IOR's `aiori`).
+//!
+//! A backend opens files and moves bytes; the runners decide what, where and
+//! when. Each backend is one module that exports a [`BackendInfo`]: its name,
+//! its module options (`--posix.odirect`) and a constructor. Adding a backend is
+//! one new module plus one line in [`registry`].
+
+pub mod dummy;
+pub mod mmap;
+pub mod posix;
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+/// What a file is opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Write,
+    Read,
+}
+
+/// How to open a test file.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenSpec {
+    pub access: Access,
+    /// Create the file if it does not exist (write phases).
+    pub create: bool,
+    /// The size the file has once fully written (mapping backends need it).
+    pub file_size: u64,
+    /// The opening task (for backends that treat ranks differently).
+    pub rank: usize,
+    /// Whether transfers will visit the file in order (for access hints).
+    pub sequential: bool,
+}
+
+/// An open test file.
+pub trait File: Send {
+    /// Writes at `offset`; may write less than asked (the runner retries).
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize>;
+    /// Reads at `offset`; may read less than asked; 0 means end of file.
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+    /// Makes written data durable (`-e`, `-Y`).
+    fn sync(&mut self) -> io::Result<()>;
+    fn close(self: Box<Self>) -> io::Result<()>;
+}
+
+/// A storage interface.
+pub trait Backend: Send + Sync {
+    /// The name `-a` selects, as IOR prints it.
+    fn name(&self) -> &'static str;
+    /// IOR's "apiVersion" line.
+    fn version(&self) -> String {
+        String::new()
+    }
+    fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>>;
+    fn remove(&self, path: &Path) -> io::Result<()>;
+    fn exists(&self, path: &Path) -> io::Result<bool>;
+    /// The file's size, or `None` when the backend stores nothing.
+    fn size_of(&self, path: &Path) -> io::Result<Option<u64>>;
+    fn mkdir(&self, path: &Path) -> io::Result<()>;
+    fn rmdir(&self, path: &Path) -> io::Result<()>;
+    /// Alignment that buffers, offsets and sizes must respect (O_DIRECT).
+    fn alignment(&self) -> Option<u64> {
+        None
+    }
+    /// Whether this backend really stores data (DUMMY does not).
+    fn stores_data(&self) -> bool {
+        true
+    }
+}
+
+/// A module option a backend accepts, as `--module.name[=value]` or in `-O`.
+#[derive(Debug, Clone, Copy)]
+pub struct ModuleOption {
+    /// Full name including the module prefix: `posix.odirect`.
+    pub name: &'static str,
+    pub flag: bool,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// The module options given for a run, with typed accessors.
+pub struct Settings<'a> {
+    pub values: &'a BTreeMap<String, String>,
+}
+
+impl Settings<'_> {
+    pub fn flag(&self, name: &str) -> Result<bool, String> {
+        match self.values.get(name) {
+            None => Ok(false),
+            Some(v) => v
+                .trim()
+                .parse::<i64>()
+                .map(|n| n != 0)
+                .map_err(|_| format!("--{name}={v}: expected 0 or 1")),
+        }
+    }
+
+    pub fn number(&self, name: &str) -> Result<u64, String> {
+        match self.values.get(name) {
+            None => Ok(0),
+            Some(v) => crate::units::parse_size(v).map_err(|e| format!("--{name}: {e}")),
+        }
+    }
+}
+
+/// A backend as the registry knows it.
+pub struct BackendInfo {
+    pub name: &'static str,
+    pub options: &'static [ModuleOption],
+    pub build: fn(&Settings<'_>) -> Result<Box<dyn Backend>, String>,
+}
+
+/// Every backend of this build.
+pub fn registry() -> &'static [BackendInfo] {
+    &[posix::INFO, dummy::INFO, mmap::INFO]
+}
+
+/// IOR APIs this build does not have, with the reason.
+fn unavailable_reason(api: &str) -> Option<&'static str> {
+    const NEED_MPI: &str = "needs MPI: rebuild pario with '--features mpi'";
+    let known: &[(&str, &str)] = &[
+        ("MPIIO", NEED_MPI),
+        ("HDF5", "is not supported by pario"),
+        ("NCMPI", "is not supported by pario"),
+        (
+            "AIO",
+            "is not supported by pario (io_uring is planned instead)",
+        ),
+        ("S3", "is not supported by pario"),
+        ("S3-4C", "is not supported by pario"),
+        ("S3-LIBS3", "is not supported by pario"),
+        ("DFS", "is not supported by pario"),
+        ("DAOS", "is not supported by pario"),
+        ("HDFS", "is not supported by pario"),
+        ("RADOS", "is not supported by pario"),
+        ("CEPHFS", "is not supported by pario"),
+        ("IME", "is not supported by pario"),
+        ("GFARM", "is not supported by pario"),
+        ("PMDK", "is not supported by pario"),
+        ("LIBNFS", "is not supported by pario"),
+    ];
+    known
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(api))
+        .map(|(_, why)| *why)
+}
+
+/// Builds the backend `api` with the given module options.
+pub fn build(api: &str, options: &BTreeMap<String, String>) -> Result<Box<dyn Backend>, String> {
+    let settings = Settings { values: options };
+    if let Some(info) = registry().iter().find(|b| b.name.eq_ignore_ascii_case(api)) {
+        return (info.build)(&settings).map_err(|e| format!("-a {}: {e}", info.name));
+    }
+    let names: Vec<&str> = registry().iter().map(|b| b.name).collect();
+    match unavailable_reason(api) {
+        Some(why) => Err(format!("-a {api}: this API {why}")),
+        None => Err(format!(
+            "-a {api}: unknown API (this build has {})",
+            names.join(", ")
+        )),
+    }
+}
+
+/// The module options of every backend (for the option grammar).
+pub fn all_module_options() -> impl Iterator<Item = (&'static str, &'static ModuleOption)> {
+    registry()
+        .iter()
+        .flat_map(|b| b.options.iter().map(move |o| (b.name, o)))
+}
+
+/// `write_at` until all of `buf` is written; with `single_attempt` a short
+/// write is an error instead (`-x`).
+pub fn write_fully(
+    file: &mut dyn File,
+    buf: &[u8],
+    offset: u64,
+    single_attempt: bool,
+) -> io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        let n = file.write_at(&buf[done..], offset + done as u64)?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                "write returned 0 bytes",
+            ));
+        }
+        done += n;
+        if single_attempt && done < buf.len() {
+            return Err(io::Error::other(format!(
+                "short write: {done} of {} bytes at offset {offset} (-x forbids retrying)",
+                buf.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `read_at` until `buf` is full; end of file first is an error naming how
+/// much was missing.
+pub fn read_fully(
+    file: &mut dyn File,
+    buf: &mut [u8],
+    offset: u64,
+    single_attempt: bool,
+) -> io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        let n = file.read_at(&mut buf[done..], offset + done as u64)?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "short read: the file ends at {} but {} bytes were expected at offset {offset}",
+                    offset + done as u64,
+                    buf.len()
+                ),
+            ));
+        }
+        done += n;
+        if single_attempt && done < buf.len() {
+            return Err(io::Error::other(format!(
+                "short read: {done} of {} bytes at offset {offset} (-x forbids retrying)",
+                buf.len()
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,265 @@
+//! The local engine: N tasks as threads of one process. No MPI, no setup.
+//!
+//! Every collective is a rendezvous: each task deposits its contribution, the
+//! last to arrive publishes all of them, and each task reads what it needs.
+//! A task that leaves (returns or panics) marks itself gone, so the others'
+//! next collective fails with [`CommError::PeerGone`] instead of hanging.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
+
+use super::{Comm, CommError, ReduceOp, Topology};
+
+#[derive(Debug, Clone)]
+enum Payload {
+    Empty,
+    Bytes(Vec<u8>),
+    F64(Vec<f64>),
+    U64(Vec<u64>),
+}
+
+struct Rendezvous {
+    generation: u64,
+    arrived: usize,
+    slots: Vec<Option<Payload>>,
+    published: Arc<Vec<Payload>>,
+    gone: usize,
+}
+
+struct Shared {
+    topology: Topology,
+    epoch: Instant,
+    state: Mutex<Rendezvous>,
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Rendezvous> {
+        // A panicking task cannot leave the rendezvous half-updated in a way
+        // that matters: it is counted as gone by its guard.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// One task's handle.
+pub struct LocalComm<'a> {
+    rank: usize,
+    shared: &'a Shared,
+}
+
+/// Marks a task gone when its thread leaves, however it leaves.
+struct Departure<'a>(&'a Shared);
+
+impl Drop for Departure<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.gone += 1;
+        self.0.wake.notify_all();
+    }
+}
+
+impl LocalComm<'_> {
+    fn exchange(&self, payload: Payload) -> Result<Arc<Vec<Payload>>, CommError> {
+        let size = self.size();
+        let mut state = self.shared.lock();
+        if state.gone > 0 {
+            return Err(CommError::PeerGone);
+        }
+        let generation = state.generation;
+        state.slots[self.rank] = Some(payload);
+        state.arrived += 1;
+        if state.arrived == size {
+            let all: Vec<Payload> = state
+                .slots
+                .iter_mut()
+                .map(|s| s.take().unwrap_or(Payload::Empty))
+                .collect();
+            state.published = Arc::new(all);
+            state.arrived = 0;
+            state.generation += 1;
+            self.shared.wake.notify_all();
+            return Ok(Arc::clone(&state.published));
+        }
+        loop {
+            state = self
+                .shared
+                .wake
+                .wait(state)
+                .unwrap_or_else(|p| p.into_inner());
+            if state.generation != generation {
+                return Ok(Arc::clone(&state.published));
+            }
+            if state.gone > 0 {
+                return Err(CommError::PeerGone);
+            }
+        }
+    }
+}
+
+fn f64s(p: &Payload) -> &[f64] {
+    match p {
+        Payload::F64(v) => v,
+        _ => &[],
+    }
+}
+
+fn u64s(p: &Payload) -> &[u64] {
+    match p {
+        Payload::U64(v) => v,
+        _ => &[],
+    }
+}
+
+fn reduce<T: Copy>(
+    all: &[Payload],
+    values: &mut [T],
+    pick: fn(&Payload) -> &[T],
+    combine: impl Fn(T, T) -> T,
+) {
+    for (i, v) in values.iter_mut().enumerate() {
+        let mut acc: Option<T> = None;
+        for p in all {
+            let x = pick(p)[i];
+            acc = Some(match acc {
+                None => x,
+                Some(a) => combine(a, x),
+            });
+        }
+        if let Some(a) = acc {
+            *v = a;
+        }
+    }
+}
+
+impl Comm for LocalComm<'_> {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.shared.topology.size()
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.shared.topology
+    }
+
+    fn engine(&self) -> &'static str {
+        "threads"
+    }
+
+    fn barrier(&self) -> Result<(), CommError> {
+        self.exchange(Payload::Empty).map(|_| ())
+    }
+
+    fn broadcast(&self, root: usize, data: &mut Vec<u8>) -> Result<(), CommError> {
+        let mine = if self.rank == root {
+            Payload::Bytes(std::mem::take(data))
+        } else {
+            Payload::Empty
+        };
+        let all = self.exchange(mine)?;
+        match &all[root] {
+            Payload::Bytes(b) => {
+                data.clear();
+                data.extend_from_slice(b);
+                Ok(())
+            }
+            _ => Err(CommError::Failed("broadcast root sent nothing".into())),
+        }
+    }
+
+    fn all_reduce_f64(&self, values: &mut [f64], op: ReduceOp) -> Result<(), CommError> {
+        let all = self.exchange(Payload::F64(values.to_vec()))?;
+        let pick = f64s;
+        match op {
+            ReduceOp::Min => reduce(&all, values, pick, f64::min),
+            ReduceOp::Max => reduce(&all, values, pick, f64::max),
+            ReduceOp::Sum => reduce(&all, values, pick, |a, b| a + b),
+        }
+        Ok(())
+    }
+
+    fn all_reduce_u64(&self, values: &mut [u64], op: ReduceOp) -> Result<(), CommError> {
+        let all = self.exchange(Payload::U64(values.to_vec()))?;
+        let pick = u64s;
+        match op {
+            ReduceOp::Min => reduce(&all, values, pick, u64::min),
+            ReduceOp::Max => reduce(&all, values, pick, u64::max),
+            ReduceOp::Sum => reduce(&all, values, pick, u64::wrapping_add),
+        }
+        Ok(())
+    }
+
+    fn gather(&self, root: usize, data: &[u8]) -> Result<Vec<Vec<u8>>, CommError> {
+        let all = self.exchange(Payload::Bytes(data.to_vec()))?;
+        if self.rank != root {
+            return Ok(Vec::new());
+        }
+        Ok(all
+            .iter()
+            .map(|p| match p {
+                Payload::Bytes(b) => b.clone(),
+                _ => Vec::new(),
+            })
+            .collect())
+    }
+
+    fn wtime(&self) -> f64 {
+        self.shared.epoch.elapsed().as_secs_f64()
+    }
+}
+
+/// Runs `body` once per task, each on its own thread, and returns each task's
+/// result in rank order (`Err` with the panic message if a task panicked).
+pub fn run<R, F>(topology: Topology, body: F) -> Vec<Result<R, String>>
+where
+    R: Send,
+    F: Fn(&dyn Comm) -> R + Sync,
+{
+    let size = topology.size();
+    let shared = Shared {
+        topology,
+        epoch: Instant::now(),
+        state: Mutex::new(Rendezvous {
+            generation: 0,
+            arrived: 0,
+            slots: vec![None; size],
+            published: Arc::new(Vec::new()),
+            gone: 0,
+        }),
+        wake: Condvar::new(),
+    };
+    let shared = &shared;
+    let body = &body;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..size)
+            .map(|rank| {
+                std::thread::Builder::new()
+                    .name(format!("pario-task-{rank}"))
+                    .spawn_scoped(scope, move || {
+                        let _departure = Departure(shared);
+                        let comm = LocalComm { rank, shared };
+                        body(&comm)
+                    })
+                    .expect("cannot start a task thread")
+            })
+            .collect();
+        handles
+            .into_iter()
+            .enumerate()
+            .map(|(rank, h)| {
+                h.join().map_err(|panic| {
+                    let what = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "unknown panic".into());
+                    format!("task {rank} panicked: {what}")
+                })
+            })
+            .collect()
+    })
+}

@@ -1,0 +1,178 @@
+//! What tasks do together, behind one trait.
+//!
+//! [`Comm`] is everything the runners need from the task engine: rank, size,
+//! the node of each rank, barrier, broadcast, min/max/sum reductions, gather and
+//! a clock common to all tasks. Two engines implement it: [`local`] runs tasks
+//! as threads of one process (no MPI needed); `mpi` (cargo feature `mpi`)
+//! runs one task per MPI rank. The runners are written against `&dyn Comm`
+//! only.
+//!
+//! Errors never hang: a failing task carries its error to the next collective
+//! point, where [`agree`] makes every task return the same error, naming the
+//! lowest failing rank.
+
+pub mod local;
+pub mod topology;
+
+pub use topology::Topology;
+
+use crate::error::{Error, TaskError};
+
+/// Reduction operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceOp {
+    Min,
+    Max,
+    Sum,
+}
+
+/// A collective could not complete because another task has gone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommError {
+    #[error("another task stopped before reaching a collective operation")]
+    PeerGone,
+    #[error("communication failed: {0}")]
+    Failed(String),
+}
+
+/// The operations tasks perform together. Every task must call the same
+/// collectives in the same order.
+pub trait Comm {
+    /// This task's rank, 0-based.
+    fn rank(&self) -> usize;
+    /// Number of tasks.
+    fn size(&self) -> usize;
+    /// Which node each rank runs on.
+    fn topology(&self) -> &Topology;
+    /// The engine's name for headers ("threads", "MPI").
+    fn engine(&self) -> &'static str;
+    fn barrier(&self) -> Result<(), CommError>;
+    /// Replaces `data` on every task with the root's.
+    fn broadcast(&self, root: usize, data: &mut Vec<u8>) -> Result<(), CommError>;
+    /// Element-wise reduction; every task receives the result.
+    fn all_reduce_f64(&self, values: &mut [f64], op: ReduceOp) -> Result<(), CommError>;
+    /// Element-wise reduction; every task receives the result.
+    fn all_reduce_u64(&self, values: &mut [u64], op: ReduceOp) -> Result<(), CommError>;
+    /// Collects every task's bytes on the root, in rank order; others get an
+    /// empty vector.
+    fn gather(&self, root: usize, data: &[u8]) -> Result<Vec<Vec<u8>>, CommError>;
+    /// Seconds on a clock shared by all tasks (same epoch on every task).
+    fn wtime(&self) -> f64;
+}
+
+impl From<CommError> for Error {
+    fn from(e: CommError) -> Self {
+        Error::Comm(e.to_string())
+    }
+}
+
+/// Broadcasts a serializable value from `root`.
+pub fn broadcast_value<T>(comm: &dyn Comm, root: usize, value: &T) -> Result<T, CommError>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let mut bytes = if comm.rank() == root {
+        serde_json::to_vec(value).map_err(|e| CommError::Failed(e.to_string()))?
+    } else {
+        Vec::new()
+    };
+    comm.broadcast(root, &mut bytes)?;
+    serde_json::from_slice(&bytes).map_err(|e| CommError::Failed(e.to_string()))
+}
+
+/// Gathers fixed-size records of `f64` on `root`, in rank order.
+pub fn gather_f64(
+    comm: &dyn Comm,
+    root: usize,
+    values: &[f64],
+) -> Result<Vec<Vec<f64>>, CommError> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let all = comm.gather(root, &bytes)?;
+    Ok(all
+        .into_iter()
+        .map(|b| {
+            b.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect()
+        })
+        .collect())
+}
+
+/// Reduces one `u64` over all tasks.
+pub fn reduce_u64(comm: &dyn Comm, value: u64, op: ReduceOp) -> Result<u64, CommError> {
+    let mut v = [value];
+    comm.all_reduce_u64(&mut v, op)?;
+    Ok(v[0])
+}
+
+/// Makes every task agree on the outcome of work they did apart.
+///
+/// If any task failed, every task returns the error of the lowest failing
+/// rank (with that rank named); otherwise each keeps its own value. Two small
+/// collectives, so call it at phase boundaries, not per transfer.
+pub fn agree<T>(comm: &dyn Comm, outcome: Result<T, Error>) -> Result<T, Error> {
+    let my_failure = match &outcome {
+        Ok(_) => u64::MAX,
+        Err(_) => comm.rank() as u64,
+    };
+    let failed = reduce_u64(comm, my_failure, ReduceOp::Min)?;
+    if failed == u64::MAX {
+        return outcome;
+    }
+    let failed = failed as usize;
+    let mine = match &outcome {
+        Err(e) if comm.rank() == failed => Some(e.clone()),
+        _ => None,
+    };
+    let shared: SharedError = broadcast_value(
+        comm,
+        failed,
+        &mine.as_ref().map(SharedError::from).unwrap_or_default(),
+    )?;
+    match mine {
+        Some(e) => Err(e),
+        None => Err(shared.into_error(failed)),
+    }
+}
+
+/// An error as it crosses from one task to the others.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct SharedError {
+    usage: bool,
+    message: String,
+}
+
+impl From<&Error> for SharedError {
+    fn from(e: &Error) -> Self {
+        match e {
+            Error::Usage(u) => SharedError {
+                usage: true,
+                message: u.0.clone(),
+            },
+            Error::Task(t) => SharedError {
+                usage: false,
+                message: t.message.clone(),
+            },
+            other => SharedError {
+                usage: false,
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+impl SharedError {
+    fn into_error(self, rank: usize) -> Error {
+        if self.usage {
+            Error::Usage(crate::options::UsageError(self.message))
+        } else {
+            Error::Task(TaskError {
+                rank,
+                message: self.message,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,63 @@
+//! Errors and the exit statuses they map to.
+
+use std::path::Path;
+
+use crate::options::UsageError;
+
+/// A failure on one task: names the task and the cause.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("task {rank}: {message}")]
+pub struct TaskError {
+    pub rank: usize,
+    pub message: String,
+}
+
+/// Everything that ends a run early.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// Bad options: detected before any file is touched. Exit status 2.
+    #[error("{0}")]
+    Usage(#[from] UsageError),
+    /// A task failed (I/O error, short file...). Exit status 1.
+    #[error("{0}")]
+    Task(TaskError),
+    /// The task engine failed. Exit status 1.
+    #[error("{0}")]
+    Comm(String),
+    /// Verification found wrong data. Exit status 3.
+    #[error("{transfers} errors found: {transfers} transfers and {bytes} bytes were wrong")]
+    Data { transfers: u64, bytes: u64 },
+}
+
+impl Error {
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => 2,
+            Error::Data { .. } => 3,
+            Error::Task(_) | Error::Comm(_) => 1,
+        }
+    }
+
+    /// A task error about an I/O call on a path, with the system's reason.
+    pub fn io(rank: usize, action: &str, path: &Path, err: &std::io::Error) -> Error {
+        Error::Task(TaskError {
+            rank,
+            message: format!("{action} {}: {err}", path.display()),
+        })
+    }
+
+    /// A task error with a free-form message.
+    pub fn task(rank: usize, message: impl Into<String>) -> Error {
+        Error::Task(TaskError {
+            rank,
+            message: message.into(),
+        })
+    }
+
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage(UsageError(message.into()))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

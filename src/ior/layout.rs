@@ -1,0 +1,227 @@
+//! The access model: which offsets each task touches, in which order.
+//!
+//! Shared file: segment `s`, task `k`, transfer `j` lives at
+//! `s·N·b + k·b + j·t`; the file is `N·b·s` bytes. File per process: task `k`
+//! owns its file and transfer `j` of segment `s` is at `s·b + j·t`.
+//!
+//! `-z` shuffles: with `-F`, each task visits its own transfers in a keyed
+//! random order; with a shared file, one keyed permutation of all the file's
+//! transfers is dealt out in equal shares, so every transfer is accessed by
+//! exactly one task, exactly once (IOR deals with `rand() % N`, which leaves
+//! tasks unequal and, with a seed, can leave holes). `-z -z` draws random
+//! transfer-aligned offsets, which may repeat. Offsets are computed on the fly:
+//! no offset table, whatever the size.
+
+use std::ops::ControlFlow;
+
+use super::params::Ordering;
+use crate::random::{mix, splitmix64, Permutation};
+
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub transfer: u64,
+    pub block: u64,
+    pub segments: u64,
+    /// Tasks taking part (`-N`).
+    pub tasks: u64,
+    pub file_per_proc: bool,
+    pub ordering: Ordering,
+    /// Seed of `-z` orders (`--random-offset-seed` or broadcast by rank 0).
+    pub seed: u64,
+}
+
+impl Layout {
+    /// Transfers per block.
+    pub fn per_block(&self) -> u64 {
+        self.block / self.transfer
+    }
+
+    /// Transfers one task makes in a full phase.
+    pub fn transfers_per_task(&self) -> u64 {
+        self.segments * self.per_block()
+    }
+
+    /// Size of one file once fully written.
+    pub fn file_size(&self) -> u64 {
+        let per_task = self.segments * self.block;
+        if self.file_per_proc {
+            per_task
+        } else {
+            per_task * self.tasks
+        }
+    }
+
+    /// Bytes all tasks move in a full phase.
+    pub fn aggregate_size(&self) -> u64 {
+        self.segments * self.block * self.tasks
+    }
+
+    fn transfers_in_file(&self) -> u64 {
+        self.file_size() / self.transfer
+    }
+
+    /// Visits the offsets that `task` accesses, in order, until `visit` breaks.
+    #[inline]
+    pub fn for_each_offset<B>(
+        &self,
+        task: usize,
+        mut visit: impl FnMut(u64) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        let task = task as u64;
+        let t = self.transfer;
+        match self.ordering {
+            Ordering::Sequential => {
+                let per_block = self.per_block();
+                let stride = if self.file_per_proc {
+                    self.block
+                } else {
+                    self.block * self.tasks
+                };
+                let first = if self.file_per_proc {
+                    0
+                } else {
+                    task * self.block
+                };
+                for segment in 0..self.segments {
+                    let mut offset = first + segment * stride;
+                    for _ in 0..per_block {
+                        visit(offset)?;
+                        offset += t;
+                    }
+                }
+            }
+            Ordering::Shuffled => {
+                let count = self.transfers_per_task();
+                if self.file_per_proc {
+                    let order = Permutation::new(count, mix(&[self.seed, task]));
+                    for k in 0..count {
+                        visit(order.at(k) * t)?;
+                    }
+                } else {
+                    let order = Permutation::new(self.transfers_in_file(), mix(&[self.seed]));
+                    let first = task * count;
+                    for k in first..first + count {
+                        visit(order.at(k) * t)?;
+                    }
+                }
+            }
+            Ordering::Random => {
+                let range = self.transfers_in_file();
+                let key = mix(&[self.seed, task]);
+                for k in 0..self.transfers_per_task() {
+                    visit((splitmix64(key ^ k.wrapping_mul(0x9e37_79b9)) % range) * t)?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// All offsets of a task, in order (for tests and small tools).
+    pub fn offsets(&self, task: usize) -> Vec<u64> {
+        let mut all = Vec::new();
+        let _ = self.for_each_offset::<()>(task, |o| {
+            all.push(o);
+            ControlFlow::Continue(())
+        });
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(t: u64, b: u64, s: u64, n: u64, fpp: bool, ordering: Ordering) -> Layout {
+        Layout {
+            transfer: t,
+            block: b,
+            segments: s,
+            tasks: n,
+            file_per_proc: fpp,
+            ordering,
+            seed: 7,
+        }
+    }
+
+    #[test]
+    fn shared_file_sequential_offsets() {
+        let l = layout(4, 8, 2, 3, false, Ordering::Sequential);
+        assert_eq!(l.offsets(0), [0, 4, 24, 28]);
+        assert_eq!(l.offsets(1), [8, 12, 32, 36]);
+        assert_eq!(l.offsets(2), [16, 20, 40, 44]);
+        assert_eq!(l.file_size(), 48);
+        assert_eq!(l.aggregate_size(), 48);
+    }
+
+    #[test]
+    fn file_per_process_sequential_offsets() {
+        let l = layout(4, 8, 2, 3, true, Ordering::Sequential);
+        for task in 0..3 {
+            assert_eq!(l.offsets(task), [0, 4, 8, 12]);
+        }
+        assert_eq!(l.file_size(), 16);
+        assert_eq!(l.aggregate_size(), 48);
+    }
+
+    #[test]
+    fn ior_hard_shape() {
+        let l = layout(47008, 47008, 3, 2, false, Ordering::Sequential);
+        assert_eq!(l.offsets(0), [0, 94016, 188032]);
+        assert_eq!(l.offsets(1), [47008, 141024, 235040]);
+        assert_eq!(l.file_size(), 282048);
+    }
+
+    #[test]
+    fn shuffled_shared_file_covers_each_transfer_once() {
+        let l = layout(4, 16, 3, 4, false, Ordering::Shuffled);
+        let mut all: Vec<u64> = (0..4).flat_map(|k| l.offsets(k)).collect();
+        for k in 0..4 {
+            assert_eq!(l.offsets(k).len(), 12, "equal shares");
+        }
+        let sequential: Vec<u64> = (0..4)
+            .flat_map(|k| layout(4, 16, 3, 4, false, Ordering::Sequential).offsets(k))
+            .collect();
+        assert_ne!(all, sequential);
+        all.sort_unstable();
+        assert_eq!(all, (0..48).map(|i| i * 4).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn shuffled_file_per_process_is_a_permutation_per_task() {
+        let l = layout(8, 64, 2, 2, true, Ordering::Shuffled);
+        let a = l.offsets(0);
+        let b = l.offsets(1);
+        assert_ne!(a, b, "each task has its own order");
+        for mut o in [a, b] {
+            o.sort_unstable();
+            assert_eq!(o, (0..16).map(|i| i * 8).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn random_offsets_stay_in_the_file_and_aligned() {
+        let l = layout(8, 64, 4, 3, false, Ordering::Random);
+        for k in 0..3 {
+            let o = l.offsets(k);
+            assert_eq!(o.len(), 32);
+            assert!(o.iter().all(|&x| x % 8 == 0 && x < l.file_size()));
+        }
+        let again = layout(8, 64, 4, 3, false, Ordering::Random);
+        assert_eq!(l.offsets(1), again.offsets(1), "same seed, same offsets");
+    }
+
+    #[test]
+    fn visiting_stops_when_asked() {
+        let l = layout(1, 100, 1, 1, true, Ordering::Sequential);
+        let mut seen = 0;
+        let flow = l.for_each_offset(0, |_| {
+            seen += 1;
+            if seen == 10 {
+                ControlFlow::Break(seen)
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(flow, ControlFlow::Break(10));
+    }
+}

@@ -1,0 +1,512 @@
+//! IOR's options: one table for the command line, `-O` directives and `-f`
+//! scripts, and the checks that reject bad combinations before any I/O.
+
+use crate::backend;
+use crate::options::{ArgKind, Grammar, OptSpec, Setting, Store, UsageError};
+use crate::pattern::PacketType;
+use crate::units::{human_bytes, parse_int, parse_size};
+
+use super::params::{IorParams, Ordering, SummaryFormat};
+
+type Set = fn(&mut IorParams, Setting<'_>) -> Result<(), String>;
+
+fn spec(
+    short: Option<char>,
+    names: &[&'static str],
+    kind: ArgKind,
+    default: &'static str,
+    help: &'static str,
+    set: Set,
+) -> OptSpec<IorParams> {
+    OptSpec {
+        short,
+        names: names.to_vec(),
+        kind,
+        default,
+        help,
+        module: "",
+        directive_only: false,
+        store: Store::Field(set),
+    }
+}
+
+fn flag(short: char, names: &[&'static str], help: &'static str, set: Set) -> OptSpec<IorParams> {
+    spec(Some(short), names, ArgKind::Flag, "", help, set)
+}
+
+fn value(
+    short: char,
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Set,
+) -> OptSpec<IorParams> {
+    spec(Some(short), names, ArgKind::Value, default, help, set)
+}
+
+fn long_flag(names: &[&'static str], help: &'static str, set: Set) -> OptSpec<IorParams> {
+    spec(None, names, ArgKind::Flag, "", help, set)
+}
+
+fn long_value(
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Set,
+) -> OptSpec<IorParams> {
+    spec(None, names, ArgKind::Value, default, help, set)
+}
+
+fn directive(
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Set,
+) -> OptSpec<IorParams> {
+    OptSpec {
+        directive_only: true,
+        ..spec(None, names, ArgKind::Value, default, help, set)
+    }
+}
+
+fn non_negative(v: &str) -> Result<u64, String> {
+    let n = parse_int(v)?;
+    u64::try_from(n).map_err(|_| format!("'{v}' must not be negative"))
+}
+
+fn positive(v: &str) -> Result<u64, String> {
+    match non_negative(v)? {
+        0 => Err("must be at least 1".into()),
+        n => Ok(n),
+    }
+}
+
+/// Rejects a feature this build lacks when it is switched on.
+fn not_built(s: Setting<'_>, why: &str) -> Result<(), String> {
+    match s {
+        Setting::Repeat => Err(why.to_string()),
+        Setting::Value(v) => {
+            let off = matches!(v.trim(), "" | "0");
+            if off {
+                Ok(())
+            } else {
+                Err(why.to_string())
+            }
+        }
+    }
+}
+
+const NEEDS_MPIIO: &str = "needs the MPI-IO backend, which this build does not have yet";
+const STONEWALL_LATER: &str = "stonewalling is not built yet in this version of pario";
+const NOT_SUPPORTED: &str = "is not supported by pario";
+
+/// The table of every IOR option.
+pub fn grammar() -> Grammar<IorParams> {
+    let mut specs = vec![
+        // Flags, in IOR's help order.
+        flag('c', &["collective"], "collective -- collective I/O", |_, s| not_built(s, &format!("collective I/O {NEEDS_MPIIO}"))),
+        flag('C', &["reorderTasks", "reorderTasksConstant"], "reorderTasks -- changes task ordering for readback (useful to avoid client cache)", |p, s| {
+            p.reorder_tasks = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('e', &["fsync"], "fsync -- perform a fsync() operation at the end of each read/write phase", |p, s| {
+            p.fsync = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('E', &["useExistingTestFile"], "useExistingTestFile -- do not remove test file before write access", |p, s| {
+            p.use_existing_test_file = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('F', &["filePerProc"], "filePerProc -- file-per-process", |p, s| {
+            p.file_per_proc = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('g', &["intraTestBarriers"], "intraTestBarriers -- use barriers between open, write/read, and close", |p, s| {
+            p.intra_test_barriers = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('k', &["keepFile"], "keepFile -- don't remove the test file(s) on program exit", |p, s| {
+            p.keep_file = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('K', &["keepFileWithError"], "keepFileWithError  -- keep error-filled file(s) after data-checking", |p, s| {
+            p.keep_file_with_error = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('m', &["multiFile"], "multiFile -- use number of reps (-i) for multiple file count", |p, s| {
+            p.multi_file = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('r', &["readFile"], "readFile -- read existing file", |p, s| {
+            p.read_file = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('R', &["checkRead"], "checkRead -- verify that the output of read matches the expected signature (used with -G)", |p, s| {
+            p.check_read = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('u', &["uniqueDir"], "uniqueDir -- use unique directory name for each file-per-process", |p, s| {
+            p.unique_dir = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('v', &["verbose"], "verbose -- output information (repeating flag increases level)", |p, s| {
+            p.verbose = s.flag_count(p.verbose)?;
+            Ok(())
+        }),
+        flag('w', &["writeFile"], "writeFile -- write file", |p, s| {
+            p.write_file = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('W', &["checkWrite"], "checkWrite -- check read after write", |p, s| {
+            p.check_write = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('x', &["singleXferAttempt"], "singleXferAttempt -- do not retry transfer if incomplete", |p, s| {
+            p.single_xfer_attempt = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('y', &["dualMount"], "dualMount -- use dual mount points for a filesystem", |_, s| not_built(s, &format!("dual mount points {NOT_SUPPORTED}"))),
+        flag('Y', &["fsyncPerWrite"], "fsyncPerWrite -- perform sync operation after every write operation", |p, s| {
+            p.fsync_per_write = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('z', &["randomOffset"], "randomOffset -- access is to random, not sequential, offsets within a file (-z -z: random offsets that may repeat)", |p, s| {
+            p.random_offset = s.flag_count(p.random_offset)?;
+            Ok(())
+        }),
+        flag('Z', &["reorderTasksRandom"], "reorderTasksRandom -- changes task ordering to random ordering for readback", |_, s| {
+            not_built(s, "random task reordering is not built yet in this version of pario (use -C)")
+        }),
+        flag('H', &["showHints"], "showHints -- show hints", |_, s| not_built(s, &format!("showing hints {NEEDS_MPIIO}"))),
+        flag('I', &["individualDataSets"], "individualDataSets -- datasets not shared by all procs [not working]", |_, s| {
+            not_built(s, &format!("individual data sets {NOT_SUPPORTED} (IOR does not implement them either)"))
+        }),
+        flag('n', &["noFill"], "noFill -- no fill in HDF5 file creation", |_, s| not_built(s, &format!("HDF5 {NOT_SUPPORTED}"))),
+        flag('p', &["preallocate"], "preallocate -- preallocate file size", |_, s| not_built(s, &format!("preallocation {NEEDS_MPIIO}"))),
+        flag('P', &["useSharedFilePointer"], "useSharedFilePointer -- use shared file pointer [not working]", |_, s| {
+            not_built(s, &format!("shared file pointers {NOT_SUPPORTED}"))
+        }),
+        flag('S', &["useStridedDatatype"], "useStridedDatatype -- put strided access into datatype [not working]", |_, s| {
+            not_built(s, &format!("strided datatypes {NOT_SUPPORTED}"))
+        }),
+        flag('V', &["useFileView"], "useFileView -- use MPI_File_set_view", |_, s| not_built(s, &format!("file views {NEEDS_MPIIO}"))),
+        flag('B', &["useO_DIRECT"], "useO_DIRECT -- same as --posix.odirect (IOR 3)", |p, s| {
+            if s.flag_bool()? {
+                p.module_options.insert("posix.odirect".into(), "1".into());
+            } else {
+                p.module_options.remove("posix.odirect");
+            }
+            Ok(())
+        }),
+        long_flag(&["warningAsErrors"], "Any warning should lead to an error.", |p, s| {
+            p.warning_as_errors = s.flag_bool()?;
+            Ok(())
+        }),
+        long_flag(&["dryRun"], "do not perform any I/Os just run evtl. inputs print dummy output", |p, s| {
+            p.dry_run = s.flag_bool()?;
+            Ok(())
+        }),
+        long_flag(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU.", |_, s| not_built(s, &format!("GPU buffers are {NOT_SUPPORTED}"))),
+        // Options with values.
+        value('a', &["api"], "POSIX", "API for I/O [POSIX|DUMMY|MMAP]", |p, s| {
+            p.api = s.value().trim().to_string();
+            Ok(())
+        }),
+        value('A', &["refNum"], "0", "refNum -- user supplied reference number to include in the summary", |p, s| {
+            p.reference_number = parse_int(s.value())?;
+            Ok(())
+        }),
+        value('b', &["blockSize"], "1048576", "blockSize -- contiguous bytes to write per task  (e.g.: 8, 4k, 2m, 1g)", |p, s| {
+            p.block_size = parse_size(s.value())?;
+            Ok(())
+        }),
+        value('d', &["interTestDelay"], "0", "interTestDelay -- delay between reps in seconds", |p, s| {
+            p.inter_test_delay = non_negative(s.value())?;
+            Ok(())
+        }),
+        value('D', &["deadlineForStonewalling"], "0", "deadlineForStonewalling -- seconds before stopping write or read phase", |p, s| {
+            p.deadline_for_stonewalling = non_negative(s.value())?;
+            if p.deadline_for_stonewalling > 0 {
+                return Err(STONEWALL_LATER.into());
+            }
+            Ok(())
+        }),
+        directive(&["stoneWallingWearOut"], "1", "-- once the stonewalling timeout is over, all process finish to access the amount of data", |p, s| {
+            p.stonewalling_wear_out = s.flag_bool()?;
+            not_built(s, STONEWALL_LATER)
+        }),
+        directive(&["stoneWallingWearOutIterations"], "N", "-- stop after processing this number of iterations, needed for reading data back written with stoneWallingWearOut", |p, s| {
+            p.stonewalling_wear_out_iterations = non_negative(s.value())?;
+            not_built(s, STONEWALL_LATER)
+        }),
+        directive(&["stoneWallingStatusFile"], "FILE", "-- this file keeps the number of iterations from stonewalling during write and allows to use them for read", |_, _| {
+            Err(STONEWALL_LATER.into())
+        }),
+        directive(&["minTimeDuration"], "0", "-- minimum Runtime for the run (will repeat from beginning of the file if time is not yet over)", |p, s| {
+            p.min_time_duration = non_negative(s.value())?;
+            not_built(s, STONEWALL_LATER)
+        }),
+        value('f', &["scriptFile"], "STRING", "scriptFile -- test script name", |p, s| {
+            p.script = Some(s.value().to_string());
+            Ok(())
+        }),
+        value('G', &["setTimeStampSignature"], "0", "setTimeStampSignature -- set value for time stamp signature/random seed", |p, s| {
+            p.time_stamp_signature = Some(parse_int(s.value())?);
+            Ok(())
+        }),
+        value('i', &["repetitions"], "1", "repetitions -- number of repetitions of test", |p, s| {
+            p.repetitions = positive(s.value())?;
+            Ok(())
+        }),
+        value('j', &["outlierThreshold"], "0", "outlierThreshold -- warn on outlier N seconds from mean", |p, s| {
+            p.outlier_threshold = non_negative(s.value())?;
+            not_built(s, "outlier warnings are not built yet in this version of pario")
+        }),
+        value('J', &["setAlignment"], "1", "setAlignment -- HDF5 alignment in bytes (e.g.: 8, 4k, 2m, 1g)", |_, s| {
+            parse_size(s.value())?;
+            Err(format!("HDF5 alignment {NOT_SUPPORTED}"))
+        }),
+        value('l', &["dataPacketType"], "t", "datapacket type-- type of packet that will be created [offset|incompressible|timestamp|random|o|i|t|r]", |p, s| {
+            p.data_packet_type = PacketType::parse(s.value())?;
+            Ok(())
+        }),
+        value('M', &["memoryPerNode"], "STRING", "memoryPerNode -- hog memory on the node  (e.g.: 2g, 75%)", |_, _| {
+            Err("hogging memory is not built yet in this version of pario".into())
+        }),
+        value('N', &["numTasks"], "-1", "numTasks -- number of tasks that are participating in the test (overrides MPI)", |p, s| {
+            let n = parse_int(s.value())?;
+            p.num_tasks = match n {
+                -1 => None,
+                n if n >= 1 => Some(n as usize),
+                _ => return Err("the number of tasks must be at least 1 (or -1 for all)".into()),
+            };
+            Ok(())
+        }),
+        value('o', &["testFile"], "testFile", "testFile -- full name for test", |p, s| {
+            if s.value().is_empty() {
+                return Err("the test file name is empty".into());
+            }
+            p.test_file_name = s.value().to_string();
+            Ok(())
+        }),
+        spec(Some('O'), &["directives"], ArgKind::Directives, "STRING", "string of IOR directives (e.g. -O checkRead=1,GPUid=2)", |_, _| Ok(())),
+        value('Q', &["taskPerNodeOffset"], "1", "taskPerNodeOffset for read tests use with -C & -Z options (-C constant N, -Z at least N)", |p, s| {
+            p.task_per_node_offset = positive(s.value())? as i64;
+            Ok(())
+        }),
+        value('s', &["segmentCount"], "1", "segmentCount -- number of segments", |p, s| {
+            p.segment_count = parse_size(s.value())?;
+            Ok(())
+        }),
+        value('t', &["transferSize"], "262144", "transferSize -- size of transfer in bytes (e.g.: 8, 4k, 2m, 1g)", |p, s| {
+            p.transfer_size = parse_size(s.value())?;
+            Ok(())
+        }),
+        value('T', &["maxTimeDuration"], "0", "maxTimeDuration -- max time in minutes executing repeated test; it aborts only between iterations and not within a test!", |p, s| {
+            p.max_time_duration = non_negative(s.value())?;
+            Ok(())
+        }),
+        value('U', &["hintsFileName"], "STRING", "hintsFileName -- full name for hints file", |_, _| Err(format!("MPI-IO hints {NEEDS_MPIIO}"))),
+        value('X', &["reorderTasksRandomSeed"], "0", "reorderTasksRandomSeed -- random seed for -Z option", |p, s| {
+            p.reorder_tasks_random_seed = parse_int(s.value())?;
+            Ok(())
+        }),
+        long_value(&["randomPrefill"], "0", "For random -z access only: Prefill the file with this blocksize, e.g., 2m", |p, s| {
+            p.random_prefill = parse_size(s.value())?;
+            Ok(())
+        }),
+        long_value(&["random-offset-seed", "randomOffsetSeed"], "-1", "The seed for -z", |p, s| {
+            p.random_offset_seed = parse_int(s.value())?;
+            Ok(())
+        }),
+        directive(&["summaryFile"], "FILE", "-- store result data into this file", |p, s| {
+            p.summary_file = Some(s.value().to_string());
+            Ok(())
+        }),
+        directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary", |p, s| {
+            p.summary_format = match s.value().to_ascii_lowercase().as_str() {
+                "default" => SummaryFormat::Default,
+                "json" => SummaryFormat::Json,
+                "csv" => SummaryFormat::Csv,
+                _ => return Err("unknown summary format (use default, JSON or CSV)".into()),
+            };
+            Ok(())
+        }),
+        directive(&["saveRankPerformanceDetailsCSV"], "<FILE>", "-- store the performance of each rank into the named CSV file.", |p, s| {
+            p.save_rank_details_csv = Some(s.value().to_string());
+            Ok(())
+        }),
+        directive(&["memoryPerTask"], "0", "-- hog this much memory on each task", |_, _| Err("hogging memory is not built yet in this version of pario".into())),
+        directive(&["platform"], "STRING", "-- a label for the platform, shown in the JSON parameters", |p, s| {
+            p.platform = s.value().to_string();
+            Ok(())
+        }),
+    ];
+    for name in [
+        "lustreStripeCount",
+        "lustreStripeSize",
+        "lustreStartOST",
+        "lustreIgnoreLocks",
+    ] {
+        specs.push(directive(&[name], "", "-- Lustre striping (not supported: use 'lfs setstripe' on the directory)", |_, _| {
+            Err(format!("Lustre striping {NOT_SUPPORTED}; set it with 'lfs setstripe' on the test directory"))
+        }));
+    }
+    for name in [
+        "gpfsHintAccess",
+        "gpfsReleaseToken",
+        "beegfsNumTargets",
+        "beegfsChunkSize",
+    ] {
+        specs.push(directive(
+            &[name],
+            "",
+            "-- file system specific hints (not supported)",
+            |_, _| Err(format!("file system specific hints are {NOT_SUPPORTED}")),
+        ));
+    }
+    for (module, o) in backend::all_module_options() {
+        let mut names = vec![o.name];
+        if o.name == "posix.odirect" {
+            names.push("useO_DIRECT");
+        }
+        specs.push(OptSpec {
+            short: None,
+            names,
+            kind: if o.flag {
+                ArgKind::Flag
+            } else {
+                ArgKind::Value
+            },
+            default: o.default,
+            help: o.help,
+            module,
+            directive_only: false,
+            store: Store::Module,
+        });
+    }
+    Grammar { tool: "ior", specs }
+}
+
+/// Parses a whole command line into the tests to run (one unless `-f`).
+/// `Ok(None)` means `-h` was given.
+pub fn parse(args: &[String]) -> Result<Option<Vec<IorParams>>, UsageError> {
+    let grammar = grammar();
+    let command_line = grammar.parse_command_line(args, IorParams::default())?;
+    if command_line.help {
+        return Ok(None);
+    }
+    let defaults = command_line.params;
+    let mut tests = match defaults.script.clone() {
+        Some(path) => crate::options::script::read_script(&grammar, &path, &defaults)?,
+        None => vec![defaults],
+    };
+    for (id, test) in tests.iter_mut().enumerate() {
+        test.apply_default_phases();
+        validate(test).map_err(|e| {
+            if id > 0 {
+                UsageError(format!("test {id}: {}", e.0))
+            } else {
+                e
+            }
+        })?;
+    }
+    Ok(Some(tests))
+}
+
+/// The `-h` text.
+pub fn help() -> String {
+    grammar().help_text()
+}
+
+/// Rejects every combination that cannot run, before any file is touched.
+pub fn validate(p: &IorParams) -> Result<(), UsageError> {
+    let err = |m: String| Err(UsageError(m));
+    if p.transfer_size == 0 {
+        return err("-t 0: the transfer size must be positive".into());
+    }
+    if p.block_size == 0 {
+        return err("-b 0: the block size must be positive".into());
+    }
+    if p.segment_count == 0 {
+        return err("-s 0: the segment count must be at least 1".into());
+    }
+    if p.transfer_size % 8 != 0 {
+        return err(format!(
+            "-t {}: the transfer size must be a multiple of 8 bytes",
+            p.transfer_size
+        ));
+    }
+    if p.block_size < p.transfer_size {
+        return err(format!(
+            "-b {}: the block size must not be smaller than the transfer size ({})",
+            p.block_size, p.transfer_size
+        ));
+    }
+    if p.block_size % p.transfer_size != 0 {
+        return err(format!(
+            "-b {}: the block size must be a multiple of the transfer size ({})",
+            p.block_size, p.transfer_size
+        ));
+    }
+    p.segment_count
+        .checked_mul(p.block_size)
+        .and_then(|v| v.checked_mul(p.num_tasks.unwrap_or(1) as u64))
+        .ok_or_else(|| UsageError("-s/-b: the file size overflows 64 bits".into()))?;
+    if p.check_read && !p.write_file && p.time_stamp_signature.is_none() {
+        return err("-R without -w needs -G: the signature the data was written with".into());
+    }
+    if p.check_write && !p.write_file {
+        return err("-W checks data after writing, so it needs -w".into());
+    }
+    if (p.check_read || p.check_write) && p.ordering() == Ordering::Random {
+        return err("-R/-W cannot verify -z -z: random offsets may overlap or leave holes".into());
+    }
+    if p.unique_dir && p.test_file_name.contains('@') {
+        return err(format!(
+            "-u cannot be combined with several file names (-o {})",
+            p.test_file_name
+        ));
+    }
+    if p.random_prefill > 0 {
+        if p.ordering() == Ordering::Sequential {
+            return err("--randomPrefill only applies to random access (-z)".into());
+        }
+        if p.block_size % p.random_prefill != 0 || p.random_prefill % 8 != 0 {
+            return err(format!(
+                "--randomPrefill {}: must divide the block size ({}) and be a multiple of 8",
+                p.random_prefill, p.block_size
+            ));
+        }
+    }
+    let backend = backend::build(&p.api, &p.module_options).map_err(UsageError)?;
+    if let Some(align) = backend.alignment() {
+        for (flag, size) in [
+            ("-t", p.transfer_size),
+            ("-b", p.block_size),
+            ("--randomPrefill", p.random_prefill),
+        ] {
+            if size % align != 0 {
+                return err(format!(
+                    "{flag} {size}: O_DIRECT needs sizes that are multiples of {} (use -t and -b in multiples of 4k)",
+                    human_bytes(align)
+                ));
+            }
+        }
+    }
+    if (p.check_read || p.check_write) && !backend.stores_data() {
+        return err(format!(
+            "-R/-W verify data, but the {} backend stores none",
+            backend.name()
+        ));
+    }
+    if let Some(csv) = &p.save_rank_details_csv {
+        if csv.is_empty() {
+            return err("-O saveRankPerformanceDetailsCSV: the file name is empty".into());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,536 @@
+//! What an IOR run reports: one model for every output format. Key names follow
+//! IOR's JSON so that existing parsers find what they expect; the schema is
+//! described in `docs/output.md`.
+
+use serde::Serialize;
+
+use super::params::IorParams;
+use super::results::{OperationSummary, PhaseResult};
+use crate::units::human_bytes;
+
+/// The version IOR parsers see: IOR's format version plus pario's own.
+pub fn version() -> String {
+    format!("4.1.0+pario-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// `Sat Nov 21 11:41:30 2026`, as C's `ctime`.
+pub fn now_string() -> String {
+    chrono::Local::now()
+        .format("%a %b %e %H:%M:%S %Y")
+        .to_string()
+}
+
+/// `Linux vm` (with the kernel release and machine at higher verbosity).
+pub fn machine(verbose: u32) -> String {
+    let u = rustix::system::uname();
+    let name = format!(
+        "{} {}",
+        u.sysname().to_string_lossy(),
+        u.nodename().to_string_lossy()
+    );
+    if verbose >= 2 {
+        format!(
+            "{name} {} {} {}",
+            u.release().to_string_lossy(),
+            u.version().to_string_lossy(),
+            u.machine().to_string_lossy()
+        )
+    } else {
+        name
+    }
+}
+
+/// Capacity and use of the file system holding the test files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FsUsage {
+    #[serde(rename = "totalBytes")]
+    pub total_bytes: u64,
+    #[serde(rename = "usedPercent")]
+    pub used_percent: f64,
+    #[serde(rename = "totalInodes")]
+    pub total_inodes: u64,
+    #[serde(rename = "usedInodesPercent")]
+    pub used_inodes_percent: f64,
+}
+
+impl FsUsage {
+    /// `statvfs` of a directory.
+    pub fn of(dir: &std::path::Path) -> Option<FsUsage> {
+        let s = rustix::fs::statvfs(dir).ok()?;
+        let total = s.f_blocks * s.f_frsize;
+        let free = s.f_bfree * s.f_frsize;
+        let pct = |free: u64, total: u64| {
+            if total == 0 {
+                0.0
+            } else {
+                (1.0 - free as f64 / total as f64) * 100.0
+            }
+        };
+        Some(FsUsage {
+            total_bytes: total,
+            used_percent: pct(free, total),
+            total_inodes: s.f_files,
+            used_inodes_percent: pct(s.f_ffree, s.f_files),
+        })
+    }
+
+    /// IOR's FS line: `23.5 GiB   Used FS: 0.0%   Inodes: 2.9 Mi   Used Inodes: 0.0%`.
+    pub fn text(&self) -> String {
+        let mut size = self.total_bytes as f64 / (1u64 << 30) as f64;
+        let mut unit = "GiB";
+        if size > 1024.0 {
+            size /= 1024.0;
+            unit = "TiB";
+        }
+        format!(
+            "{size:.1} {unit}   Used FS: {:.1}%   Inodes: {:.1} Mi   Used Inodes: {:.1}%",
+            self.used_percent,
+            self.total_inodes as f64 / (1u64 << 20) as f64,
+            self.used_inodes_percent
+        )
+    }
+}
+
+/// The "Options:" block, with IOR's key names.
+#[derive(Debug, Clone, Serialize)]
+pub struct OptionsEcho {
+    pub api: String,
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    #[serde(rename = "test filename")]
+    pub test_filename: String,
+    pub access: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub segments: u64,
+    #[serde(rename = "ordering in a file")]
+    pub ordering_in_a_file: String,
+    #[serde(rename = "ordering inter file")]
+    pub ordering_inter_file: String,
+    #[serde(rename = "task offset", skip_serializing_if = "Option::is_none")]
+    pub task_offset: Option<i64>,
+    #[serde(
+        rename = "reorder random seed",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub reorder_random_seed: Option<i64>,
+    pub nodes: usize,
+    pub tasks: usize,
+    #[serde(rename = "clients per node")]
+    pub clients_per_node: usize,
+    #[serde(rename = "memoryBuffer")]
+    pub memory_buffer: String,
+    #[serde(rename = "dataAccess")]
+    pub data_access: String,
+    #[serde(rename = "GPUDirect")]
+    pub gpu_direct: u32,
+    pub repetitions: u64,
+    pub xfersize: String,
+    pub blocksize: String,
+    #[serde(rename = "aggregate filesize")]
+    pub aggregate_filesize: String,
+}
+
+impl OptionsEcho {
+    pub fn new(
+        p: &IorParams,
+        api_version: String,
+        nodes: usize,
+        tasks: usize,
+        clients_per_node: usize,
+        aggregate: u64,
+    ) -> OptionsEcho {
+        let ordering_inter_file = if p.reorder_tasks {
+            "constant task offset"
+        } else if p.reorder_tasks_random > 0 {
+            "random task offset"
+        } else {
+            "no tasks offsets"
+        };
+        OptionsEcho {
+            api: p.api.to_uppercase(),
+            api_version,
+            test_filename: p.test_file_name.clone(),
+            access: if p.file_per_proc {
+                "file-per-process"
+            } else {
+                "single-shared-file"
+            }
+            .into(),
+            kind: if p.collective {
+                "collective"
+            } else {
+                "independent"
+            }
+            .into(),
+            segments: p.segment_count,
+            ordering_in_a_file: if p.random_offset > 0 {
+                "random"
+            } else {
+                "sequential"
+            }
+            .into(),
+            ordering_inter_file: ordering_inter_file.into(),
+            task_offset: (p.reorder_tasks || p.reorder_tasks_random > 0)
+                .then_some(p.task_per_node_offset),
+            reorder_random_seed: (p.reorder_tasks_random > 0)
+                .then_some(p.reorder_tasks_random_seed),
+            nodes,
+            tasks,
+            clients_per_node,
+            memory_buffer: "CPU".into(),
+            data_access: "CPU".into(),
+            gpu_direct: 0,
+            repetitions: p.repetitions,
+            xfersize: human_bytes(p.transfer_size),
+            blocksize: human_bytes(p.block_size),
+            aggregate_filesize: human_bytes(aggregate),
+        }
+    }
+
+    /// The lines of the text block, in IOR's order.
+    pub fn lines(&self) -> Vec<(&'static str, String)> {
+        let mut l = vec![
+            ("api", self.api.clone()),
+            ("apiVersion", self.api_version.clone()),
+            ("test filename", self.test_filename.clone()),
+            ("access", self.access.clone()),
+            ("type", self.kind.clone()),
+            ("segments", self.segments.to_string()),
+            ("ordering in a file", self.ordering_in_a_file.clone()),
+            ("ordering inter file", self.ordering_inter_file.clone()),
+        ];
+        if let Some(o) = self.task_offset {
+            l.push(("task offset", o.to_string()));
+        }
+        if let Some(s) = self.reorder_random_seed {
+            l.push(("reorder random seed", s.to_string()));
+        }
+        l.extend([
+            ("nodes", self.nodes.to_string()),
+            ("tasks", self.tasks.to_string()),
+            ("clients per node", self.clients_per_node.to_string()),
+            ("memoryBuffer", self.memory_buffer.clone()),
+            ("dataAccess", self.data_access.clone()),
+            ("GPUDirect", self.gpu_direct.to_string()),
+            ("repetitions", self.repetitions.to_string()),
+            ("xfersize", self.xfersize.clone()),
+            ("blocksize", self.blocksize.clone()),
+            ("aggregate filesize", self.aggregate_filesize.clone()),
+        ]);
+        l
+    }
+}
+
+/// IOR's "Parameters" section of the JSON output.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParametersEcho {
+    #[serde(rename = "testID")]
+    pub test_id: usize,
+    pub refnum: i64,
+    pub api: String,
+    pub platform: String,
+    pub test_file_name: String,
+    pub deadline_for_stonewall: u64,
+    pub stone_walling_wear_out: u32,
+    pub max_time_duration: u64,
+    pub outlier_threshold: u64,
+    pub dry_run: u32,
+    pub nodes: usize,
+    pub tasks_per_node: usize,
+    pub repetitions: u64,
+    pub multi_file: u32,
+    pub inter_test_delay: u64,
+    pub fsync: u32,
+    #[serde(rename = "fsyncperwrite")]
+    pub fsync_per_write: u32,
+    pub use_existing_test_file: u32,
+    pub unique_dir: u32,
+    pub single_xfer_attempt: u32,
+    pub read_file: u32,
+    pub write_file: u32,
+    pub file_per_proc: u32,
+    pub reorder_tasks: u32,
+    pub reorder_tasks_random: u32,
+    pub reorder_tasks_random_seed: i64,
+    pub random_offset: u32,
+    pub check_write: u32,
+    pub check_read: u32,
+    pub data_packet_type: String,
+    pub keep_file: u32,
+    pub keep_file_with_error: u32,
+    pub warning_as_errors: u32,
+    pub verbose: u32,
+    #[serde(rename = "setTimeStampSignature/incompressibleSeed")]
+    pub signature: i64,
+    pub collective: u32,
+    pub segment_count: u64,
+    pub transfer_size: u64,
+    pub block_size: u64,
+    pub num_tasks: usize,
+    pub random_offset_seed: u64,
+}
+
+impl ParametersEcho {
+    pub fn new(
+        p: &IorParams,
+        test_id: usize,
+        nodes: usize,
+        tasks_per_node: usize,
+        tasks: usize,
+        signature: i64,
+        seed: u64,
+    ) -> ParametersEcho {
+        let b = |v: bool| v as u32;
+        ParametersEcho {
+            test_id,
+            refnum: p.reference_number,
+            api: p.api.to_uppercase(),
+            platform: p.platform.clone(),
+            test_file_name: p.test_file_name.clone(),
+            deadline_for_stonewall: p.deadline_for_stonewalling,
+            stone_walling_wear_out: b(p.stonewalling_wear_out),
+            max_time_duration: p.max_time_duration,
+            outlier_threshold: p.outlier_threshold,
+            dry_run: b(p.dry_run),
+            nodes,
+            tasks_per_node,
+            repetitions: p.repetitions,
+            multi_file: b(p.multi_file),
+            inter_test_delay: p.inter_test_delay,
+            fsync: b(p.fsync),
+            fsync_per_write: b(p.fsync_per_write),
+            use_existing_test_file: b(p.use_existing_test_file),
+            unique_dir: b(p.unique_dir),
+            single_xfer_attempt: b(p.single_xfer_attempt),
+            read_file: b(p.read_file),
+            write_file: b(p.write_file),
+            file_per_proc: b(p.file_per_proc),
+            reorder_tasks: b(p.reorder_tasks),
+            reorder_tasks_random: p.reorder_tasks_random,
+            reorder_tasks_random_seed: p.reorder_tasks_random_seed,
+            random_offset: p.random_offset,
+            check_write: b(p.check_write),
+            check_read: b(p.check_read),
+            data_packet_type: p.data_packet_type.letter().to_string(),
+            keep_file: b(p.keep_file),
+            keep_file_with_error: b(p.keep_file_with_error),
+            warning_as_errors: b(p.warning_as_errors),
+            verbose: p.verbose,
+            signature,
+            collective: b(p.collective),
+            segment_count: p.segment_count,
+            transfer_size: p.transfer_size,
+            block_size: p.block_size,
+            num_tasks: tasks,
+            random_offset_seed: seed,
+        }
+    }
+}
+
+/// Best bandwidth of a test, as IOR's `Max Write:`/`Max Read:` lines.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MaxBandwidth {
+    #[serde(rename = "writeMiB", skip_serializing_if = "Option::is_none")]
+    pub write_mib: Option<f64>,
+    #[serde(rename = "writeMB", skip_serializing_if = "Option::is_none")]
+    pub write_mb: Option<f64>,
+    #[serde(rename = "readMiB", skip_serializing_if = "Option::is_none")]
+    pub read_mib: Option<f64>,
+    #[serde(rename = "readMB", skip_serializing_if = "Option::is_none")]
+    pub read_mb: Option<f64>,
+}
+
+/// A timed removal of the test files.
+#[derive(Debug, Clone, Serialize)]
+pub struct RemoveTiming {
+    pub iteration: u64,
+    #[serde(rename = "totalTime")]
+    pub total: f64,
+}
+
+/// Data verification counts of a test (`-W`, `-R`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct VerifyCounts {
+    /// Transfers with at least one wrong word.
+    pub transfers: u64,
+    /// Bytes inside wrong words.
+    pub bytes: u64,
+    /// Transfers checked.
+    pub checked: u64,
+}
+
+impl VerifyCounts {
+    pub fn add(&mut self, other: VerifyCounts) {
+        self.transfers += other.transfers;
+        self.bytes += other.bytes;
+        self.checked += other.checked;
+    }
+}
+
+/// Everything about one test.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestReport {
+    #[serde(rename = "TestID")]
+    pub test_id: usize,
+    #[serde(rename = "StartTime")]
+    pub start_time: String,
+    #[serde(rename = "Path")]
+    pub path: String,
+    #[serde(rename = "FS", skip_serializing_if = "Option::is_none")]
+    pub fs: Option<FsUsage>,
+    #[serde(rename = "Parameters")]
+    pub parameters: ParametersEcho,
+    #[serde(rename = "Options")]
+    pub options: OptionsEcho,
+    #[serde(rename = "Results")]
+    pub results: Vec<PhaseResult>,
+    pub removes: Vec<RemoveTiming>,
+    pub max: MaxBandwidth,
+    #[serde(rename = "dataErrors")]
+    pub data_errors: VerifyCounts,
+    pub warnings: Vec<String>,
+}
+
+impl TestReport {
+    /// Fills `max` from the results.
+    pub fn compute_max(&mut self) {
+        let best = |access: &str| {
+            self.results
+                .iter()
+                .filter(|r| r.access == access)
+                .map(|r| r.bytes as f64 / r.total)
+                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+        };
+        let w = best("write");
+        let r = best("read");
+        self.max = MaxBandwidth {
+            write_mib: w.map(|b| b / crate::units::MIB as f64),
+            write_mb: w.map(|b| b / crate::units::MB),
+            read_mib: r.map(|b| b / crate::units::MIB as f64),
+            read_mb: r.map(|b| b / crate::units::MB),
+        };
+    }
+}
+
+/// One row of "Summary of all tests", with IOR's JSON keys.
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryRow {
+    pub operation: String,
+    #[serde(rename = "API")]
+    pub api: String,
+    #[serde(rename = "TestID")]
+    pub test_id: usize,
+    #[serde(rename = "ReferenceNumber")]
+    pub reference_number: i64,
+    #[serde(rename = "segmentCount")]
+    pub segment_count: u64,
+    #[serde(rename = "blockSize")]
+    pub block_size: u64,
+    #[serde(rename = "transferSize")]
+    pub transfer_size: u64,
+    #[serde(rename = "numTasks")]
+    pub num_tasks: usize,
+    #[serde(rename = "tasksPerNode")]
+    pub tasks_per_node: usize,
+    pub repetitions: u64,
+    #[serde(rename = "filePerProc")]
+    pub file_per_proc: u32,
+    #[serde(rename = "reorderTasks")]
+    pub reorder_tasks: u32,
+    #[serde(rename = "taskPerNodeOffset")]
+    pub task_per_node_offset: i64,
+    #[serde(rename = "reorderTasksRandom")]
+    pub reorder_tasks_random: u32,
+    #[serde(rename = "reorderTasksRandomSeed")]
+    pub reorder_tasks_random_seed: i64,
+    #[serde(rename = "bwMaxMIB")]
+    pub bw_max: f64,
+    #[serde(rename = "bwMinMIB")]
+    pub bw_min: f64,
+    #[serde(rename = "bwMeanMIB")]
+    pub bw_mean: f64,
+    #[serde(rename = "bwStdMIB")]
+    pub bw_std: f64,
+    #[serde(rename = "OPsMax")]
+    pub ops_max: f64,
+    #[serde(rename = "OPsMin")]
+    pub ops_min: f64,
+    #[serde(rename = "OPsMean")]
+    pub ops_mean: f64,
+    #[serde(rename = "OPsSD")]
+    pub ops_sd: f64,
+    #[serde(rename = "MeanTime")]
+    pub mean_time: f64,
+    #[serde(rename = "StoneWallTime", skip_serializing_if = "Option::is_none")]
+    pub stonewall_time: Option<f64>,
+    #[serde(rename = "StoneWallbwMeanMIB", skip_serializing_if = "Option::is_none")]
+    pub stonewall_bw_mean: Option<f64>,
+    #[serde(rename = "xsizeMiB")]
+    pub xsize_mib: f64,
+}
+
+impl SummaryRow {
+    pub fn new(operation: &str, test: &TestReport, s: &OperationSummary) -> SummaryRow {
+        let p = &test.parameters;
+        SummaryRow {
+            operation: operation.to_string(),
+            api: p.api.clone(),
+            test_id: test.test_id,
+            reference_number: p.refnum,
+            segment_count: p.segment_count,
+            block_size: p.block_size,
+            transfer_size: p.transfer_size,
+            num_tasks: p.num_tasks,
+            tasks_per_node: p.tasks_per_node,
+            repetitions: p.repetitions,
+            file_per_proc: p.file_per_proc,
+            reorder_tasks: p.reorder_tasks,
+            task_per_node_offset: test.options.task_offset.unwrap_or(1),
+            reorder_tasks_random: p.reorder_tasks_random,
+            reorder_tasks_random_seed: p.reorder_tasks_random_seed,
+            bw_max: s.bw.max,
+            bw_min: s.bw.min,
+            bw_mean: s.bw.mean,
+            bw_std: s.bw.stddev,
+            ops_max: s.ops.max,
+            ops_min: s.ops.min,
+            ops_mean: s.ops.mean,
+            ops_sd: s.ops.stddev,
+            mean_time: s.mean_time,
+            stonewall_time: None,
+            stonewall_bw_mean: None,
+            xsize_mib: s.bytes as f64 / crate::units::MIB as f64,
+        }
+    }
+}
+
+/// Tool, engine and scale of a run (pario's own section).
+#[derive(Debug, Clone, Serialize)]
+pub struct ParioInfo {
+    pub version: String,
+    pub engine: String,
+    pub tasks: usize,
+    pub nodes: usize,
+}
+
+/// A whole run: the document written by `-O summaryFormat=JSON`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    #[serde(rename = "Version")]
+    pub version: String,
+    #[serde(rename = "Began")]
+    pub began: String,
+    #[serde(rename = "Command line")]
+    pub command_line: String,
+    #[serde(rename = "Machine")]
+    pub machine: String,
+    pub pario: ParioInfo,
+    pub tests: Vec<TestReport>,
+    pub summary: Vec<SummaryRow>,
+    #[serde(rename = "Finished")]
+    pub finished: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

@@ -1,0 +1,295 @@
+//! The numbers, as IOR defines them.
+//!
+//! Each task records when it started and ended open, transfer and close. Start
+//! stamps are reduced with MIN over tasks and end stamps with MAX:
+//! `open = max(open end) - min(open start)`, likewise `wr/rd` and `close`;
+//! `total = max(close end) - min(open start)`.
+//! `bw = bytes moved / total`, `IOPS = transfers / wr/rd`, and `Latency` is
+//! the mean over tasks of each task's transfer time per transfer (IOR 4 prints
+//! rank 0's own value instead).
+//! Over repetitions: max, min, mean and population standard deviation; the
+//! summary OPs column divides by the total time, as IOR's does.
+
+use serde::Serialize;
+
+use crate::backend::Access;
+use crate::units::{KIB, MIB};
+
+/// One task's record of one phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TaskTimes {
+    /// Whether the task took part (`-N` may leave some out).
+    pub active: bool,
+    pub open_start: f64,
+    pub open_end: f64,
+    pub xfer_start: f64,
+    pub xfer_end: f64,
+    pub close_start: f64,
+    pub close_end: f64,
+    pub bytes: u64,
+    pub transfers: u64,
+}
+
+impl TaskTimes {
+    const FIELDS: usize = 9;
+
+    /// Flattens to a fixed record for gathering.
+    pub fn to_record(&self) -> Vec<f64> {
+        vec![
+            if self.active { 1.0 } else { 0.0 },
+            self.open_start,
+            self.open_end,
+            self.xfer_start,
+            self.xfer_end,
+            self.close_start,
+            self.close_end,
+            self.bytes as f64,
+            self.transfers as f64,
+        ]
+    }
+
+    pub fn from_record(r: &[f64]) -> TaskTimes {
+        if r.len() < Self::FIELDS {
+            return TaskTimes::default();
+        }
+        TaskTimes {
+            active: r[0] != 0.0,
+            open_start: r[1],
+            open_end: r[2],
+            xfer_start: r[3],
+            xfer_end: r[4],
+            close_start: r[5],
+            close_end: r[6],
+            bytes: r[7] as u64,
+            transfers: r[8] as u64,
+        }
+    }
+
+    fn xfer_time(&self) -> f64 {
+        self.xfer_end - self.xfer_start
+    }
+}
+
+/// One row of the Results table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PhaseResult {
+    pub access: &'static str,
+    #[serde(rename = "bwMiB")]
+    pub bw_mib: f64,
+    pub iops: f64,
+    pub latency: f64,
+    #[serde(rename = "blockKiB")]
+    pub block_kib: f64,
+    #[serde(rename = "xferKiB")]
+    pub xfer_kib: f64,
+    #[serde(rename = "openTime")]
+    pub open: f64,
+    #[serde(rename = "wrRdTime")]
+    pub wr_rd: f64,
+    #[serde(rename = "closeTime")]
+    pub close: f64,
+    #[serde(rename = "totalTime")]
+    pub total: f64,
+    pub iteration: u64,
+    /// Bytes actually moved by all tasks.
+    pub bytes: u64,
+    /// Transfers made by all tasks.
+    pub transfers: u64,
+    pub tasks: usize,
+}
+
+pub fn access_name(access: Access) -> &'static str {
+    match access {
+        Access::Write => "write",
+        Access::Read => "read",
+    }
+}
+
+/// Reduces the tasks' records of one phase into its table row.
+pub fn reduce_phase(
+    access: Access,
+    iteration: u64,
+    tasks: &[TaskTimes],
+    block_size: u64,
+    transfer_size: u64,
+) -> PhaseResult {
+    let active: Vec<&TaskTimes> = tasks.iter().filter(|t| t.active).collect();
+    let min = |f: fn(&TaskTimes) -> f64| active.iter().map(|t| f(t)).fold(f64::INFINITY, f64::min);
+    let max = |f: fn(&TaskTimes) -> f64| {
+        active
+            .iter()
+            .map(|t| f(t))
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    let span = |a: f64, b: f64| if active.is_empty() { 0.0 } else { b - a };
+    let open = span(min(|t| t.open_start), max(|t| t.open_end));
+    let wr_rd = span(min(|t| t.xfer_start), max(|t| t.xfer_end));
+    let close = span(min(|t| t.close_start), max(|t| t.close_end));
+    let total = span(min(|t| t.open_start), max(|t| t.close_end));
+    let bytes: u64 = active.iter().map(|t| t.bytes).sum();
+    let transfers: u64 = active.iter().map(|t| t.transfers).sum();
+    let latencies: Vec<f64> = active
+        .iter()
+        .filter(|t| t.transfers > 0)
+        .map(|t| t.xfer_time() / t.transfers as f64)
+        .collect();
+    let latency = if latencies.is_empty() {
+        0.0
+    } else {
+        latencies.iter().sum::<f64>() / latencies.len() as f64
+    };
+    PhaseResult {
+        access: access_name(access),
+        bw_mib: bytes as f64 / MIB as f64 / total,
+        iops: (bytes as f64 / transfer_size as f64) / wr_rd,
+        latency,
+        block_kib: block_size as f64 / KIB as f64,
+        xfer_kib: transfer_size as f64 / KIB as f64,
+        open,
+        wr_rd,
+        close,
+        total,
+        iteration,
+        bytes,
+        transfers,
+        tasks: active.len(),
+    }
+}
+
+/// Max, min, mean and population standard deviation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stats {
+    pub max: f64,
+    pub min: f64,
+    pub mean: f64,
+    pub stddev: f64,
+}
+
+pub fn stats(values: &[f64]) -> Stats {
+    if values.is_empty() {
+        return Stats {
+            max: 0.0,
+            min: 0.0,
+            mean: 0.0,
+            stddev: 0.0,
+        };
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+    Stats {
+        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+        mean,
+        stddev: var.sqrt(),
+    }
+}
+
+/// The "Summary of all tests" numbers of one operation over repetitions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OperationSummary {
+    /// Bandwidth in MiB/s.
+    pub bw: Stats,
+    /// Transfers per second over the total time (IOR's summary OPs).
+    pub ops: Stats,
+    /// Mean total time in seconds.
+    pub mean_time: f64,
+    /// Largest bytes moved in a repetition.
+    pub bytes: u64,
+}
+
+pub fn summarize(results: &[&PhaseResult], transfer_size: u64) -> OperationSummary {
+    let bw: Vec<f64> = results
+        .iter()
+        .map(|r| r.bytes as f64 / MIB as f64 / r.total)
+        .collect();
+    let ops: Vec<f64> = results
+        .iter()
+        .map(|r| r.bytes as f64 / transfer_size as f64 / r.total)
+        .collect();
+    let times: Vec<f64> = results.iter().map(|r| r.total).collect();
+    OperationSummary {
+        bw: stats(&bw),
+        ops: stats(&ops),
+        mean_time: stats(&times).mean,
+        bytes: results.iter().map(|r| r.bytes).max().unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(
+        open: (f64, f64),
+        xfer: (f64, f64),
+        close: (f64, f64),
+        bytes: u64,
+        transfers: u64,
+    ) -> TaskTimes {
+        TaskTimes {
+            active: true,
+            open_start: open.0,
+            open_end: open.1,
+            xfer_start: xfer.0,
+            xfer_end: xfer.1,
+            close_start: close.0,
+            close_end: close.1,
+            bytes,
+            transfers,
+        }
+    }
+
+    #[test]
+    fn phase_row_from_fixed_timers() {
+        // Two tasks, 32 MiB each in 1 MiB transfers.
+        let tasks = [
+            task((10.0, 10.5), (10.5, 12.5), (12.5, 13.0), 32 << 20, 32),
+            task((10.25, 10.75), (10.75, 14.0), (14.0, 14.0), 32 << 20, 32),
+            TaskTimes::default(), // a task left out by -N
+        ];
+        let r = reduce_phase(Access::Write, 0, &tasks, 16 << 20, 1 << 20);
+        assert_eq!(r.open, 0.75);
+        assert_eq!(r.wr_rd, 3.5);
+        assert_eq!(r.close, 1.5);
+        assert_eq!(r.total, 4.0);
+        assert_eq!(r.bw_mib, 16.0);
+        assert_eq!(r.iops, 64.0 / 3.5);
+        assert_eq!(r.latency, (2.0 / 32.0 + 3.25 / 32.0) / 2.0);
+        assert_eq!(r.block_kib, 16384.0);
+        assert_eq!(r.xfer_kib, 1024.0);
+        assert_eq!(r.tasks, 2);
+        assert_eq!(r.transfers, 64);
+    }
+
+    #[test]
+    fn the_sample_output_row() {
+        // IOR's sample: 64 MiB in 0.018132 s total, 0.018105 s transferring
+        // (unrounded: 0.01813198 and 0.01810505).
+        let tasks = [task(
+            (0.0, 0.000026),
+            (0.000027, 0.01810505 + 0.000027),
+            (0.01813198 - 0.003534, 0.01813198),
+            64 << 20,
+            64,
+        )];
+        let r = reduce_phase(Access::Write, 0, &tasks, 16 << 20, 1 << 20);
+        assert_eq!(crate::units::table_cell(r.bw_mib), "3529.68   ");
+        assert_eq!(crate::units::table_cell(r.iops), "3534.93   ");
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let t = task((1.0, 2.0), (3.0, 4.0), (5.0, 6.0), 1 << 40, 12345);
+        assert_eq!(TaskTimes::from_record(&t.to_record()), t);
+    }
+
+    #[test]
+    fn population_stddev() {
+        let s = stats(&[3529.68, 1184.92]);
+        assert!((s.mean - 2357.30).abs() < 1e-9);
+        assert!((s.stddev - 1172.38).abs() < 1e-9);
+        assert_eq!(s.max, 3529.68);
+        assert_eq!(s.min, 1184.92);
+    }
+}

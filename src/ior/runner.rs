@@ -1,0 +1,854 @@
+//! The IOR test runner: repetitions, phases, timers, checks and cleanup.
+//!
+//! Every task runs this code against `&dyn Comm`. A repetition is: write
+//! (`-w`), write check (`-W`, untimed), read (`-r`, verifying with `-R`), then
+//! removal of the files unless `-k`. Each timed phase starts with a barrier;
+//! each task stamps open, transfer and close (with `-g`, barriers between
+//! them); rank 0 gathers the stamps and computes the row.
+//!
+//! Failures travel to the next collective point ([`agree`]), so every task
+//! stops together and rank 0 reports the lowest failing rank. Cleanup removes
+//! only the files this run wrote and the directories it created.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::files::FileNames;
+use super::layout::Layout;
+use super::params::{IorParams, Ordering};
+use super::reorder;
+use super::report::{
+    machine, now_string, version, FsUsage, OptionsEcho, ParametersEcho, ParioInfo, RunReport,
+    SummaryRow, TestReport, VerifyCounts,
+};
+use super::results::{access_name, reduce_phase, summarize, TaskTimes};
+use crate::backend::{self, read_fully, write_fully, Access, Backend, File, OpenSpec};
+use crate::buffer::{AlignedBuffer, PAGE};
+use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
+use crate::error::{Error, Result};
+use crate::output::{sinks_for, IorSink};
+use crate::pattern::Pattern;
+
+/// How many mismatching words one task lists per phase at `-v -v -v`.
+const MISMATCHES_LISTED: usize = 10;
+
+/// The outputs of rank 0 (empty on other ranks).
+pub struct Outputs {
+    sinks: Vec<Box<dyn IorSink>>,
+}
+
+impl Outputs {
+    pub fn new(sinks: Vec<Box<dyn IorSink>>) -> Outputs {
+        Outputs { sinks }
+    }
+
+    pub fn none() -> Outputs {
+        Outputs { sinks: Vec::new() }
+    }
+
+    fn each(&mut self, mut event: impl FnMut(&mut dyn IorSink) -> std::io::Result<()>) {
+        for sink in &mut self.sinks {
+            if let Err(e) = event(sink.as_mut()) {
+                // stdout closed early (a pipe into `head`) must not stop the run.
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    eprintln!("ior: warning: cannot write output: {e}");
+                }
+            }
+        }
+    }
+
+    fn note(&mut self, level: u32, text: &str) {
+        self.each(|s| s.note(level, text));
+    }
+}
+
+/// Runs every test on this task. Rank 0 reports; every task returns the same
+/// outcome.
+pub fn run(comm: &dyn Comm, tests: &[IorParams], command_line: &str) -> Result<()> {
+    let first = &tests[0];
+    let sinks = if comm.rank() == 0 {
+        sinks_for(
+            first.summary_format,
+            first.summary_file.as_deref(),
+            first.verbose,
+        )
+        .map_err(|e| Error::task(0, e.to_string()))
+    } else {
+        Ok(Vec::new())
+    };
+    let mut out = Outputs::new(agree(comm, sinks)?);
+    run_with(comm, tests, command_line, &mut out)
+}
+
+/// [`run`] with the outputs given (tests capture them).
+pub fn run_with(
+    comm: &dyn Comm,
+    tests: &[IorParams],
+    command_line: &str,
+    out: &mut Outputs,
+) -> Result<()> {
+    let mut report = RunReport {
+        version: version(),
+        began: now_string(),
+        command_line: command_line.to_string(),
+        machine: machine(tests[0].verbose),
+        pario: ParioInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            engine: comm.engine().to_string(),
+            tasks: comm.size(),
+            nodes: comm.topology().num_nodes(),
+        },
+        tests: Vec::new(),
+        summary: Vec::new(),
+        finished: String::new(),
+        error: None,
+    };
+    out.each(|s| s.run_started(&report));
+    let mut data_errors = VerifyCounts::default();
+    let mut failure = None;
+    for (id, params) in tests.iter().enumerate() {
+        let outcome = TestRun::new(comm, out, id, params).and_then(TestRun::run);
+        match outcome {
+            Ok(test) => {
+                data_errors.add(test.data_errors);
+                if comm.rank() == 0 {
+                    out.each(|s| s.test_done(&test));
+                    report.tests.push(test);
+                }
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    for test in &report.tests {
+        for access in ["write", "read"] {
+            let rows: Vec<_> = test.results.iter().filter(|r| r.access == access).collect();
+            if !rows.is_empty() {
+                let s = summarize(&rows, test.parameters.transfer_size);
+                report.summary.push(SummaryRow::new(access, test, &s));
+            }
+        }
+    }
+    report.finished = now_string();
+    report.error = failure.as_ref().map(|e| e.to_string());
+    out.each(|s| s.run_done(&report));
+    match failure {
+        Some(e) => Err(e),
+        None if data_errors.transfers > 0 => Err(Error::Data {
+            transfers: data_errors.transfers,
+            bytes: data_errors.bytes,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// What one task moved in one phase.
+#[derive(Debug, Default, Clone, Copy)]
+struct Moved {
+    bytes: u64,
+    transfers: u64,
+    errors: VerifyCounts,
+}
+
+/// One test on one task.
+struct TestRun<'a> {
+    comm: &'a dyn Comm,
+    out: &'a mut Outputs,
+    p: &'a IorParams,
+    backend: Box<dyn Backend>,
+    layout: Layout,
+    names: FileNames,
+    /// `readers[r]` is the task whose data task `r` reads.
+    readers: Vec<usize>,
+    rank: usize,
+    active: bool,
+    signature: i64,
+    buffer: AlignedBuffer,
+    /// Files this task wrote in this run and must remove: (repetition, path).
+    owned: Vec<(u64, PathBuf)>,
+    created_dirs: Vec<PathBuf>,
+    report: TestReport,
+    rank_details: Option<std::fs::File>,
+}
+
+impl<'a> TestRun<'a> {
+    fn new(
+        comm: &'a dyn Comm,
+        out: &'a mut Outputs,
+        id: usize,
+        p: &'a IorParams,
+    ) -> Result<TestRun<'a>> {
+        let rank = comm.rank();
+        let tasks = p.num_tasks.unwrap_or(comm.size());
+        if tasks > comm.size() {
+            return Err(Error::usage(format!(
+                "-N {tasks}: only {} tasks are running",
+                comm.size()
+            )));
+        }
+        let backend = if p.dry_run {
+            Box::new(backend::dummy::Dummy::new(Default::default()))
+        } else {
+            backend::build(&p.api, &p.module_options).map_err(Error::usage)?
+        };
+        let topology = comm.topology().first(tasks);
+        let seed = if p.random_offset_seed >= 0 {
+            p.random_offset_seed as u64
+        } else {
+            broadcast_value(comm, 0, &fresh_seed())?
+        };
+        let layout = Layout {
+            transfer: p.transfer_size,
+            block: p.block_size,
+            segments: p.segment_count,
+            tasks: tasks as u64,
+            file_per_proc: p.file_per_proc,
+            ordering: p.ordering(),
+            seed,
+        };
+        let names = FileNames::new(
+            &p.test_file_name,
+            p.file_per_proc,
+            p.unique_dir,
+            p.multi_file,
+        );
+        let readers = if p.reorder_tasks {
+            reorder::constant_shift(&topology, p.task_per_node_offset as u64)
+        } else {
+            reorder::identity(tasks)
+        };
+        let active = rank < tasks;
+        let path = names.path(0, 0);
+        let signature = p.time_stamp_signature.unwrap_or(0);
+        let report = TestReport {
+            test_id: id,
+            start_time: now_string(),
+            path: path.display().to_string(),
+            fs: if rank == 0 {
+                FsUsage::of(&FileNames::directory_of(&path))
+            } else {
+                None
+            },
+            parameters: ParametersEcho::new(
+                p,
+                id,
+                topology.num_nodes(),
+                topology.tasks_per_node(),
+                tasks,
+                signature,
+                seed,
+            ),
+            options: OptionsEcho::new(
+                p,
+                backend.version(),
+                topology.num_nodes(),
+                tasks,
+                topology.tasks_per_node(),
+                layout.aggregate_size(),
+            ),
+            results: Vec::new(),
+            removes: Vec::new(),
+            max: Default::default(),
+            data_errors: VerifyCounts::default(),
+            warnings: Vec::new(),
+        };
+        let rank_details = match (&p.save_rank_details_csv, rank) {
+            (Some(path), 0) => Some(open_rank_details(path)),
+            _ => None,
+        }
+        .transpose();
+        let rank_details = agree(comm, rank_details)?;
+        let buffer = AlignedBuffer::new(if active { p.transfer_size as usize } else { 0 }, PAGE);
+        let run = TestRun {
+            comm,
+            out,
+            p,
+            backend,
+            layout,
+            names,
+            readers,
+            rank,
+            active,
+            signature,
+            buffer,
+            owned: Vec::new(),
+            created_dirs: Vec::new(),
+            report,
+            rank_details,
+        };
+        Ok(run)
+    }
+
+    fn run(mut self) -> Result<TestReport> {
+        if self.rank == 0 {
+            let report = &self.report;
+            self.out.each(|s| s.test_started(report));
+            self.describe();
+        }
+        if let Err(e) = self.repetitions() {
+            self.clean_up_after_failure();
+            return Err(e);
+        }
+        if !self.p.keep_file {
+            self.remove_created_dirs();
+        }
+        self.report.compute_max();
+        Ok(self.report)
+    }
+
+    /// Verbose notes about the test (rank 0).
+    fn describe(&mut self) {
+        let tasks = self.layout.tasks as usize;
+        self.out.note(2, &format!("Participating tasks : {tasks}"));
+        if self.p.reorder_tasks {
+            for (reader, writer) in self.readers.iter().enumerate().take(64) {
+                self.out
+                    .note(2, &format!("task {reader} reads the data of task {writer}"));
+            }
+        }
+        if self.p.random_offset > 0 {
+            self.out
+                .note(2, &format!("Random offset seed : {}", self.layout.seed));
+        }
+        for rank in 0..tasks.min(if self.p.file_per_proc { 64 } else { 1 }) {
+            self.out.note(
+                2,
+                &format!("task {rank} file : {}", self.names.path(rank, 0).display()),
+            );
+        }
+        if self.p.verbose >= 3 {
+            if let Ok(json) = serde_json::to_string_pretty(&self.report.parameters) {
+                self.out.note(3, &format!("Parameters:\n{json}"));
+            }
+        }
+    }
+
+    fn repetitions(&mut self) -> Result<()> {
+        let start = self.comm.wtime();
+        for rep in 0..self.p.repetitions {
+            if rep > 0 && self.p.max_time_duration > 0 {
+                let elapsed = self.comm.wtime() - start;
+                let stop = broadcast_value(
+                    self.comm,
+                    0,
+                    &(elapsed >= self.p.max_time_duration as f64 * 60.0),
+                )?;
+                if stop {
+                    self.out.note(0, &format!("Stopping after {rep} repetitions: the maximum time (-T {} minutes) has passed", self.p.max_time_duration));
+                    break;
+                }
+            }
+            self.signature = match self.p.time_stamp_signature {
+                Some(g) => g,
+                None => broadcast_value(self.comm, 0, &time_stamp())?,
+            };
+            let signature = self.signature;
+            self.out.note(
+                1,
+                &format!(
+                    "Using Time Stamp {} (0x{:x}) for Data Signature",
+                    signature, signature as u32
+                ),
+            );
+            let mut errors = VerifyCounts::default();
+            if self.p.write_file {
+                self.measured_phase(Access::Write, rep)?;
+            }
+            if self.p.check_write {
+                errors.add(self.check_phase(rep)?);
+            }
+            if self.p.reads() {
+                errors.add(self.measured_phase(Access::Read, rep)?);
+            }
+            self.report.data_errors.add(errors);
+            if self.p.quit_on_error && errors.transfers > 0 {
+                return Err(Error::Data {
+                    transfers: errors.transfers,
+                    bytes: errors.bytes,
+                });
+            }
+            let keep = self.p.keep_file || (self.p.keep_file_with_error && errors.transfers > 0);
+            if !keep {
+                self.timed_remove(rep)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The task whose data this task handles in a phase.
+    fn pretend(&self, access: Access) -> usize {
+        match access {
+            Access::Write => self.rank,
+            Access::Read => self.readers.get(self.rank).copied().unwrap_or(self.rank),
+        }
+    }
+
+    /// Whether this task creates and removes `path`: every task its own file
+    /// with `-F`, rank 0 the shared file.
+    fn responsible(&self) -> bool {
+        self.active && (self.p.file_per_proc || self.rank == 0)
+    }
+
+    /// Before a write phase: the `-u` directory, and the old file out of the
+    /// way unless `-E`.
+    fn prepare_write(&mut self, rep: u64) -> Result<()> {
+        if !self.active {
+            return Ok(());
+        }
+        if let Some(dir) = self.names.unique_dir(self.rank) {
+            let exists = self
+                .backend
+                .exists(&dir)
+                .map_err(|e| Error::io(self.rank, "cannot check", &dir, &e))?;
+            if !exists {
+                self.backend
+                    .mkdir(&dir)
+                    .map_err(|e| Error::io(self.rank, "cannot create directory", &dir, &e))?;
+                self.created_dirs.push(dir);
+            }
+        }
+        if self.responsible() {
+            let path = self.names.path(self.rank, rep);
+            let existed = self
+                .backend
+                .exists(&path)
+                .map_err(|e| Error::io(self.rank, "cannot check", &path, &e))?;
+            if existed && !self.p.use_existing_test_file {
+                self.backend.remove(&path).map_err(|e| {
+                    Error::io(self.rank, "cannot remove the old test file", &path, &e)
+                })?;
+            }
+            let ours = !(existed && self.p.use_existing_test_file);
+            if ours && !self.owned.iter().any(|(_, p)| *p == path) {
+                self.owned.push((rep, path));
+            }
+        }
+        Ok(())
+    }
+
+    /// A timed write or read phase; returns the verification counts of all tasks.
+    fn measured_phase(&mut self, access: Access, rep: u64) -> Result<VerifyCounts> {
+        if self.p.inter_test_delay > 0 {
+            std::thread::sleep(Duration::from_secs(self.p.inter_test_delay));
+        }
+        if access == Access::Write {
+            let prepared = self.prepare_write(rep);
+            agree(self.comm, prepared)?;
+        }
+        let name = access_name(access);
+        self.out.note(
+            1,
+            &format!("Commencing {name} performance test: {}", now_string()),
+        );
+        self.comm.barrier()?;
+        let verify = access == Access::Read && self.p.check_read && self.backend.stores_data();
+        let outcome = self.timed_io(access, rep, self.pretend(access), verify);
+        let (times, moved) = agree(self.comm, outcome)?;
+        let records = gather_f64(self.comm, 0, &times.to_record())?;
+        let errors = self.sum_errors(moved.errors)?;
+        if self.rank == 0 {
+            let all: Vec<TaskTimes> = records.iter().map(|r| TaskTimes::from_record(r)).collect();
+            let row = reduce_phase(access, rep, &all, self.p.block_size, self.p.transfer_size);
+            self.out.each(|s| s.phase_done(&row));
+            self.report.results.push(row);
+            self.write_rank_details(name, rep, &all);
+        }
+        if errors.transfers > 0 {
+            self.warn(&format!(
+                "WARNING: incorrect data on {name} ({} errors found: {} of {} transfers, {} bytes wrong)",
+                errors.transfers, errors.transfers, errors.checked, errors.bytes
+            ))?;
+        }
+        if access == Access::Write {
+            self.check_file_size(rep)?;
+        }
+        Ok(errors)
+    }
+
+    /// `-W`: reads back what this task wrote and verifies it, untimed.
+    fn check_phase(&mut self, rep: u64) -> Result<VerifyCounts> {
+        self.out.note(
+            1,
+            &format!(
+                "Verifying contents of the file(s) just written.\n{}",
+                now_string()
+            ),
+        );
+        self.comm.barrier()?;
+        let outcome = self.timed_io(Access::Read, rep, self.rank, true);
+        let (_, moved) = agree(self.comm, outcome)?;
+        let errors = self.sum_errors(moved.errors)?;
+        if errors.transfers > 0 {
+            self.warn(&format!(
+                "WARNING: incorrect data on write ({} errors found: {} of {} transfers, {} bytes wrong)",
+                errors.transfers, errors.transfers, errors.checked, errors.bytes
+            ))?;
+        }
+        Ok(errors)
+    }
+
+    fn sum_errors(&self, mine: VerifyCounts) -> Result<VerifyCounts> {
+        let mut v = [mine.transfers, mine.bytes, mine.checked];
+        self.comm.all_reduce_u64(&mut v, ReduceOp::Sum)?;
+        Ok(VerifyCounts {
+            transfers: v[0],
+            bytes: v[1],
+            checked: v[2],
+        })
+    }
+
+    /// Prints a warning (rank 0); with `--warningAsErrors` it ends the run.
+    fn warn(&mut self, text: &str) -> Result<()> {
+        self.out.note(0, text);
+        self.report.warnings.push(text.to_string());
+        if self.p.warning_as_errors {
+            return Err(Error::task(0, format!("{text} (--warningAsErrors)")));
+        }
+        Ok(())
+    }
+
+    /// With `-g`, a barrier that also carries failures; otherwise nothing.
+    fn sync_point<T>(&self, outcome: Result<T>) -> Result<T> {
+        if self.p.intra_test_barriers {
+            agree(self.comm, outcome)
+        } else {
+            outcome
+        }
+    }
+
+    /// Open, transfer, close, with this task's time stamps.
+    fn timed_io(
+        &mut self,
+        access: Access,
+        rep: u64,
+        pretend: usize,
+        verify: bool,
+    ) -> Result<(TaskTimes, Moved)> {
+        let mut t = TaskTimes {
+            active: self.active,
+            ..Default::default()
+        };
+        let path = self.names.path(pretend, rep);
+        let pattern = Pattern::new(self.p.data_packet_type, self.signature, pretend);
+        if self.active && access == Access::Write {
+            pattern.fill(self.buffer.as_mut_slice());
+        }
+        let spec = OpenSpec {
+            access,
+            create: access == Access::Write,
+            file_size: self.layout.file_size(),
+            rank: self.rank,
+            sequential: self.layout.ordering == Ordering::Sequential,
+        };
+        t.open_start = self.comm.wtime();
+        let opened = if self.active {
+            let action = if access == Access::Write {
+                "cannot open for writing"
+            } else {
+                "cannot open for reading"
+            };
+            self.backend
+                .open(&path, &spec)
+                .map(Some)
+                .map_err(|e| Error::io(self.rank, action, &path, &e))
+        } else {
+            Ok(None)
+        };
+        t.open_end = self.comm.wtime();
+        let mut file = self.sync_point(opened)?;
+        t.xfer_start = self.comm.wtime();
+        let moved = match file.as_mut() {
+            Some(f) => self.transfers(f.as_mut(), access, pretend, &path, &pattern, verify),
+            None => Ok(Moved::default()),
+        };
+        t.xfer_end = self.comm.wtime();
+        let moved = self.sync_point(moved)?;
+        t.close_start = self.comm.wtime();
+        let closed = match file {
+            Some(mut f) => {
+                let synced = if access == Access::Write && self.p.fsync {
+                    f.sync()
+                } else {
+                    Ok(())
+                };
+                synced
+                    .map_err(|e| Error::io(self.rank, "cannot fsync", &path, &e))
+                    .and_then(|_| {
+                        f.close()
+                            .map_err(|e| Error::io(self.rank, "cannot close", &path, &e))
+                    })
+            }
+            None => Ok(()),
+        };
+        t.close_end = self.comm.wtime();
+        self.sync_point(closed)?;
+        t.bytes = moved.bytes;
+        t.transfers = moved.transfers;
+        Ok((t, moved))
+    }
+
+    /// The transfer loop: the hot path.
+    fn transfers(
+        &mut self,
+        file: &mut dyn File,
+        access: Access,
+        pretend: usize,
+        path: &Path,
+        pattern: &Pattern,
+        verify: bool,
+    ) -> Result<Moved> {
+        let rank = self.rank;
+        let single = self.p.single_xfer_attempt;
+        let sync_each = self.p.fsync_per_write;
+        let quit = self.p.quit_on_error;
+        let list_mismatches = self.p.verbose >= 3;
+        let trace = self.p.verbose >= 5;
+        let size = self.p.transfer_size;
+        let mut moved = Moved::default();
+        let failed = |what: &str, offset: u64, e: std::io::Error| {
+            Error::task(
+                rank,
+                format!("{what} {} at offset {offset}: {e}", path.display()),
+            )
+        };
+        if access == Access::Write && self.p.random_prefill > 0 {
+            self.prefill(file, pretend, path, pattern)?;
+        }
+        let buf = self.buffer.as_mut_slice();
+        let flow = match access {
+            Access::Write => self.layout.for_each_offset(pretend, |offset| {
+                if trace {
+                    println!(
+                        "task {rank}: write {size} bytes at offset {offset} of {}",
+                        path.display()
+                    );
+                }
+                pattern.stamp(buf, offset);
+                if let Err(e) = write_fully(file, buf, offset, single) {
+                    return ControlFlow::Break(failed("cannot write", offset, e));
+                }
+                if sync_each {
+                    if let Err(e) = file.sync() {
+                        return ControlFlow::Break(failed("cannot fsync", offset, e));
+                    }
+                }
+                moved.bytes += size;
+                moved.transfers += 1;
+                ControlFlow::Continue(())
+            }),
+            Access::Read => {
+                let mut listed = 0;
+                self.layout.for_each_offset(pretend, |offset| {
+                    if trace {
+                        println!("task {rank}: read {size} bytes at offset {offset} of {}", path.display());
+                    }
+                    if let Err(e) = read_fully(file, buf, offset, single) {
+                        return ControlFlow::Break(failed("cannot read", offset, e));
+                    }
+                    moved.bytes += size;
+                    moved.transfers += 1;
+                    if verify {
+                        moved.errors.checked += 1;
+                        let check = pattern.verify(buf, offset);
+                        if check.wrong_words > 0 {
+                            moved.errors.transfers += 1;
+                            moved.errors.bytes += check.wrong_bytes;
+                            if list_mismatches && listed < MISMATCHES_LISTED {
+                                for m in pattern.mismatches(buf, offset, MISMATCHES_LISTED - listed) {
+                                    listed += 1;
+                                    println!(
+                                        "task {rank}: wrong data in {} at offset {}: expected 0x{:016x}, read 0x{:016x}",
+                                        path.display(),
+                                        offset + m.position,
+                                        m.expected,
+                                        m.actual
+                                    );
+                                }
+                            }
+                            if quit {
+                                return ControlFlow::Break(Error::Data { transfers: 1, bytes: check.wrong_bytes });
+                            }
+                        }
+                    }
+                    ControlFlow::Continue(())
+                })
+            }
+        };
+        match flow {
+            ControlFlow::Continue(()) => Ok(moved),
+            // -q: this task stops at its first error; the phase still ends
+            // normally and the run stops after it with the counts.
+            ControlFlow::Break(Error::Data { .. }) => Ok(moved),
+            ControlFlow::Break(e) => Err(e),
+        }
+    }
+
+    /// `--randomPrefill`: writes this task's region sequentially before the
+    /// random writes, so no part of the file stays a hole.
+    fn prefill(
+        &mut self,
+        file: &mut dyn File,
+        pretend: usize,
+        path: &Path,
+        pattern: &Pattern,
+    ) -> Result<()> {
+        let size = self.p.random_prefill;
+        let mut fill = AlignedBuffer::new(size as usize, PAGE);
+        pattern.fill(fill.as_mut_slice());
+        let per_task = Layout {
+            transfer: size,
+            ordering: Ordering::Sequential,
+            ..self.layout.clone()
+        };
+        let single = self.p.single_xfer_attempt;
+        let rank = self.rank;
+        let flow = per_task.for_each_offset(pretend, |offset| {
+            match write_fully(file, fill.as_slice(), offset, single) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => ControlFlow::Break(Error::task(
+                    rank,
+                    format!("cannot prefill {} at offset {offset}: {e}", path.display()),
+                )),
+            }
+        });
+        match flow {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(e) => Err(e),
+        }
+    }
+
+    /// After a write: the files should hold exactly what was written.
+    fn check_file_size(&mut self, rep: u64) -> Result<()> {
+        if !self.backend.stores_data() || self.layout.ordering == Ordering::Random {
+            return Ok(());
+        }
+        let size = if self.responsible() {
+            let path = self.names.path(self.rank, rep);
+            self.backend
+                .size_of(&path)
+                .map(|s| s.unwrap_or(0))
+                .map_err(|e| Error::io(self.rank, "cannot stat", &path, &e))
+        } else {
+            Ok(0)
+        };
+        let size = agree(self.comm, size)?;
+        let mut total = [size];
+        self.comm.all_reduce_u64(&mut total, ReduceOp::Sum)?;
+        let expected = self.layout.aggregate_size();
+        if total[0] != expected {
+            self.warn(&format!(
+                "WARNING: Expected aggregate file size = {expected}; stat() of the file(s) reports {}",
+                total[0]
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Removes this repetition's files, timed like IOR's `remove` row.
+    fn timed_remove(&mut self, rep: u64) -> Result<()> {
+        self.comm.barrier()?;
+        let start = self.comm.wtime();
+        let removed = self.remove_owned(|_| true);
+        agree(self.comm, removed)?;
+        let seconds = self.comm.wtime() - start;
+        if self.rank == 0 {
+            self.out.each(|s| s.removed(seconds, rep));
+            self.report.removes.push(super::report::RemoveTiming {
+                iteration: rep,
+                total: seconds,
+            });
+        }
+        Ok(())
+    }
+
+    /// Removes the owned files that `pick` selects by repetition.
+    fn remove_owned(&mut self, pick: impl Fn(u64) -> bool) -> Result<()> {
+        let mut keep = Vec::new();
+        let mut outcome = Ok(());
+        for (rep, path) in std::mem::take(&mut self.owned) {
+            if !pick(rep) {
+                keep.push((rep, path));
+                continue;
+            }
+            match self.backend.remove(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    if outcome.is_ok() {
+                        outcome = Err(Error::io(self.rank, "cannot remove", &path, &e));
+                    }
+                }
+            }
+        }
+        self.owned = keep;
+        outcome
+    }
+
+    fn remove_created_dirs(&mut self) {
+        for dir in std::mem::take(&mut self.created_dirs).into_iter().rev() {
+            // Only if empty: another run's files must survive.
+            let _ = self.backend.rmdir(&dir);
+        }
+    }
+
+    /// After a failure: remove what this run wrote (unless `-k`), quietly.
+    fn clean_up_after_failure(&mut self) {
+        if self.p.keep_file {
+            return;
+        }
+        let _ = self.remove_owned(|_| true);
+        self.remove_created_dirs();
+    }
+
+    fn write_rank_details(&mut self, access: &str, rep: u64, all: &[TaskTimes]) {
+        use std::io::Write;
+        let Some(file) = self.rank_details.as_mut() else {
+            return;
+        };
+        for (rank, t) in all.iter().enumerate().filter(|(_, t)| t.active) {
+            let total = t.close_end - t.open_start;
+            let _ = writeln!(
+                file,
+                "{access},{rep},{rank},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{},{},{:.6}",
+                t.open_start,
+                t.open_end,
+                t.xfer_start,
+                t.xfer_end,
+                t.close_start,
+                t.close_end,
+                t.bytes,
+                t.transfers,
+                t.bytes as f64 / crate::units::MIB as f64 / total
+            );
+        }
+    }
+}
+
+fn open_rank_details(path: &str) -> Result<std::fs::File> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path)
+        .map_err(|e| Error::io(0, "cannot create", Path::new(path), &e))?;
+    writeln!(f, "access,iteration,rank,open_start,open_end,xfer_start,xfer_end,close_start,close_end,bytes,transfers,bw_mib_s")
+        .map_err(|e| Error::io(0, "cannot write", Path::new(path), &e))?;
+    Ok(f)
+}
+
+/// IOR's default signature: the time in seconds, as an unsigned 32-bit value.
+fn time_stamp() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as u32 as i64)
+        .unwrap_or(0)
+}
+
+/// A seed for `-z` when none is given.
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    crate::random::splitmix64(nanos ^ std::process::id() as u64) >> 1
+}

@@ -1,0 +1,14 @@
+//! pario: a parallel I/O benchmark suite for HPC storage, with drop-in `ior`
+//! and `mdtest` commands. See `ARCHITECTURE.md` for how the modules fit.
+
+pub mod backend;
+pub mod buffer;
+pub mod cli;
+pub mod comm;
+pub mod error;
+pub mod ior;
+pub mod options;
+pub mod output;
+pub mod pattern;
+pub mod random;
+pub mod units;

@@ -1,0 +1,372 @@
+//! The option grammar shared by every pario tool.
+//!
+//! A tool describes its options once, as a table of [`OptSpec`]. The same table
+//! serves the command line (`-wrk`, `-b16m`, `-t=1m`, `--posix.odirect`,
+//! `--dataPacketType=t`), `-O key=value[,key=value]` directives (long names,
+//! case-insensitive) and `-f` script files (`IOR START` … `RUN` … `IOR STOP`).
+//! Parsing never touches the file system except to read a script.
+
+pub mod script;
+
+use std::collections::BTreeMap;
+
+/// A usage error: one line naming the option and the reason. Exit status 2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+impl UsageError {
+    pub fn new(message: impl Into<String>) -> Self {
+        UsageError(message.into())
+    }
+}
+
+/// Whether an option takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A flag; on the command line each occurrence counts (`-v -v`), in a
+    /// directive it takes an integer (`-O verbose=2`, `fsync=0`).
+    Flag,
+    /// Takes a value: `-b 16m`, `-b16m`, `-b=16m`, `--name=value`, `name=value`.
+    Value,
+    /// `-O`: the value is itself a list of directives.
+    Directives,
+}
+
+/// How an option was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting<'a> {
+    /// A flag met once on the command line.
+    Repeat,
+    /// A value, from the command line, a directive or a script.
+    Value(&'a str),
+}
+
+impl<'a> Setting<'a> {
+    /// The new count of a flag whose current count is `current`.
+    pub fn flag_count(self, current: u32) -> Result<u32, String> {
+        match self {
+            Setting::Repeat => Ok(current + 1),
+            Setting::Value(v) => {
+                let n = crate::units::parse_int(v)?;
+                u32::try_from(n).map_err(|_| format!("'{v}' must be 0 or a positive count"))
+            }
+        }
+    }
+
+    /// A flag as on/off.
+    pub fn flag_bool(self) -> Result<bool, String> {
+        self.flag_count(0).map(|n| n > 0)
+    }
+
+    /// The value of a value option (a flag occurrence never reaches here).
+    pub fn value(self) -> &'a str {
+        match self {
+            Setting::Value(v) => v,
+            Setting::Repeat => "",
+        }
+    }
+}
+
+/// Where a setting is stored.
+pub enum Store<T> {
+    /// A field of the tool's parameters.
+    Field(fn(&mut T, Setting<'_>) -> Result<(), String>),
+    /// A backend module option (`posix.odirect`), kept as text for the backend
+    /// to interpret when it is built.
+    Module,
+}
+
+/// One option of a tool.
+pub struct OptSpec<T> {
+    /// Short letter, if any.
+    pub short: Option<char>,
+    /// Long names: the first is the canonical one (shown in help, used as the
+    /// `-O` directive); the others are accepted aliases. Matched ignoring case.
+    pub names: Vec<&'static str>,
+    pub kind: ArgKind,
+    /// Default shown in help (`-t=262144`).
+    pub default: &'static str,
+    pub help: &'static str,
+    /// Help section ("" for the tool's own options, else a module name).
+    pub module: &'static str,
+    /// Documented as `-O name=value` rather than `--name` (IOR's directive-only
+    /// options such as `stoneWallingWearOut`); both spellings are accepted.
+    pub directive_only: bool,
+    pub store: Store<T>,
+}
+
+impl<T> OptSpec<T> {
+    /// How the option is named in messages: `-b` or `--posix.odirect`.
+    pub fn display_name(&self) -> String {
+        match (self.short, self.names.first()) {
+            (Some(c), _) => format!("-{c}"),
+            (None, Some(n)) => format!("--{n}"),
+            (None, None) => "?".into(),
+        }
+    }
+
+    fn matches_long(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n.eq_ignore_ascii_case(name))
+    }
+}
+
+/// Something that can hold backend module options as text.
+pub trait ModuleOptions {
+    fn module_options(&mut self) -> &mut BTreeMap<String, String>;
+    /// Records where `-f` pointed; a tool without scripts returns an error.
+    fn set_script(&mut self, path: &str) -> Result<(), String>;
+}
+
+/// Result of parsing a command line.
+pub struct CommandLine<T> {
+    /// The defaults assembled from every command-line option.
+    pub params: T,
+    /// `-h` was given.
+    pub help: bool,
+}
+
+/// The parser for one tool's table.
+pub struct Grammar<T> {
+    pub tool: &'static str,
+    pub specs: Vec<OptSpec<T>>,
+}
+
+impl<T: ModuleOptions> Grammar<T> {
+    fn find_short(&self, c: char) -> Option<&OptSpec<T>> {
+        self.specs.iter().find(|s| s.short == Some(c))
+    }
+
+    fn find_long(&self, name: &str) -> Option<&OptSpec<T>> {
+        self.specs.iter().find(|s| s.matches_long(name))
+    }
+
+    fn apply(&self, spec: &OptSpec<T>, target: &mut T, how: Setting<'_>) -> Result<(), UsageError> {
+        let shown = spec.display_name();
+        match &spec.store {
+            Store::Field(set) => set(target, how).map_err(|reason| match how {
+                Setting::Value(v) => UsageError(format!("{shown} {v}: {reason}")),
+                Setting::Repeat => UsageError(format!("{shown}: {reason}")),
+            }),
+            Store::Module => {
+                let key = spec.names[0].to_string();
+                let value = match (spec.kind, how) {
+                    (ArgKind::Flag, h) => {
+                        let current = target
+                            .module_options()
+                            .get(&key)
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(0);
+                        h.flag_count(current)
+                            .map_err(|r| UsageError(format!("{shown}: {r}")))?
+                            .to_string()
+                    }
+                    (_, h) => h.value().to_string(),
+                };
+                target.module_options().insert(key, value);
+                Ok(())
+            }
+        }
+    }
+
+    /// Parses command-line arguments (without the program name).
+    pub fn parse_command_line(
+        &self,
+        args: &[String],
+        mut params: T,
+    ) -> Result<CommandLine<T>, UsageError> {
+        let mut help = false;
+        let mut i = 0;
+        while i < args.len() {
+            let arg = &args[i];
+            i += 1;
+            if arg == "-h" || arg == "--help" {
+                help = true;
+                continue;
+            }
+            if let Some(long) = arg.strip_prefix("--") {
+                if long.is_empty() {
+                    return Err(UsageError::new(
+                        "unexpected '--': pario takes no file arguments",
+                    ));
+                }
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (long, None),
+                };
+                let spec = self.find_long(name).ok_or_else(|| {
+                    UsageError(format!(
+                        "unknown option '--{name}' (see '{} -h')",
+                        self.tool
+                    ))
+                })?;
+                let shown = format!("--{name}");
+                match spec.kind {
+                    ArgKind::Flag => match inline {
+                        None => self.apply(spec, &mut params, Setting::Repeat)?,
+                        Some(v) => self.apply(spec, &mut params, Setting::Value(v))?,
+                    },
+                    ArgKind::Value | ArgKind::Directives => {
+                        let value = match inline {
+                            Some(v) => v.to_string(),
+                            None => {
+                                let v = args
+                                    .get(i)
+                                    .ok_or_else(|| UsageError(format!("{shown} needs a value")))?;
+                                i += 1;
+                                v.clone()
+                            }
+                        };
+                        self.apply_value(spec, &mut params, &value)?;
+                    }
+                }
+                continue;
+            }
+            let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+                return Err(UsageError(format!(
+                    "unexpected argument '{arg}' (options start with '-'; see '{} -h')",
+                    self.tool
+                )));
+            };
+            // A cluster of short options: flags until one that takes a value,
+            // which takes the rest of the cluster (after an optional '=') or
+            // the next argument.
+            let chars: Vec<(usize, char)> = cluster.char_indices().collect();
+            let mut k = 0;
+            while k < chars.len() {
+                let (pos, c) = chars[k];
+                k += 1;
+                if c == 'h' {
+                    help = true;
+                    continue;
+                }
+                let spec = self.find_short(c).ok_or_else(|| {
+                    UsageError(format!("unknown option '-{c}' (see '{} -h')", self.tool))
+                })?;
+                match spec.kind {
+                    ArgKind::Flag => {
+                        if cluster[pos + c.len_utf8()..].starts_with('=') {
+                            return Err(UsageError(format!("-{c} takes no value")));
+                        }
+                        self.apply(spec, &mut params, Setting::Repeat)?;
+                    }
+                    ArgKind::Value | ArgKind::Directives => {
+                        let rest = &cluster[pos + c.len_utf8()..];
+                        let value = if !rest.is_empty() {
+                            rest.strip_prefix('=').unwrap_or(rest).to_string()
+                        } else {
+                            let v = args
+                                .get(i)
+                                .ok_or_else(|| UsageError(format!("-{c} needs a value")))?;
+                            i += 1;
+                            v.clone()
+                        };
+                        self.apply_value(spec, &mut params, &value)?;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(CommandLine { params, help })
+    }
+
+    fn apply_value(
+        &self,
+        spec: &OptSpec<T>,
+        params: &mut T,
+        value: &str,
+    ) -> Result<(), UsageError> {
+        if spec.kind == ArgKind::Directives {
+            self.apply_directives(value, params)
+        } else {
+            self.apply(spec, params, Setting::Value(value))
+        }
+    }
+
+    /// Applies `key=value[,key=value]` (from `-O` or a script line). Text after
+    /// `#` is a comment.
+    pub fn apply_directives(&self, text: &str, params: &mut T) -> Result<(), UsageError> {
+        let text = text.split('#').next().unwrap_or("");
+        for item in text.split(',') {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let Some((key, value)) = item.split_once('=') else {
+                return Err(UsageError(format!(
+                    "directive '{item}' is not of the form key=value"
+                )));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            let key = key.strip_prefix("--").unwrap_or(key);
+            let spec = self.find_long(key).ok_or_else(|| {
+                UsageError(format!(
+                    "unknown directive '{key}' (see '{} -h')",
+                    self.tool
+                ))
+            })?;
+            if spec.kind == ArgKind::Directives {
+                return Err(UsageError(format!("directive '{key}' cannot be nested")));
+            }
+            self.apply(spec, params, Setting::Value(value))?;
+        }
+        Ok(())
+    }
+
+    /// The `-h` text, laid out like IOR's.
+    pub fn help_text(&self) -> String {
+        let mut out = format!("Synopsis {}\n", self.tool);
+        let mut modules: Vec<&str> = Vec::new();
+        for spec in &self.specs {
+            if !modules.contains(&spec.module) {
+                modules.push(spec.module);
+            }
+        }
+        for module in modules {
+            let in_module = |s: &&OptSpec<T>| s.module == module;
+            if !module.is_empty() {
+                out.push_str(&format!("\n\nModule {module}\n"));
+            }
+            let flags: Vec<_> = self
+                .specs
+                .iter()
+                .filter(in_module)
+                .filter(|s| s.kind == ArgKind::Flag)
+                .collect();
+            let values: Vec<_> = self
+                .specs
+                .iter()
+                .filter(in_module)
+                .filter(|s| s.kind != ArgKind::Flag)
+                .collect();
+            if !flags.is_empty() {
+                out.push_str("\nFlags\n");
+                for s in flags {
+                    out.push_str(&help_line(s, false));
+                }
+            }
+            if !values.is_empty() {
+                out.push_str("\nOptional arguments\n");
+                for s in values {
+                    out.push_str(&help_line(s, true));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn help_line<T>(spec: &OptSpec<T>, with_value: bool) -> String {
+    let name = spec.names[0];
+    let left = match spec.short {
+        Some(c) if with_value => format!("-{c}={}", spec.default),
+        Some(c) => format!("-{c}"),
+        None if spec.directive_only => format!("-O {name}={}", spec.default),
+        None if with_value => format!("--{name}={}", spec.default),
+        None => format!("--{name}"),
+    };
+    format!("  {left:<30}{}\n", spec.help)
+}
+
+#[cfg(test)]
+mod tests;

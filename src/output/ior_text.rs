@@ -1,0 +1,304 @@
+//! IOR 4's text layout, byte for byte where parsers look: the `%-20s: %s`
+//! header lines, the Options block, the Results table, `Max Write:`/`Max Read:`
+//! (printed always, as IOR 3 did), "Summary of all tests" and "Finished".
+
+use std::io::{self, Write};
+
+use super::IorSink;
+use crate::ior::report::{RunReport, SummaryRow, TestReport};
+use crate::ior::results::PhaseResult;
+use crate::units::table_cell;
+
+pub const TABLE_HEADER: &str = "access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n\
+------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----\n";
+
+fn key_value(key: &str, value: &str) -> String {
+    format!("{key:<20}: {value}\n")
+}
+
+/// One Results row.
+pub fn result_row(r: &PhaseResult) -> String {
+    let mut line = format!("{:<10}", r.access);
+    for v in [
+        r.bw_mib,
+        r.iops,
+        r.latency,
+        r.block_kib,
+        r.xfer_kib,
+        r.open,
+        r.wr_rd,
+        r.close,
+        r.total,
+    ] {
+        line.push_str(&table_cell(v));
+        line.push(' ');
+    }
+    // IOR's Latency(s) column is one character wider than the others.
+    let latency_end = 10 + 3 * 11;
+    line.insert(latency_end, ' ');
+    line.push_str(&format!("{:<4}\n", r.iteration));
+    line
+}
+
+/// The `remove` row (verbose runs).
+pub fn remove_row(seconds: f64, iteration: u64) -> String {
+    let mut line = format!("{:<10}", "remove");
+    for _ in 0..8 {
+        line.push_str(&format!("{:<11}", "-"));
+    }
+    line.push_str(&table_cell(seconds));
+    line.push(' ');
+    line.push_str(&format!("{iteration:<4}\n"));
+    line
+}
+
+pub fn summary_header() -> String {
+    let mut h = format!(
+        "{:<9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "Operation",
+        "Max(MiB)",
+        "Min(MiB)",
+        "Mean(MiB)",
+        "StdDev",
+        "Max(OPs)",
+        "Min(OPs)",
+        "Mean(OPs)",
+        "StdDev",
+        "Mean(s)"
+    );
+    h.push_str(" Stonewall(s) Stonewall(MiB)");
+    h.push_str(" Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt ");
+    h.push_str(&format!(
+        "{:>8} {:>8} {:>9} {:>5}",
+        " blksiz", "xsize", "aggs(MiB)", "API"
+    ));
+    h.push_str(" RefNum\n");
+    h
+}
+
+pub fn summary_row(s: &SummaryRow) -> String {
+    let mut l = format!("{:<9} ", s.operation);
+    for v in [
+        s.bw_max, s.bw_min, s.bw_mean, s.bw_std, s.ops_max, s.ops_min, s.ops_mean, s.ops_sd,
+    ] {
+        l.push_str(&format!("{v:>10.2} "));
+    }
+    l.push_str(&format!("{:>10.5} ", s.mean_time));
+    match (s.stonewall_time, s.stonewall_bw_mean) {
+        (Some(t), Some(bw)) => l.push_str(&format!("{t:>10.2} {bw:>13.2} ")),
+        _ => l.push_str(&format!("{:>10} {:>13} ", "NA", "NA")),
+    }
+    l.push_str(&format!(
+        "{:>5} {:>6} {:>3} {:>4} {:>3} {:>5} {:>8} {:>9} {:>4} {:>6} {:>8} {:>8} {:>9.1} {:>3} {:>6}\n",
+        s.test_id,
+        s.num_tasks,
+        s.tasks_per_node,
+        s.repetitions,
+        s.file_per_proc,
+        s.reorder_tasks,
+        s.task_per_node_offset,
+        s.reorder_tasks_random,
+        s.reorder_tasks_random_seed,
+        s.segment_count,
+        s.block_size,
+        s.transfer_size,
+        s.xsize_mib,
+        s.api,
+        s.reference_number
+    ));
+    l
+}
+
+/// The streaming text output.
+pub struct IorText {
+    out: Box<dyn Write + Send>,
+    verbose: u32,
+}
+
+impl IorText {
+    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> IorText {
+        IorText { out, verbose }
+    }
+
+    fn emit(&mut self, text: &str) -> io::Result<()> {
+        self.out.write_all(text.as_bytes())?;
+        self.out.flush()
+    }
+}
+
+impl IorSink for IorText {
+    fn run_started(&mut self, r: &RunReport) -> io::Result<()> {
+        let mut t = format!("IOR-{}: MPI Coordinated Test of Parallel I/O\n", r.version);
+        t.push_str(&key_value("Began", &r.began));
+        t.push_str(&key_value("Command line", &r.command_line));
+        t.push_str(&key_value("Machine", &r.machine));
+        self.emit(&t)
+    }
+
+    fn test_started(&mut self, test: &TestReport) -> io::Result<()> {
+        let mut t = key_value("TestID", &test.test_id.to_string());
+        t.push_str(&key_value("StartTime", &test.start_time));
+        t.push_str(&key_value("Path", &test.path));
+        if let Some(fs) = &test.fs {
+            t.push_str(&key_value("FS", &fs.text()));
+        }
+        t.push_str("\nOptions: \n");
+        for (k, v) in test.options.lines() {
+            t.push_str(&key_value(k, &v));
+        }
+        t.push_str("\nResults: \n\n");
+        t.push_str(TABLE_HEADER);
+        self.emit(&t)
+    }
+
+    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+        if level <= self.verbose {
+            self.emit(&format!("{text}\n"))?;
+        }
+        Ok(())
+    }
+
+    fn phase_done(&mut self, row: &PhaseResult) -> io::Result<()> {
+        self.emit(&result_row(row))
+    }
+
+    fn removed(&mut self, seconds: f64, iteration: u64) -> io::Result<()> {
+        if self.verbose >= 1 {
+            self.emit(&remove_row(seconds, iteration))?;
+        }
+        Ok(())
+    }
+
+    fn test_done(&mut self, test: &TestReport) -> io::Result<()> {
+        let mut t = String::new();
+        if let (Some(mib), Some(mb)) = (test.max.write_mib, test.max.write_mb) {
+            t.push_str(&format!("Max Write: {mib:.2} MiB/sec ({mb:.2} MB/sec)\n"));
+        }
+        if let (Some(mib), Some(mb)) = (test.max.read_mib, test.max.read_mb) {
+            t.push_str(&format!("Max Read:  {mib:.2} MiB/sec ({mb:.2} MB/sec)\n"));
+        }
+        t.push('\n');
+        self.emit(&t)
+    }
+
+    fn run_done(&mut self, r: &RunReport) -> io::Result<()> {
+        let mut t = String::new();
+        if !r.summary.is_empty() {
+            t.push_str("Summary of all tests:\n");
+            t.push_str(&summary_header());
+            for row in &r.summary {
+                t.push_str(&summary_row(row));
+            }
+        }
+        t.push_str(&key_value("Finished", &r.finished));
+        self.emit(&t)
+    }
+}
+
+/// Only the log lines (when stdout carries JSON or CSV).
+pub struct NotesOnly {
+    out: Box<dyn Write + Send>,
+    verbose: u32,
+}
+
+impl NotesOnly {
+    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> NotesOnly {
+        NotesOnly { out, verbose }
+    }
+}
+
+impl IorSink for NotesOnly {
+    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+        if level <= self.verbose {
+            writeln!(self.out, "{text}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_header_is_iors() {
+        let sample = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/sample-ior-output.txt"
+        ))
+        .unwrap();
+        assert!(sample.contains(TABLE_HEADER));
+        assert!(sample.contains(&summary_header()));
+    }
+
+    #[test]
+    fn rows_match_the_sample() {
+        let r = PhaseResult {
+            access: "write",
+            bw_mib: 3529.68,
+            iops: 3534.93,
+            latency: 0.000566,
+            block_kib: 16384.0,
+            xfer_kib: 1024.0,
+            open: 0.000026,
+            wr_rd: 0.018105,
+            close: 0.003534,
+            total: 0.018132,
+            iteration: 0,
+            bytes: 0,
+            transfers: 0,
+            tasks: 2,
+        };
+        assert_eq!(
+            result_row(&r),
+            "write     3529.68    3534.93    0.000566    16384      1024.00    0.000026   0.018105   0.003534   0.018132   0   \n"
+        );
+    }
+
+    #[test]
+    fn summary_row_matches_the_sample() {
+        let s = SummaryRow {
+            operation: "write".into(),
+            api: "POSIX".into(),
+            test_id: 0,
+            reference_number: 0,
+            segment_count: 2,
+            block_size: 16777216,
+            transfer_size: 1048576,
+            num_tasks: 2,
+            tasks_per_node: 2,
+            repetitions: 2,
+            file_per_proc: 1,
+            reorder_tasks: 1,
+            task_per_node_offset: 1,
+            reorder_tasks_random: 0,
+            reorder_tasks_random_seed: 0,
+            bw_max: 3529.68,
+            bw_min: 1184.92,
+            bw_mean: 2357.30,
+            bw_std: 1172.38,
+            ops_max: 3529.68,
+            ops_min: 1184.92,
+            ops_mean: 2357.30,
+            ops_sd: 1172.38,
+            mean_time: 0.03607,
+            stonewall_time: None,
+            stonewall_bw_mean: None,
+            xsize_mib: 64.0,
+        };
+        let sample = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/sample-ior-output.txt"
+        ))
+        .unwrap();
+        assert!(sample.contains(&summary_row(&s)), "{}", summary_row(&s));
+    }
+
+    #[test]
+    fn remove_row_layout() {
+        assert_eq!(
+            remove_row(0.97326, 0),
+            "remove    -          -          -          -          -          -          -          -          0.973260   0   \n"
+        );
+    }
+}

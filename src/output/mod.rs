@@ -1,0 +1,88 @@
+//! Output formats.
+//!
+//! The runner reports events to [`IorSink`]s on rank 0: the text layout
+//! streams as results arrive (as IOR prints them); machine-readable formats
+//! write the whole [`RunReport`] at the end. Adding a format is one module that
+//! implements the trait plus one arm in [`sinks_for`].
+
+pub mod csv;
+pub mod ior_text;
+pub mod json;
+
+use std::fs::File;
+use std::io::{self, Write};
+
+use crate::ior::params::SummaryFormat;
+use crate::ior::report::{RunReport, TestReport};
+use crate::ior::results::PhaseResult;
+
+/// What the IOR runner tells its outputs, in order.
+pub trait IorSink {
+    /// Header of the run (before any test).
+    fn run_started(&mut self, _report: &RunReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// A test's header, options and table header.
+    fn test_started(&mut self, _test: &TestReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// A log line at verbosity `level` (0: always).
+    fn note(&mut self, _level: u32, _text: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn phase_done(&mut self, _row: &PhaseResult) -> io::Result<()> {
+        Ok(())
+    }
+    fn removed(&mut self, _seconds: f64, _iteration: u64) -> io::Result<()> {
+        Ok(())
+    }
+    fn test_done(&mut self, _test: &TestReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// The complete run, summary included.
+    fn run_done(&mut self, _report: &RunReport) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Where a machine-readable report goes.
+fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
+    Ok(match path {
+        Some(p) => Box::new(
+            File::create(p)
+                .map_err(|e| io::Error::new(e.kind(), format!("cannot create {p}: {e}")))?,
+        ),
+        None => Box::new(io::stdout()),
+    })
+}
+
+/// The sinks for a run: IOR's text on stdout, unless a machine-readable
+/// format was asked for without `summaryFile`, in which case stdout carries
+/// that format and log lines go to stderr.
+pub fn sinks_for(
+    format: SummaryFormat,
+    summary_file: Option<&str>,
+    verbose: u32,
+) -> io::Result<Vec<Box<dyn IorSink>>> {
+    let mut sinks: Vec<Box<dyn IorSink>> = Vec::new();
+    let text_on_stdout = format == SummaryFormat::Default || summary_file.is_some();
+    if text_on_stdout {
+        sinks.push(Box::new(ior_text::IorText::new(
+            Box::new(io::stdout()),
+            verbose,
+        )));
+    } else {
+        sinks.push(Box::new(ior_text::NotesOnly::new(
+            Box::new(io::stderr()),
+            verbose,
+        )));
+    }
+    match format {
+        SummaryFormat::Default => {}
+        SummaryFormat::Json => {
+            sinks.push(Box::new(json::JsonFile::new(open_target(summary_file)?)))
+        }
+        SummaryFormat::Csv => sinks.push(Box::new(csv::CsvFile::new(open_target(summary_file)?))),
+    }
+    Ok(sinks)
+}

@@ -1,0 +1,150 @@
+//! Sizes and numbers as users type them (`4k`, `16m`, `-5`) and as IOR prints them
+//! (`1 MiB`, `262144 bytes`).
+
+pub const KIB: u64 = 1 << 10;
+pub const MIB: u64 = 1 << 20;
+pub const GIB: u64 = 1 << 30;
+pub const TIB: u64 = 1 << 40;
+/// Decimal megabyte, for IOR's `(… MB/sec)` figures.
+pub const MB: f64 = 1_000_000.0;
+
+/// Parses a byte count: decimal digits with an optional power-of-two suffix
+/// `k`, `m`, `g`, `t`, `p` or `e` (case-insensitive). Rejects signs, fractions,
+/// unknown suffixes and overflow with a reason suitable for an error message.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let s = text.trim();
+    if s.is_empty() {
+        return Err("an empty value is not a size".into());
+    }
+    if s.starts_with('-') {
+        return Err(format!("'{text}' is negative; sizes must be positive"));
+    }
+    let s = s.strip_prefix('+').unwrap_or(s);
+    let digits_end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    if digits_end == 0 {
+        return Err(format!(
+            "'{text}' is not a size (expected digits with an optional k, m, g, t suffix)"
+        ));
+    }
+    let (digits, suffix) = s.split_at(digits_end);
+    let shift = match suffix.to_ascii_lowercase().as_str() {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        "p" => 50,
+        "e" => 60,
+        _ => {
+            return Err(format!(
+                "'{text}' has an unknown size suffix '{suffix}' (use k, m, g, t, p or e)"
+            ))
+        }
+    };
+    let base: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{text}' is too large"))?;
+    base.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{text}' is too large"))
+}
+
+/// Parses a signed integer (no suffix).
+pub fn parse_int(text: &str) -> Result<i64, String> {
+    let s = text.trim();
+    s.parse::<i64>()
+        .map_err(|_| format!("'{text}' is not an integer"))
+}
+
+/// Parses a non-negative integer that may carry a size suffix (segment counts
+/// accept `1k` in IOR).
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    parse_size(text)
+}
+
+/// IOR's `HumanReadable(value, BASE_TWO)`: whole or two-decimal MiB/GiB/TiB,
+/// plain bytes below one MiB.
+pub fn human_bytes(value: u64) -> String {
+    for (unit, name) in [(TIB, "TiB"), (GIB, "GiB"), (MIB, "MiB")] {
+        if value >= unit {
+            return if value % unit == 0 {
+                format!("{} {}", value / unit, name)
+            } else {
+                format!("{:.2} {}", value as f64 / unit as f64, name)
+            };
+        }
+    }
+    format!("{value} bytes")
+}
+
+/// IOR's table cell: left-justified in 10 characters, 6 decimals below 1,
+/// 2 below 3600, none above; a negative number prints as `-`.
+pub fn table_cell(number: f64) -> String {
+    if number < 0.0 || number.is_nan() {
+        return format!("{:<10}", "   -");
+    }
+    let precision = if number < 1.0 {
+        6
+    } else if number < 3600.0 {
+        2
+    } else {
+        0
+    };
+    format!("{number:<10.precision$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_with_suffixes() {
+        assert_eq!(parse_size("8"), Ok(8));
+        assert_eq!(parse_size("4k"), Ok(4096));
+        assert_eq!(parse_size("4K"), Ok(4096));
+        assert_eq!(parse_size("16m"), Ok(16 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert_eq!(parse_size("2T"), Ok(2 << 40));
+        assert_eq!(parse_size("47008"), Ok(47008));
+        assert_eq!(parse_size(" 1m "), Ok(1 << 20));
+    }
+
+    #[test]
+    fn bad_sizes_are_explained() {
+        assert!(parse_size("-5").unwrap_err().contains("negative"));
+        assert!(parse_size("1x")
+            .unwrap_err()
+            .contains("unknown size suffix 'x'"));
+        assert!(parse_size("abc").unwrap_err().contains("not a size"));
+        assert!(parse_size("").unwrap_err().contains("empty"));
+        assert!(parse_size("1.5m")
+            .unwrap_err()
+            .contains("unknown size suffix"));
+        assert!(parse_size("99999999999e")
+            .unwrap_err()
+            .contains("too large"));
+        assert!(parse_size("99999999999999999999999")
+            .unwrap_err()
+            .contains("too large"));
+    }
+
+    #[test]
+    fn human_readable_matches_ior() {
+        assert_eq!(human_bytes(1 << 20), "1 MiB");
+        assert_eq!(human_bytes(64 << 20), "64 MiB");
+        assert_eq!(human_bytes(262144), "262144 bytes");
+        assert_eq!(human_bytes(47008), "47008 bytes");
+        assert_eq!(human_bytes(3 << 29), "1.50 GiB");
+        assert_eq!(human_bytes(20 << 30), "20 GiB");
+        assert_eq!(human_bytes(5 << 40), "5 TiB");
+    }
+
+    #[test]
+    fn table_cells_match_ior_precision() {
+        assert_eq!(table_cell(3529.678), "3529.68   ");
+        assert_eq!(table_cell(10061.3), "10061     ");
+        assert_eq!(table_cell(0.000566), "0.000566  ");
+        assert_eq!(table_cell(1024.0), "1024.00   ");
+        assert_eq!(table_cell(16384.0), "16384     ");
+        assert_eq!(table_cell(-1.0), "   -      ");
+    }
+}
