@@ -300,15 +300,15 @@ impl Pattern {
                 });
             }
         }
-        for j in words * WORD..buf.len() {
+        for (j, &b) in buf.iter().enumerate().skip(words * WORD) {
             if found.len() >= limit {
                 break;
             }
-            if buf[j] != j as u8 {
+            if b != j as u8 {
                 found.push(Mismatch {
                     position: j as u64,
                     expected: j as u8 as u64,
-                    actual: buf[j] as u64,
+                    actual: b as u64,
                 });
             }
         }
@@ -367,7 +367,7 @@ mod tests {
         let w = words(&buf);
         assert_eq!(w[0], u64::MAX - 1);
         assert_eq!(w[1], u64::MAX);
-        assert_eq!(w[2], (1u64 << 32) | 0);
+        assert_eq!(w[2], 1u64 << 32);
         assert_eq!(p.verify(&buf, 0).wrong_words, 0);
     }
 
@@ -429,7 +429,7 @@ mod tests {
             assert_eq!(p.verify(&buf, 47008 * 3).wrong_words, 1, "{packet:?}");
             let m = p.mismatches(&buf, 47008 * 3, 10);
             assert_eq!(m.len(), 1);
-            assert_eq!(m[0].position, 20000 - 20000 % 8);
+            assert_eq!(m[0].position, 20000, "the word holding byte 20000");
         }
     }
 

@@ -1,1 +1,167 @@
+use super::local;
+use super::*;
 
+fn run8<R: Send>(body: impl Fn(&dyn Comm) -> R + Sync) -> Vec<R> {
+    local::run(Topology::single_node(8), body)
+        .into_iter()
+        .map(|r| r.expect("no task panics"))
+        .collect()
+}
+
+#[test]
+fn ranks_and_sizes() {
+    let seen = run8(|c| (c.rank(), c.size(), c.engine()));
+    for (i, (rank, size, engine)) in seen.into_iter().enumerate() {
+        assert_eq!((rank, size, engine), (i, 8, "threads"));
+    }
+}
+
+#[test]
+fn broadcast_from_any_root() {
+    let got = run8(|c| {
+        let mut data = if c.rank() == 5 {
+            b"from five".to_vec()
+        } else {
+            vec![1, 2, 3]
+        };
+        c.broadcast(5, &mut data).unwrap();
+        data
+    });
+    assert!(got.iter().all(|d| d == b"from five"));
+}
+
+#[test]
+fn reductions() {
+    let got = run8(|c| {
+        let r = c.rank() as f64;
+        let mut mins = [r, -r];
+        c.all_reduce_f64(&mut mins, ReduceOp::Min).unwrap();
+        let mut maxs = [r];
+        c.all_reduce_f64(&mut maxs, ReduceOp::Max).unwrap();
+        let mut sums = [c.rank() as u64, 1];
+        c.all_reduce_u64(&mut sums, ReduceOp::Sum).unwrap();
+        (mins, maxs, sums)
+    });
+    for (mins, maxs, sums) in got {
+        assert_eq!(mins, [0.0, -7.0]);
+        assert_eq!(maxs, [7.0]);
+        assert_eq!(sums, [28, 8]);
+    }
+}
+
+#[test]
+fn gather_in_rank_order_on_root_only() {
+    let got = run8(|c| c.gather(2, &[c.rank() as u8; 3]).unwrap());
+    for (rank, g) in got.iter().enumerate() {
+        if rank == 2 {
+            assert_eq!(g.len(), 8);
+            for (i, v) in g.iter().enumerate() {
+                assert_eq!(v, &vec![i as u8; 3]);
+            }
+        } else {
+            assert!(g.is_empty());
+        }
+    }
+}
+
+#[test]
+fn many_rounds_keep_their_order() {
+    let got = run8(|c| {
+        let mut total = 0u64;
+        for round in 0..200u64 {
+            let mut v = [round + c.rank() as u64];
+            c.all_reduce_u64(&mut v, ReduceOp::Max).unwrap();
+            total += v[0];
+            if round % 7 == 0 {
+                c.barrier().unwrap();
+            }
+        }
+        total
+    });
+    let expected: u64 = (0..200u64).map(|r| r + 7).sum();
+    assert!(got.iter().all(|&t| t == expected));
+}
+
+#[test]
+fn agree_names_the_lowest_failing_rank() {
+    let got = run8(|c| {
+        let mine: Result<u32, Error> = if c.rank() == 3 || c.rank() == 6 {
+            Err(Error::task(c.rank(), format!("disk {} on fire", c.rank())))
+        } else {
+            Ok(7)
+        };
+        agree(c, mine)
+    });
+    for r in got {
+        assert_eq!(
+            r,
+            Err(Error::Task(TaskError {
+                rank: 3,
+                message: "disk 3 on fire".into()
+            }))
+        );
+    }
+}
+
+#[test]
+fn agree_passes_values_through_when_all_succeed() {
+    let got = run8(|c| agree(c, Ok::<usize, Error>(c.rank() * 2)));
+    for (rank, r) in got.into_iter().enumerate() {
+        assert_eq!(r, Ok(rank * 2));
+    }
+}
+
+#[test]
+fn usage_errors_stay_usage_errors() {
+    let got = run8(|c| {
+        let mine: Result<(), Error> = if c.rank() == 1 {
+            Err(Error::usage("-N 9: only 8 tasks"))
+        } else {
+            Ok(())
+        };
+        agree(c, mine)
+    });
+    for r in got {
+        assert_eq!(r.unwrap_err().exit_code(), 2);
+    }
+}
+
+#[test]
+fn a_task_that_dies_does_not_hang_the_others() {
+    let outcomes = local::run(Topology::single_node(4), |c| {
+        if c.rank() == 2 {
+            panic!("task 2 breaks");
+        }
+        c.barrier()
+    });
+    assert!(outcomes[2].as_ref().unwrap_err().contains("task 2 breaks"));
+    for (rank, o) in outcomes.iter().enumerate() {
+        if rank != 2 {
+            assert_eq!(o.as_ref().unwrap(), &Err(CommError::PeerGone));
+        }
+    }
+}
+
+#[test]
+fn broadcast_value_and_gather_f64() {
+    let got = run8(|c| {
+        let v = broadcast_value(c, 0, &format!("seed-{}", c.rank())).unwrap();
+        let g = gather_f64(c, 0, &[c.rank() as f64, 0.5]).unwrap();
+        (v, g)
+    });
+    assert!(got.iter().all(|(v, _)| v == "seed-0"));
+    assert_eq!(got[0].1[7], vec![7.0, 0.5]);
+}
+
+#[test]
+fn clock_is_shared_and_monotonic() {
+    let got = run8(|c| {
+        let before = c.wtime();
+        c.barrier().unwrap();
+        let mut after = [c.wtime()];
+        c.all_reduce_f64(&mut after, ReduceOp::Min).unwrap();
+        (before, after[0])
+    });
+    let latest_before = got.iter().map(|g| g.0).fold(0.0, f64::max);
+    assert!(got.iter().all(|g| g.1 >= latest_before));
+}

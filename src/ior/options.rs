@@ -99,6 +99,7 @@ fn not_built(s: Setting<'_>, why: &str) -> Result<(), String> {
 const NEEDS_MPIIO: &str = "needs the MPI-IO backend, which this build does not have yet";
 const STONEWALL_LATER: &str = "stonewalling is not built yet in this version of pario";
 const NOT_SUPPORTED: &str = "is not supported by pario";
+const ARE_NOT_SUPPORTED: &str = "are not supported by pario";
 
 /// The table of every IOR option.
 pub fn grammar() -> Grammar<IorParams> {
@@ -137,6 +138,10 @@ pub fn grammar() -> Grammar<IorParams> {
             p.multi_file = s.flag_bool()?;
             Ok(())
         }),
+        flag('q', &["quitOnError"], "quitOnError -- during file error-checking, abort on error", |p, s| {
+            p.quit_on_error = s.flag_bool()?;
+            Ok(())
+        }),
         flag('r', &["readFile"], "readFile -- read existing file", |p, s| {
             p.read_file = s.flag_bool()?;
             Ok(())
@@ -165,7 +170,7 @@ pub fn grammar() -> Grammar<IorParams> {
             p.single_xfer_attempt = s.flag_bool()?;
             Ok(())
         }),
-        flag('y', &["dualMount"], "dualMount -- use dual mount points for a filesystem", |_, s| not_built(s, &format!("dual mount points {NOT_SUPPORTED}"))),
+        flag('y', &["dualMount"], "dualMount -- use dual mount points for a filesystem", |_, s| not_built(s, &format!("dual mount points {ARE_NOT_SUPPORTED}"))),
         flag('Y', &["fsyncPerWrite"], "fsyncPerWrite -- perform sync operation after every write operation", |p, s| {
             p.fsync_per_write = s.flag_bool()?;
             Ok(())
@@ -179,15 +184,15 @@ pub fn grammar() -> Grammar<IorParams> {
         }),
         flag('H', &["showHints"], "showHints -- show hints", |_, s| not_built(s, &format!("showing hints {NEEDS_MPIIO}"))),
         flag('I', &["individualDataSets"], "individualDataSets -- datasets not shared by all procs [not working]", |_, s| {
-            not_built(s, &format!("individual data sets {NOT_SUPPORTED} (IOR does not implement them either)"))
+            not_built(s, &format!("individual data sets {ARE_NOT_SUPPORTED} (IOR does not implement them either)"))
         }),
         flag('n', &["noFill"], "noFill -- no fill in HDF5 file creation", |_, s| not_built(s, &format!("HDF5 {NOT_SUPPORTED}"))),
         flag('p', &["preallocate"], "preallocate -- preallocate file size", |_, s| not_built(s, &format!("preallocation {NEEDS_MPIIO}"))),
         flag('P', &["useSharedFilePointer"], "useSharedFilePointer -- use shared file pointer [not working]", |_, s| {
-            not_built(s, &format!("shared file pointers {NOT_SUPPORTED}"))
+            not_built(s, &format!("shared file pointers {ARE_NOT_SUPPORTED}"))
         }),
         flag('S', &["useStridedDatatype"], "useStridedDatatype -- put strided access into datatype [not working]", |_, s| {
-            not_built(s, &format!("strided datatypes {NOT_SUPPORTED}"))
+            not_built(s, &format!("strided datatypes {ARE_NOT_SUPPORTED}"))
         }),
         flag('V', &["useFileView"], "useFileView -- use MPI_File_set_view", |_, s| not_built(s, &format!("file views {NEEDS_MPIIO}"))),
         flag('B', &["useO_DIRECT"], "useO_DIRECT -- same as --posix.odirect (IOR 3)", |p, s| {
@@ -206,7 +211,7 @@ pub fn grammar() -> Grammar<IorParams> {
             p.dry_run = s.flag_bool()?;
             Ok(())
         }),
-        long_flag(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU.", |_, s| not_built(s, &format!("GPU buffers are {NOT_SUPPORTED}"))),
+        long_flag(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU.", |_, s| not_built(s, &format!("GPU buffers {ARE_NOT_SUPPORTED}"))),
         // Options with values.
         value('a', &["api"], "POSIX", "API for I/O [POSIX|DUMMY|MMAP]", |p, s| {
             p.api = s.value().trim().to_string();
@@ -362,7 +367,7 @@ pub fn grammar() -> Grammar<IorParams> {
             &[name],
             "",
             "-- file system specific hints (not supported)",
-            |_, _| Err(format!("file system specific hints are {NOT_SUPPORTED}")),
+            |_, _| Err(format!("file system specific hints {ARE_NOT_SUPPORTED}")),
         ));
     }
     for (module, o) in backend::all_module_options() {

@@ -437,6 +437,10 @@ impl<'a> TestRun<'a> {
         if access == Access::Write {
             let prepared = self.prepare_write(rep);
             agree(self.comm, prepared)?;
+            if self.p.random_prefill > 0 {
+                let filled = self.prefill(rep);
+                agree(self.comm, filled)?;
+            }
         }
         let name = access_name(access);
         self.out.note(
@@ -614,9 +618,6 @@ impl<'a> TestRun<'a> {
                 format!("{what} {} at offset {offset}: {e}", path.display()),
             )
         };
-        if access == Access::Write && self.p.random_prefill > 0 {
-            self.prefill(file, pretend, path, pattern)?;
-        }
         let buf = self.buffer.as_mut_slice();
         let flow = match access {
             Access::Write => self.layout.for_each_offset(pretend, |offset| {
@@ -686,9 +687,33 @@ impl<'a> TestRun<'a> {
         }
     }
 
-    /// `--randomPrefill`: writes this task's region sequentially before the
-    /// random writes, so no part of the file stays a hole.
-    fn prefill(
+    /// `--randomPrefill`: before a random write phase, every task writes its
+    /// own region sequentially (untimed, and finished by all tasks before the
+    /// timed random writes start), so no part of the file stays a hole.
+    fn prefill(&mut self, rep: u64) -> Result<()> {
+        if !self.active {
+            return Ok(());
+        }
+        let pretend = self.rank;
+        let path = self.names.path(pretend, rep);
+        let spec = OpenSpec {
+            access: Access::Write,
+            create: true,
+            file_size: self.layout.file_size(),
+            rank: self.rank,
+            sequential: true,
+        };
+        let mut file = self
+            .backend
+            .open(&path, &spec)
+            .map_err(|e| Error::io(self.rank, "cannot open for writing", &path, &e))?;
+        let pattern = Pattern::new(self.p.data_packet_type, self.signature, pretend);
+        self.prefill_region(file.as_mut(), pretend, &path, &pattern)?;
+        file.close()
+            .map_err(|e| Error::io(self.rank, "cannot close", &path, &e))
+    }
+
+    fn prefill_region(
         &mut self,
         file: &mut dyn File,
         pretend: usize,

@@ -101,6 +101,7 @@ impl<T> OptSpec<T> {
     pub fn display_name(&self) -> String {
         match (self.short, self.names.first()) {
             (Some(c), _) => format!("-{c}"),
+            (None, Some(n)) if self.directive_only => format!("-O {n}"),
             (None, Some(n)) => format!("--{n}"),
             (None, None) => "?".into(),
         }
@@ -145,6 +146,9 @@ impl<T: ModuleOptions> Grammar<T> {
         let shown = spec.display_name();
         match &spec.store {
             Store::Field(set) => set(target, how).map_err(|reason| match how {
+                Setting::Value(v) if spec.directive_only => {
+                    UsageError(format!("{shown}={v}: {reason}"))
+                }
                 Setting::Value(v) => UsageError(format!("{shown} {v}: {reason}")),
                 Setting::Repeat => UsageError(format!("{shown}: {reason}")),
             }),

@@ -1,1 +1,352 @@
+use super::*;
+use crate::ior::params::IorParams;
 
+fn args(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+fn one(line: &str) -> IorParams {
+    let mut tests = parse(&args(line))
+        .unwrap_or_else(|e| panic!("{line}: {e}"))
+        .expect("not help");
+    assert_eq!(tests.len(), 1);
+    tests.remove(0)
+}
+
+fn error(line: &str) -> String {
+    match parse(&args(line)) {
+        Err(e) => e.0,
+        Ok(t) => panic!("{line} was accepted: {:?}", t.map(|t| t.len())),
+    }
+}
+
+#[test]
+fn defaults_are_iors() {
+    let p = one("");
+    assert_eq!(p.api, "POSIX");
+    assert_eq!(p.transfer_size, 262144);
+    assert_eq!(p.block_size, 1 << 20);
+    assert_eq!(p.segment_count, 1);
+    assert_eq!(p.repetitions, 1);
+    assert_eq!(p.test_file_name, "testFile");
+    assert!(
+        p.write_file && p.read_file,
+        "no phase given: write and read"
+    );
+    assert_eq!(p.num_tasks, None);
+    assert_eq!(p.task_per_node_offset, 1);
+    assert_eq!(p.random_offset_seed, -1);
+}
+
+#[test]
+fn every_flag_sets_its_field() {
+    let p = one("-C -e -E -F -g -k -K -m -r -R -G 5 -u -v -v -w -W -x -Y -z -q");
+    assert!(p.reorder_tasks && p.fsync && p.use_existing_test_file && p.file_per_proc);
+    assert!(p.intra_test_barriers && p.keep_file && p.keep_file_with_error && p.multi_file);
+    assert!(p.read_file && p.check_read && p.unique_dir && p.write_file && p.check_write);
+    assert!(p.single_xfer_attempt && p.fsync_per_write && p.quit_on_error);
+    assert_eq!(p.verbose, 2);
+    assert_eq!(p.random_offset, 1);
+    assert_eq!(p.time_stamp_signature, Some(5));
+    let grouped = one("-wrkeFC");
+    assert!(
+        grouped.write_file
+            && grouped.read_file
+            && grouped.keep_file
+            && grouped.fsync
+            && grouped.file_per_proc
+            && grouped.reorder_tasks
+    );
+}
+
+#[test]
+fn only_the_phases_given_run() {
+    let p = one("-w");
+    assert!(p.write_file && !p.read_file);
+    let p = one("-r");
+    assert!(!p.write_file && p.read_file);
+    let p = one("-r -R -G 7");
+    assert!(p.reads() && !p.write_file);
+}
+
+#[test]
+fn every_value_option() {
+    let p = one("-a DUMMY -A 42 -b 16m -d 0 -G -3 -i 3 -l o -N 4 -o /tmp/f -Q 2 -s 16 -t 1m -T 5 -X 9 --randomPrefill=0 --random-offset-seed=11");
+    assert_eq!(p.api, "DUMMY");
+    assert_eq!(p.reference_number, 42);
+    assert_eq!(p.block_size, 16 << 20);
+    assert_eq!(p.time_stamp_signature, Some(-3));
+    assert_eq!(p.repetitions, 3);
+    assert_eq!(p.data_packet_type, crate::pattern::PacketType::Offset);
+    assert_eq!(p.num_tasks, Some(4));
+    assert_eq!(p.test_file_name, "/tmp/f");
+    assert_eq!(p.task_per_node_offset, 2);
+    assert_eq!(p.segment_count, 16);
+    assert_eq!(p.transfer_size, 1 << 20);
+    assert_eq!(p.max_time_duration, 5);
+    assert_eq!(p.reorder_tasks_random_seed, 9);
+    assert_eq!(p.random_offset_seed, 11);
+    assert_eq!(one("-N -1").num_tasks, None);
+    assert_eq!(
+        one("--dataPacketType=random").data_packet_type,
+        crate::pattern::PacketType::Random
+    );
+    assert_eq!(
+        one("-l incompressible").data_packet_type,
+        crate::pattern::PacketType::Incompressible
+    );
+}
+
+#[test]
+fn attached_and_equals_values() {
+    let p = one("-b16m -t=1m -s=4 -i2");
+    assert_eq!(
+        (
+            p.block_size,
+            p.transfer_size,
+            p.segment_count,
+            p.repetitions
+        ),
+        (16 << 20, 1 << 20, 4, 2)
+    );
+    let p = one("-t 47008 -b 47008 -s 1k");
+    assert_eq!(
+        (p.transfer_size, p.block_size, p.segment_count),
+        (47008, 47008, 1024)
+    );
+}
+
+#[test]
+fn repeated_flags_count() {
+    assert_eq!(one("-z -z").random_offset, 2);
+    assert_eq!(one("-zz").random_offset, 2);
+    assert_eq!(one("-vvv").verbose, 3);
+}
+
+#[test]
+fn directives_by_long_name() {
+    let p = one("-O blockSize=8m,transferSize=2m,filePerProc=1,FSYNC=1 -O segmentcount=3");
+    assert_eq!(
+        (p.block_size, p.transfer_size, p.segment_count),
+        (8 << 20, 2 << 20, 3)
+    );
+    assert!(p.file_per_proc && p.fsync);
+    let p = one("-O summaryFormat=JSON,summaryFile=/tmp/s.json");
+    assert_eq!(p.summary_format, SummaryFormat::Json);
+    assert_eq!(p.summary_file.as_deref(), Some("/tmp/s.json"));
+    assert_eq!(
+        one("-O summaryFormat=csv").summary_format,
+        SummaryFormat::Csv
+    );
+    assert_eq!(one("-O numTasks=3").num_tasks, Some(3));
+    assert!(one("-O keepFile=1").keep_file);
+    assert!(!one("-k -O keepFile=0").keep_file);
+    assert_eq!(one("-O verbose=3").verbose, 3);
+    assert!(one("-O reorderTasksConstant=1").reorder_tasks);
+}
+
+#[test]
+fn module_options() {
+    let p = one("--posix.odirect -t 4k -b 4m");
+    assert!(p.module_flag("posix.odirect"));
+    assert!(one("-O useO_DIRECT=1 -t 4k -b 4m").module_flag("posix.odirect"));
+    assert!(one("-B -t 4k -b 4m").module_flag("posix.odirect"));
+    let p = one("-a DUMMY --dummy.delay-xfer=10 --dummy.delay-only-rank0");
+    assert_eq!(p.module_options["dummy.delay-xfer"], "10");
+    assert!(p.module_flag("dummy.delay-only-rank0"));
+    assert!(one("-a MMAP --mmap.madv_pattern").module_flag("mmap.madv_pattern"));
+}
+
+#[test]
+fn bad_numbers() {
+    assert_eq!(
+        error("-b -5"),
+        "-b -5: '-5' is negative; sizes must be positive"
+    );
+    assert_eq!(
+        error("-t 1x"),
+        "-t 1x: '1x' has an unknown size suffix 'x' (use k, m, g, t, p or e)"
+    );
+    assert_eq!(
+        error("-b abc"),
+        "-b abc: 'abc' is not a size (expected digits with an optional k, m, g, t suffix)"
+    );
+    assert_eq!(error("-s 0"), "-s 0: the segment count must be at least 1");
+    assert_eq!(
+        error("-N 0"),
+        "-N 0: the number of tasks must be at least 1 (or -1 for all)"
+    );
+    assert_eq!(error("-t 0"), "-t 0: the transfer size must be positive");
+    assert_eq!(error("-b 0"), "-b 0: the block size must be positive");
+    assert_eq!(error("-i 0"), "-i 0: must be at least 1");
+    assert_eq!(error("-i two"), "-i two: 'two' is not an integer");
+    assert_eq!(error("-d -1"), "-d -1: '-1' must not be negative");
+    assert_eq!(error("-Q 0"), "-Q 0: must be at least 1");
+    assert_eq!(
+        error("-l x"),
+        "-l x: 'x' is not a packet type (use t|timestamp, o|offset, i|incompressible, r|random)"
+    );
+}
+
+#[test]
+fn bad_combinations() {
+    assert_eq!(
+        error("-t 1m -b 1536k"),
+        "-b 1572864: the block size must be a multiple of the transfer size (1048576)"
+    );
+    assert_eq!(
+        error("-t 4m -b 1m"),
+        "-b 1048576: the block size must not be smaller than the transfer size (4194304)"
+    );
+    assert_eq!(
+        error("-t 1001 -b 1001"),
+        "-t 1001: the transfer size must be a multiple of 8 bytes"
+    );
+    assert_eq!(
+        error("-r -R"),
+        "-R without -w needs -G: the signature the data was written with"
+    );
+    assert_eq!(
+        error("-W -r"),
+        "-W checks data after writing, so it needs -w"
+    );
+    assert_eq!(
+        error("-w -r -R -z -z"),
+        "-R/-W cannot verify -z -z: random offsets may overlap or leave holes"
+    );
+    assert_eq!(
+        error("-F -u -o a@b"),
+        "-u cannot be combined with several file names (-o a@b)"
+    );
+    assert_eq!(error("--posix.odirect -t 1000 -b 8000"), "-t 1000: O_DIRECT needs sizes that are multiples of 4096 bytes (use -t and -b in multiples of 4k)");
+    assert_eq!(error("--posix.odirect -t 512 -b 4096"), "-t 512: O_DIRECT needs sizes that are multiples of 4096 bytes (use -t and -b in multiples of 4k)");
+    assert_eq!(
+        error("-a DUMMY -w -W"),
+        "-R/-W verify data, but the DUMMY backend stores none"
+    );
+    assert_eq!(
+        error("--randomPrefill=4k"),
+        "--randomPrefill only applies to random access (-z)"
+    );
+    assert_eq!(
+        error("-z --randomPrefill=3k -t 1k -b 8k"),
+        "--randomPrefill 3072: must divide the block size (8192) and be a multiple of 8"
+    );
+    assert_eq!(
+        error("-s 1e -b 1e -t 1e"),
+        "-s/-b: the file size overflows 64 bits"
+    );
+}
+
+#[test]
+fn unknown_things() {
+    assert_eq!(error("-q -j"), "-j needs a value");
+    assert_eq!(
+        error("--no-such-thing"),
+        "unknown option '--no-such-thing' (see 'ior -h')"
+    );
+    assert_eq!(error("-L"), "unknown option '-L' (see 'ior -h')");
+    assert_eq!(
+        error("-a FOO"),
+        "-a FOO: unknown API (this build has POSIX, DUMMY, MMAP)"
+    );
+    assert_eq!(
+        error("-a MPIIO"),
+        "-a MPIIO: this API needs MPI: rebuild pario with '--features mpi'"
+    );
+    assert_eq!(
+        error("-a HDF5"),
+        "-a HDF5: this API is not supported by pario"
+    );
+    assert_eq!(
+        error("-O bogus=1"),
+        "unknown directive 'bogus' (see 'ior -h')"
+    );
+    assert_eq!(
+        error("-O summaryFormat=xml"),
+        "-O summaryFormat=xml: unknown summary format (use default, JSON or CSV)"
+    );
+    assert_eq!(
+        error("-f /nonexistent/script.ior")
+            .split(':')
+            .next()
+            .unwrap(),
+        "-f /nonexistent/script.ior"
+    );
+    assert!(error("-f /nonexistent/script.ior").contains("No such file or directory"));
+}
+
+#[test]
+fn features_not_built_are_rejected_not_ignored() {
+    assert_eq!(
+        error("-c"),
+        "-c: collective I/O needs the MPI-IO backend, which this build does not have yet"
+    );
+    assert!(error("-Z").starts_with("-Z: random task reordering is not built yet"));
+    assert!(error("-D 10").starts_with("-D 10: stonewalling is not built yet"));
+    assert!(error("-O stoneWallingWearOut=1").contains("stonewalling is not built yet"));
+    assert!(error("-M 50%").contains("hogging memory is not built yet"));
+    assert!(error("-j 5").contains("outlier warnings are not built yet"));
+    assert!(error("-p").contains("preallocation needs the MPI-IO backend"));
+    assert!(error("-V").contains("file views needs the MPI-IO backend"));
+    assert!(error("-U hints").contains("MPI-IO hints needs the MPI-IO backend"));
+    assert!(error("-H").contains("showing hints needs the MPI-IO backend"));
+    assert!(error("-O lustreStripeCount=4").contains("Lustre striping is not supported by pario"));
+    assert!(error("-J 4k").contains("HDF5 alignment is not supported"));
+    assert!(error("-n").contains("HDF5 is not supported"));
+    assert!(error("-y").contains("dual mount points are not supported"));
+    assert!(error("--allocateBufferOnGPU").contains("GPU buffers are not supported"));
+    // Switched off explicitly, they are harmless.
+    assert!(!one("-O collective=0").collective);
+    assert_eq!(one("-D 0").deadline_for_stonewalling, 0);
+}
+
+#[test]
+fn help_lists_every_short_option() {
+    assert!(parse(&args("-h")).unwrap().is_none());
+    assert!(parse(&args("-w -h -b 4")).unwrap().is_none());
+    let h = help();
+    for c in "cCeEFgkKmrRuvwWxyYzZaAbdDfGijJlMNoOQstTUX".chars() {
+        assert!(h.contains(&format!("\n  -{c}")), "help lacks -{c}");
+    }
+    for module in [
+        "Module POSIX",
+        "Module DUMMY",
+        "Module MMAP",
+        "--posix.odirect",
+        "--dummy.delay-xfer=0",
+        "-O stoneWallingWearOut=1",
+    ] {
+        assert!(h.contains(module), "help lacks {module}");
+    }
+}
+
+#[test]
+fn scripts_take_command_line_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("tests.ior");
+    std::fs::write(&script, "IOR START\n  api=POSIX\n  blockSize=16m\n  transferSize=1m\nRUN\n  filePerProc=1\nRUN\nIOR STOP\n").unwrap();
+    let line = format!("-w -i 2 -f {}", script.display());
+    let tests = parse(&args(&line)).unwrap().unwrap();
+    assert_eq!(tests.len(), 2);
+    assert!(tests
+        .iter()
+        .all(|t| t.write_file && !t.read_file && t.repetitions == 2 && t.block_size == 16 << 20));
+    assert!(!tests[0].file_per_proc && tests[1].file_per_proc);
+}
+
+#[test]
+fn script_errors_name_the_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bad.ior");
+    std::fs::write(
+        &script,
+        "IOR START\nRUN\ntransferSize=3m\nblockSize=4m\nRUN\nIOR STOP\n",
+    )
+    .unwrap();
+    let e = error(&format!("-f {}", script.display()));
+    assert_eq!(
+        e,
+        "test 1: -b 4194304: the block size must be a multiple of the transfer size (3145728)"
+    );
+}

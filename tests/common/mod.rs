@@ -1,0 +1,138 @@
+//! Helpers for end-to-end tests: run a pario binary, parse its output.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+pub struct Run {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn ok(&self) -> &Self {
+        assert_eq!(
+            self.status, 0,
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+fn finish(out: Output) -> Run {
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `ior` with `tasks` local tasks in `dir`.
+pub fn ior(dir: &Path, tasks: usize, args: &[&str]) -> Run {
+    ior_env(dir, tasks, args, &[])
+}
+
+pub fn ior_env(dir: &Path, tasks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string());
+    for var in [
+        "IOR_FAKE_NODES",
+        "IOR_FAKE_TASK_PER_NODES",
+        "PARIO_FAKE_PLACEMENT",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    finish(cmd.output().expect("run ior"))
+}
+
+pub fn pario(dir: &Path, args: &[&str]) -> Run {
+    finish(
+        Command::new(env!("CARGO_BIN_EXE_pario"))
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("run pario"),
+    )
+}
+
+/// A Results table row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub access: String,
+    pub bw: f64,
+    pub iops: f64,
+    pub latency: f64,
+    pub block_kib: f64,
+    pub xfer_kib: f64,
+    pub open: f64,
+    pub wr_rd: f64,
+    pub close: f64,
+    pub total: f64,
+    pub iter: u64,
+}
+
+/// The rows of every Results table, parsed the way IOR parsers do: lines
+/// starting with `write` or `read` up to the summary.
+pub fn rows(stdout: &str) -> Vec<Row> {
+    let table = stdout.split("Summary of all tests:").next().unwrap();
+    table
+        .lines()
+        .filter(|l| l.starts_with("write ") || l.starts_with("read "))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 11, "row {l:?}");
+            let n = |i: usize| {
+                f[i].parse::<f64>()
+                    .unwrap_or_else(|_| panic!("cell {i} of {l:?}"))
+            };
+            Row {
+                access: f[0].into(),
+                bw: n(1),
+                iops: n(2),
+                latency: n(3),
+                block_kib: n(4),
+                xfer_kib: n(5),
+                open: n(6),
+                wr_rd: n(7),
+                close: n(8),
+                total: n(9),
+                iter: f[10].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// The rows of "Summary of all tests", as whitespace-separated fields.
+pub fn summary(stdout: &str) -> Vec<Vec<String>> {
+    let Some(after) = stdout.split("Summary of all tests:\n").nth(1) else {
+        return Vec::new();
+    };
+    after
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("Finished"))
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+/// The 64-bit little-endian word at byte `offset` of a file's contents.
+pub fn word(data: &[u8], offset: usize) -> u64 {
+    u64::from_le_bytes(data[offset..offset + 8].try_into().unwrap())
+}
+
+/// Names of the entries in a directory, sorted.
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
