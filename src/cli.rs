@@ -36,8 +36,18 @@ pub fn local_topology(size: usize) -> Result<Topology, UsageError> {
         .unwrap_or_else(|| Topology::single_node(size)))
 }
 
+/// Runs `body` on every task of the engine this process was started under and
+/// returns rank 0's outcome. Without MPI the local engine runs `local_tasks`
+/// threads. Every tool goes through here, so an engine is added in one place.
+pub fn run_tasks<F>(local_tasks: usize, body: F) -> Result<(), Error>
+where
+    F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
+{
+    run_local(local_tasks, body)
+}
+
 /// Runs `body` on every task of the local engine and returns rank 0's outcome.
-pub fn run_local<F>(size: usize, body: F) -> Result<(), Error>
+fn run_local<F>(size: usize, body: F) -> Result<(), Error>
 where
     F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
 {
@@ -81,7 +91,7 @@ pub fn ior_main(program: &str, args: Vec<String>) -> ExitCode {
     };
     let wanted = tests.iter().filter_map(|t| t.num_tasks).max();
     let size = env_tasks.unwrap_or(1).max(wanted.unwrap_or(1));
-    match run_local(size, |comm| ior::runner::run(comm, &tests, &command_line)) {
+    match run_tasks(size, |comm| ior::runner::run(comm, &tests, &command_line)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => report_failure(tool, &e),
     }
