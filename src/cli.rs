@@ -1,73 +1,18 @@
-//! Command entry points: parse, pick the task engine, run, map the outcome to
+//! Command entry points: parse, run on the task engine, map the outcome to
 //! an exit status (0 ok, 1 runtime failure, 2 bad options, 3 wrong data).
 
 use std::process::ExitCode;
 
-use crate::comm::{self, Comm, Topology};
+use crate::engine;
 use crate::error::Error;
 use crate::ior;
-use crate::options::UsageError;
 
-/// Environment variable that sets the number of local tasks for every tool.
-pub const TASKS_VAR: &str = "PARIO_TASKS";
-
+/// Prints a failure once (rank 0 under MPI) and returns its exit status.
 fn report_failure(tool: &str, error: &Error) -> ExitCode {
-    eprintln!("{tool}: error: {error}");
+    if engine::is_printer() {
+        eprintln!("{tool}: error: {error}");
+    }
     ExitCode::from(error.exit_code())
-}
-
-/// `PARIO_TASKS`, if set.
-pub fn tasks_from_env() -> Result<Option<usize>, UsageError> {
-    match std::env::var(TASKS_VAR) {
-        Err(_) => Ok(None),
-        Ok(v) => match v.trim().parse::<usize>() {
-            Ok(n) if n >= 1 => Ok(Some(n)),
-            _ => Err(UsageError(format!(
-                "{TASKS_VAR}={v}: expected a number of tasks, at least 1"
-            ))),
-        },
-    }
-}
-
-/// The topology of the local engine: all tasks on this node unless faked.
-pub fn local_topology(size: usize) -> Result<Topology, UsageError> {
-    Ok(Topology::fake_from_env(size)
-        .map_err(UsageError)?
-        .unwrap_or_else(|| Topology::single_node(size)))
-}
-
-/// Runs `body` on every task of the engine this process was started under and
-/// returns rank 0's outcome. Without MPI the local engine runs `local_tasks`
-/// threads. Every tool goes through here, so an engine is added in one place.
-pub fn run_tasks<F>(local_tasks: usize, body: F) -> Result<(), Error>
-where
-    F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
-{
-    run_local(local_tasks, body)
-}
-
-/// Runs `body` on every task of the local engine and returns rank 0's outcome.
-fn run_local<F>(size: usize, body: F) -> Result<(), Error>
-where
-    F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
-{
-    let topology = local_topology(size)?;
-    let outcomes = comm::local::run(topology, body);
-    let mut first_panic = None;
-    let mut rank0 = None;
-    for (rank, outcome) in outcomes.into_iter().enumerate() {
-        match outcome {
-            Ok(result) if rank == 0 => rank0 = Some(result),
-            Ok(_) => {}
-            Err(panic) => {
-                first_panic.get_or_insert(panic);
-            }
-        }
-    }
-    if let Some(panic) = first_panic {
-        return Err(Error::Comm(panic));
-    }
-    rank0.unwrap_or_else(|| Err(Error::Comm("no task ran".into())))
 }
 
 /// `ior [options]`.
@@ -76,7 +21,9 @@ pub fn ior_main(program: &str, args: Vec<String>) -> ExitCode {
     let tests = match ior::options::parse(&args) {
         Ok(Some(tests)) => tests,
         Ok(None) => {
-            print!("{}", ior::options::help());
+            if engine::is_printer() {
+                print!("{}", ior::options::help());
+            }
             return ExitCode::SUCCESS;
         }
         Err(e) => return report_failure(tool, &Error::Usage(e)),
@@ -85,13 +32,15 @@ pub fn ior_main(program: &str, args: Vec<String>) -> ExitCode {
         .chain(args.iter().cloned())
         .collect::<Vec<_>>()
         .join(" ");
-    let env_tasks = match tasks_from_env() {
+    let env_tasks = match engine::tasks_from_env() {
         Ok(n) => n,
         Err(e) => return report_failure(tool, &Error::Usage(e)),
     };
     let wanted = tests.iter().filter_map(|t| t.num_tasks).max();
-    let size = env_tasks.unwrap_or(1).max(wanted.unwrap_or(1));
-    match run_tasks(size, |comm| ior::runner::run(comm, &tests, &command_line)) {
+    let local_tasks = env_tasks.unwrap_or(1).max(wanted.unwrap_or(1));
+    match engine::run_tasks(local_tasks, |comm| {
+        ior::runner::run(comm, &tests, &command_line)
+    }) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => report_failure(tool, &e),
     }

@@ -1,0 +1,72 @@
+//! Choosing and starting the task engine.
+//!
+//! Every tool hands its per-task body to [`run_tasks`]; this is the one place
+//! that knows which engines exist. Without MPI, tasks are threads of this
+//! process ([`crate::comm::local`]).
+
+use crate::comm::{self, Comm, Topology};
+use crate::error::Error;
+use crate::options::UsageError;
+
+/// Environment variable that sets the number of local tasks for every tool.
+pub const TASKS_VAR: &str = "PARIO_TASKS";
+
+/// `PARIO_TASKS`, if set.
+pub fn tasks_from_env() -> Result<Option<usize>, UsageError> {
+    match std::env::var(TASKS_VAR) {
+        Err(_) => Ok(None),
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(UsageError(format!(
+                "{TASKS_VAR}={v}: expected a number of tasks, at least 1"
+            ))),
+        },
+    }
+}
+
+/// The topology of the local engine: all tasks on this node unless faked.
+pub fn local_topology(size: usize) -> Result<Topology, UsageError> {
+    Ok(Topology::fake_from_env(size)
+        .map_err(UsageError)?
+        .unwrap_or_else(|| Topology::single_node(size)))
+}
+
+/// Whether this process prints messages meant to appear once (rank 0 of the
+/// job; always true for the local engine, which is one process).
+pub fn is_printer() -> bool {
+    true
+}
+
+/// Runs `body` on every task of the engine this process was started under and
+/// returns this process's outcome (rank 0's for the local engine). Without
+/// MPI the local engine runs `local_tasks` threads.
+pub fn run_tasks<F>(local_tasks: usize, body: F) -> Result<(), Error>
+where
+    F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
+{
+    run_local(local_tasks, body)
+}
+
+/// Runs `body` on every task of the local engine and returns rank 0's outcome.
+fn run_local<F>(size: usize, body: F) -> Result<(), Error>
+where
+    F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
+{
+    let topology = local_topology(size)?;
+    let outcomes = comm::local::run(topology, body);
+    let mut first_panic = None;
+    let mut rank0 = None;
+    for (rank, outcome) in outcomes.into_iter().enumerate() {
+        match outcome {
+            Ok(result) if rank == 0 => rank0 = Some(result),
+            Ok(_) => {}
+            Err(panic) => {
+                first_panic.get_or_insert(panic);
+            }
+        }
+    }
+    if let Some(panic) = first_panic {
+        return Err(Error::Comm(panic));
+    }
+    rank0.unwrap_or_else(|| Err(Error::Comm("no task ran".into())))
+}
