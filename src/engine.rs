@@ -1,8 +1,11 @@
 //! Choosing and starting the task engine.
 //!
 //! Every tool hands its per-task body to [`run_tasks`]; this is the one place
-//! that knows which engines exist. Without MPI, tasks are threads of this
-//! process ([`crate::comm::local`]).
+//! that knows which engines exist. Tasks are threads of this process
+//! ([`crate::comm::local`]) unless pario was built with the `mpi` feature and
+//! either was started by an MPI launcher (`mpirun`, `mpiexec`, `srun`) or is
+//! asked for a single task, in which case it initialises MPI (as a singleton
+//! without a launcher) and runs one task per rank.
 
 use crate::comm::{self, Comm, Topology};
 use crate::error::Error;
@@ -31,10 +34,33 @@ pub fn local_topology(size: usize) -> Result<Topology, UsageError> {
         .unwrap_or_else(|| Topology::single_node(size)))
 }
 
-/// Whether this process prints messages meant to appear once (rank 0 of the
-/// job; always true for the local engine, which is one process).
+/// Environment variables that MPI launchers set for each rank, the rank's
+/// number first (Open MPI, MPICH/Hydra and Intel MPI, PMIx, Slurm).
+const LAUNCHER_RANK_VARS: &[&str] = &[
+    "OMPI_COMM_WORLD_RANK",
+    "PMI_RANK",
+    "PMIX_RANK",
+    "MPI_LOCALRANKID",
+];
+
+/// The rank a launcher gave this process, if any.
+fn launcher_rank() -> Option<usize> {
+    LAUNCHER_RANK_VARS
+        .iter()
+        .find_map(|v| std::env::var(v).ok())
+        .and_then(|r| r.trim().parse().ok())
+}
+
+/// Whether this process prints messages meant to appear once: rank 0 of an
+/// MPI job, or the only process of the local engine. Valid before MPI starts,
+/// so that bad options are reported once.
 pub fn is_printer() -> bool {
-    true
+    launcher_rank().is_none_or(|r| r == 0)
+}
+
+/// Whether this run uses MPI.
+pub fn uses_mpi(local_tasks: usize) -> bool {
+    cfg!(feature = "mpi") && (launcher_rank().is_some() || local_tasks == 1)
 }
 
 /// Runs `body` on every task of the engine this process was started under and
@@ -44,7 +70,28 @@ pub fn run_tasks<F>(local_tasks: usize, body: F) -> Result<(), Error>
 where
     F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
 {
+    #[cfg(feature = "mpi")]
+    if uses_mpi(local_tasks) {
+        return run_mpi(body);
+    }
     run_local(local_tasks, body)
+}
+
+/// Runs `body` once on this MPI rank.
+#[cfg(feature = "mpi")]
+fn run_mpi<F>(body: F) -> Result<(), Error>
+where
+    F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
+{
+    let universe =
+        mpi::initialize().ok_or_else(|| Error::Comm("MPI was initialised twice".into()))?;
+    let outcome = match comm::mpi::MpiComm::new(universe.world()) {
+        Ok(comm) => body(&comm),
+        Err(e) => Err(Error::Usage(UsageError(e))),
+    };
+    // Dropping the universe finalises MPI.
+    drop(universe);
+    outcome
 }
 
 /// Runs `body` on every task of the local engine and returns rank 0's outcome.

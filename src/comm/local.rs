@@ -210,6 +210,11 @@ impl Comm for LocalComm<'_> {
     fn wtime(&self) -> f64 {
         self.shared.epoch.elapsed().as_secs_f64()
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        // Nothing engine-specific to offer.
+        &()
+    }
 }
 
 /// Runs `body` once per task, each on its own thread, and returns each task's

@@ -12,6 +12,8 @@
 //! lowest failing rank.
 
 pub mod local;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod topology;
 
 pub use topology::Topology;
@@ -58,6 +60,9 @@ pub trait Comm {
     fn gather(&self, root: usize, data: &[u8]) -> Result<Vec<Vec<u8>>, CommError>;
     /// Seconds on a clock shared by all tasks (same epoch on every task).
     fn wtime(&self) -> f64;
+    /// The engine itself, for backends bound to one engine (MPI-IO needs the
+    /// MPI communicator).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 impl From<CommError> for Error {

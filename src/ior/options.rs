@@ -179,8 +179,9 @@ pub fn grammar() -> Grammar<IorParams> {
             p.random_offset = s.flag_count(p.random_offset)?;
             Ok(())
         }),
-        flag('Z', &["reorderTasksRandom"], "reorderTasksRandom -- changes task ordering to random ordering for readback", |_, s| {
-            not_built(s, "random task reordering is not built yet in this version of pario (use -C)")
+        flag('Z', &["reorderTasksRandom"], "reorderTasksRandom -- changes task ordering to random ordering for readback (-Z -Z: any random permutation)", |p, s| {
+            p.reorder_tasks_random = s.flag_count(p.reorder_tasks_random)?;
+            Ok(())
         }),
         flag('H', &["showHints"], "showHints -- show hints", |_, s| not_built(s, &format!("showing hints {NEEDS_MPIIO}"))),
         flag('I', &["individualDataSets"], "individualDataSets -- datasets not shared by all procs [not working]", |_, s| {
@@ -458,6 +459,9 @@ pub fn validate(p: &IorParams) -> Result<(), UsageError> {
         .checked_mul(p.block_size)
         .and_then(|v| v.checked_mul(p.num_tasks.unwrap_or(1) as u64))
         .ok_or_else(|| UsageError("-s/-b: the file size overflows 64 bits".into()))?;
+    if p.reorder_tasks && p.reorder_tasks_random > 0 {
+        return err("-C and -Z both reorder tasks: choose one".into());
+    }
     if p.check_read && !p.write_file && p.time_stamp_signature.is_none() {
         return err("-R without -w needs -G: the signature the data was written with".into());
     }

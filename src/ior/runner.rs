@@ -17,7 +17,7 @@ use std::time::Duration;
 use super::files::FileNames;
 use super::layout::Layout;
 use super::params::{IorParams, Ordering};
-use super::reorder;
+use super::reorder::{ReaderMap, Reorder};
 use super::report::{
     machine, now_string, version, FsUsage, OptionsEcho, ParametersEcho, ParioInfo, RunReport,
     SummaryRow, TestReport, VerifyCounts,
@@ -25,7 +25,7 @@ use super::report::{
 use super::results::{access_name, reduce_phase, summarize, TaskTimes};
 use crate::backend::{self, read_fully, write_fully, Access, Backend, File, OpenSpec};
 use crate::buffer::{AlignedBuffer, PAGE};
-use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
+use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
 use crate::error::{Error, Result};
 use crate::output::{sinks_for, IorSink};
 use crate::pattern::Pattern;
@@ -161,8 +161,10 @@ struct TestRun<'a> {
     backend: Box<dyn Backend>,
     layout: Layout,
     names: FileNames,
-    /// `readers[r]` is the task whose data task `r` reads.
-    readers: Vec<usize>,
+    /// The tasks taking part and their nodes.
+    topology: Topology,
+    /// Whose data each task reads.
+    readers: ReaderMap,
     rank: usize,
     active: bool,
     signature: i64,
@@ -215,11 +217,7 @@ impl<'a> TestRun<'a> {
             p.unique_dir,
             p.multi_file,
         );
-        let readers = if p.reorder_tasks {
-            reorder::constant_shift(&topology, p.task_per_node_offset as u64)
-        } else {
-            reorder::identity(tasks)
-        };
+        let readers = ReaderMap::new(&topology, reorder_for(p, 0));
         let active = rank < tasks;
         let path = names.path(0, 0);
         let signature = p.time_stamp_signature.unwrap_or(0);
@@ -270,6 +268,7 @@ impl<'a> TestRun<'a> {
             layout,
             names,
             readers,
+            topology,
             rank,
             active,
             signature,
@@ -303,12 +302,7 @@ impl<'a> TestRun<'a> {
     fn describe(&mut self) {
         let tasks = self.layout.tasks as usize;
         self.out.note(2, &format!("Participating tasks : {tasks}"));
-        if self.p.reorder_tasks {
-            for (reader, writer) in self.readers.iter().enumerate().take(64) {
-                self.out
-                    .note(2, &format!("task {reader} reads the data of task {writer}"));
-            }
-        }
+        self.describe_readers();
         if self.p.random_offset > 0 {
             self.out
                 .note(2, &format!("Random offset seed : {}", self.layout.seed));
@@ -326,6 +320,31 @@ impl<'a> TestRun<'a> {
         }
     }
 
+    /// Which task reads whose data (`-v -v`), and a warning when the
+    /// topology forces reads from the writer's node.
+    fn describe_readers(&mut self) {
+        if !(self.p.reorder_tasks || self.p.reorder_tasks_random > 0) {
+            return;
+        }
+        for (reader, writer) in self.readers.map.iter().enumerate().take(256) {
+            let (rn, wn) = (
+                self.topology.node_of(reader),
+                self.topology.node_of(*writer),
+            );
+            self.out.note(
+                2,
+                &format!("task {reader} (node {rn}) reads the data of task {writer} (node {wn})"),
+            );
+        }
+        let same = self.readers.same_node(&self.topology);
+        if same > 0 && self.topology.num_nodes() > 1 {
+            self.out.note(
+                1,
+                &format!("NOTE: {same} tasks read data written on their own node: the tasks are spread too unevenly over the nodes to avoid it"),
+            );
+        }
+    }
+
     fn repetitions(&mut self) -> Result<()> {
         let start = self.comm.wtime();
         for rep in 0..self.p.repetitions {
@@ -340,6 +359,15 @@ impl<'a> TestRun<'a> {
                     self.out.note(0, &format!("Stopping after {rep} repetitions: the maximum time (-T {} minutes) has passed", self.p.max_time_duration));
                     break;
                 }
+            }
+            if rep > 0
+                && Reorder::varies_by_repetition(
+                    self.p.reorder_tasks_random_seed,
+                    self.p.reorder_tasks_random,
+                )
+            {
+                self.readers = ReaderMap::new(&self.topology, reorder_for(self.p, rep));
+                self.describe_readers();
             }
             self.signature = match self.p.time_stamp_signature {
                 Some(g) => g,
@@ -382,7 +410,8 @@ impl<'a> TestRun<'a> {
     fn pretend(&self, access: Access) -> usize {
         match access {
             Access::Write => self.rank,
-            Access::Read => self.readers.get(self.rank).copied().unwrap_or(self.rank),
+            Access::Read if self.active => self.readers.writer_of(self.rank),
+            Access::Read => self.rank,
         }
     }
 
@@ -850,6 +879,17 @@ impl<'a> TestRun<'a> {
             );
         }
     }
+}
+
+/// The read-back reordering of a test in repetition `rep`.
+fn reorder_for(p: &IorParams, rep: u64) -> Reorder {
+    Reorder::from_params(
+        p.reorder_tasks,
+        p.reorder_tasks_random,
+        p.task_per_node_offset,
+        p.reorder_tasks_random_seed,
+        rep,
+    )
 }
 
 fn open_rank_details(path: &str) -> Result<std::fs::File> {
