@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use crate::engine;
 use crate::error::Error;
 use crate::ior;
+use crate::mdtest;
 
 /// Prints a failure once (rank 0 under MPI) and returns its exit status.
 fn report_failure(tool: &str, error: &Error) -> ExitCode {
@@ -46,14 +47,44 @@ pub fn ior_main(program: &str, args: Vec<String>) -> ExitCode {
     }
 }
 
+/// `mdtest [options]`. Without MPI, `PARIO_TASKS` sets the number of tasks
+/// (mdtest's `-N` is the neighbour stride, not a task count).
+pub fn mdtest_main(program: &str, args: Vec<String>) -> ExitCode {
+    let tool = "mdtest";
+    let params = match mdtest::options::parse(&args) {
+        Ok(Some(params)) => params,
+        Ok(None) => {
+            if engine::is_printer() {
+                print!("{}", mdtest::options::help());
+            }
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => return report_failure(tool, &Error::Usage(e)),
+    };
+    let env_tasks = match engine::tasks_from_env() {
+        Ok(n) => n,
+        Err(e) => return report_failure(tool, &Error::Usage(e)),
+    };
+    let local_tasks = env_tasks.unwrap_or(1);
+    let command_line = mdtest::command_line(program, &args);
+    match engine::run_tasks(local_tasks, |comm| {
+        mdtest::runner::run(comm, &params, &command_line)
+    }) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => mdtest::report_failure(tool, &e),
+    }
+}
+
 const PARIO_HELP: &str = "pario: parallel I/O benchmarks for HPC storage
 
 Usage: pario <tool> [options]
 
 Tools:
   ior       bandwidth and IOPS (drop-in for IOR; 'pario ior -h' lists options)
+  mdtest    metadata rates (drop-in for mdtest; 'pario mdtest -h' lists options)
 
-Tasks run as threads of one process: set PARIO_TASKS=N (or ior's -N).
+Tasks run as threads of one process: set PARIO_TASKS=N (or ior's -N;
+mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).
 ";
 
 /// `pario <tool> ...`.
@@ -62,6 +93,7 @@ pub fn pario_main(argv: Vec<String>) -> ExitCode {
     let _ = args.next();
     match args.next().as_deref() {
         Some("ior") => ior_main("pario ior", args.collect()),
+        Some("mdtest") => mdtest_main("pario mdtest", args.collect()),
         Some("-h" | "--help" | "help") | None => {
             print!("{PARIO_HELP}");
             ExitCode::SUCCESS

@@ -8,6 +8,7 @@ pub mod comm;
 pub mod engine;
 pub mod error;
 pub mod ior;
+pub mod mdtest;
 pub mod options;
 pub mod output;
 pub mod pattern;
