@@ -8,13 +8,7 @@ use crate::error::Error;
 use crate::ior;
 use crate::mdtest;
 
-/// Prints a failure once (rank 0 under MPI) and returns its exit status.
-fn report_failure(tool: &str, error: &Error) -> ExitCode {
-    if engine::is_printer() {
-        eprintln!("{tool}: error: {error}");
-    }
-    ExitCode::from(error.exit_code())
-}
+use engine::report_failure;
 
 /// `ior [options]`.
 pub fn ior_main(program: &str, args: Vec<String>) -> ExitCode {
@@ -39,12 +33,9 @@ pub fn ior_main(program: &str, args: Vec<String>) -> ExitCode {
     };
     let wanted = tests.iter().filter_map(|t| t.num_tasks).max();
     let local_tasks = env_tasks.unwrap_or(1).max(wanted.unwrap_or(1));
-    match engine::run_tasks(local_tasks, |comm| {
+    engine::run_tasks(tool, local_tasks, |comm| {
         ior::runner::run(comm, &tests, &command_line)
-    }) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => report_failure(tool, &e),
-    }
+    })
 }
 
 /// `mdtest [options]`. Without MPI, `PARIO_TASKS` sets the number of tasks
@@ -67,12 +58,9 @@ pub fn mdtest_main(program: &str, args: Vec<String>) -> ExitCode {
     };
     let local_tasks = env_tasks.unwrap_or(1);
     let command_line = mdtest::command_line(program, &args);
-    match engine::run_tasks(local_tasks, |comm| {
+    engine::run_tasks(tool, local_tasks, |comm| {
         mdtest::runner::run(comm, &params, &command_line)
-    }) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => mdtest::report_failure(tool, &e),
-    }
+    })
 }
 
 const PARIO_HELP: &str = "pario: parallel I/O benchmarks for HPC storage

@@ -7,6 +7,8 @@
 //! asked for a single task, in which case it initialises MPI (as a singleton
 //! without a launcher) and runs one task per rank.
 
+use std::process::ExitCode;
+
 use crate::comm::{self, Comm, Topology};
 use crate::error::Error;
 use crate::options::UsageError;
@@ -63,35 +65,53 @@ pub fn uses_mpi(local_tasks: usize) -> bool {
     cfg!(feature = "mpi") && (launcher_rank().is_some() || local_tasks == 1)
 }
 
-/// Runs `body` on every task of the engine this process was started under and
-/// returns this process's outcome (rank 0's for the local engine). Without
-/// MPI the local engine runs `local_tasks` threads.
-pub fn run_tasks<F>(local_tasks: usize, body: F) -> Result<(), Error>
+/// Prints a failure once (rank 0 under MPI) and returns its exit status.
+pub fn report_failure(tool: &str, error: &Error) -> ExitCode {
+    if is_printer() {
+        eprintln!("{tool}: error: {error}");
+    }
+    ExitCode::from(error.exit_code())
+}
+
+/// Runs `body` on every task of the engine this process was started under,
+/// reports a failure once and returns the exit status. Without MPI the local
+/// engine runs `local_tasks` threads.
+pub fn run_tasks<F>(tool: &str, local_tasks: usize, body: F) -> ExitCode
 where
     F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
 {
     #[cfg(feature = "mpi")]
     if uses_mpi(local_tasks) {
-        return run_mpi(body);
+        return run_mpi(tool, body);
     }
-    run_local(local_tasks, body)
+    match run_local(local_tasks, body) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => report_failure(tool, &e),
+    }
 }
 
 /// Runs `body` once on this MPI rank.
 #[cfg(feature = "mpi")]
-fn run_mpi<F>(body: F) -> Result<(), Error>
+fn run_mpi<F>(tool: &str, body: F) -> ExitCode
 where
     F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
 {
-    let universe =
-        mpi::initialize().ok_or_else(|| Error::Comm("MPI was initialised twice".into()))?;
+    let Some(universe) = mpi::initialize() else {
+        return report_failure(tool, &Error::Comm("MPI was initialised twice".into()));
+    };
     let outcome = match comm::mpi::MpiComm::new(universe.world()) {
         Ok(comm) => body(&comm),
         Err(e) => Err(Error::Usage(UsageError(e))),
     };
+    // Report before finalising: once a rank exits non-zero, the launcher may
+    // kill the others, rank 0 included.
+    let status = match &outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => report_failure(tool, e),
+    };
     // Dropping the universe finalises MPI.
     drop(universe);
-    outcome
+    status
 }
 
 /// Runs `body` on every task of the local engine and returns rank 0's outcome.

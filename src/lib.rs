@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod ior;
 pub mod mdtest;
+pub mod memhog;
 pub mod options;
 pub mod output;
 pub mod pattern;

@@ -620,7 +620,9 @@ fn verbose_levels() {
         &["-v", "-v", "-F", "-C", "-t", "4k", "-b", "8k", "-o", "v"],
     );
     assert!(v2.stdout.contains("task 1 file : v.00000001"));
-    assert!(v2.stdout.contains("task 0 (node 0) reads the data of task 0 (node 0)"));
+    assert!(v2
+        .stdout
+        .contains("task 0 (node 0) reads the data of task 0 (node 0)"));
     let v3 = ior(dir.path(), 2, &["-vvv", "-t", "4k", "-b", "8k", "-o", "v"]);
     assert!(v3.stdout.contains("\"transferSize\": 4096"));
 }

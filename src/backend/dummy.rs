@@ -5,7 +5,7 @@ use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use super::{Backend, BackendInfo, File, ModuleOption, OpenSpec, Settings};
+use super::{Backend, BackendInfo, Context, File, ModuleOption, OpenSpec, Settings};
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "DUMMY",
@@ -44,7 +44,7 @@ pub const INFO: BackendInfo = BackendInfo {
     build,
 };
 
-fn build(settings: &Settings<'_>) -> Result<Box<dyn Backend>, String> {
+fn build(settings: &Settings<'_>, _: Option<&Context<'_>>) -> Result<Box<dyn Backend>, String> {
     let usec = |name: &str| settings.number(name).map(Duration::from_micros);
     Ok(Box::new(Dummy {
         delays: Delays {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use memmap2::{Advice, MmapMut, MmapOptions};
 
-use super::{Access, Backend, BackendInfo, File, ModuleOption, OpenSpec, Settings};
+use super::{Access, Backend, BackendInfo, Context, File, ModuleOption, OpenSpec, Settings};
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "MMAP",
@@ -29,7 +29,7 @@ pub const INFO: BackendInfo = BackendInfo {
     build,
 };
 
-fn build(settings: &Settings<'_>) -> Result<Box<dyn Backend>, String> {
+fn build(settings: &Settings<'_>, _: Option<&Context<'_>>) -> Result<Box<dyn Backend>, String> {
     Ok(Box::new(Mmap {
         dont_need: settings.flag("mmap.madv_dont_need")?,
         advise_pattern: settings.flag("mmap.madv_pattern")?,

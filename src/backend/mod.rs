@@ -9,9 +9,14 @@ pub mod dummy;
 pub mod mmap;
 pub mod posix;
 
+#[cfg(feature = "mpi")]
+pub mod mpiio;
+
 use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
+
+use crate::comm::Comm;
 
 /// What a file is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +37,18 @@ pub struct OpenSpec {
     pub rank: usize,
     /// Whether transfers will visit the file in order (for access hints).
     pub sequential: bool,
+    /// For a shared file: the blocks of the task whose data this is, for
+    /// backends that can describe them (MPI-IO file views).
+    pub blocks: Option<BlockView>,
+}
+
+/// Where one task's blocks lie in a shared file: `block` bytes at
+/// `task·block` in every stretch of `tasks·block` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockView {
+    pub block: u64,
+    pub tasks: u64,
+    pub task: u64,
 }
 
 /// An open test file.
@@ -43,6 +60,16 @@ pub trait File: Send {
     /// Makes written data durable (`-e`, `-Y`).
     fn sync(&mut self) -> io::Result<()>;
     fn close(self: Box<Self>) -> io::Result<()>;
+    /// Whether every task must make the same sequence of calls on this file
+    /// (collective MPI-IO). The runner then never stops a task's phase early.
+    fn collective(&self) -> bool {
+        false
+    }
+    /// Takes part in one collective transfer without moving data (a task that
+    /// already failed keeps the others from waiting for it).
+    fn skip(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A storage interface.
@@ -105,16 +132,48 @@ impl Settings<'_> {
     }
 }
 
+/// What a backend may need from the run it serves.
+pub struct Context<'a> {
+    pub comm: &'a dyn Comm,
+    /// Whether this task takes part in the test (`-N`).
+    pub active: bool,
+    /// `-c`: collective transfers.
+    pub collective: bool,
+}
+
+/// A backend's constructor (see [`BackendInfo::build`]).
+pub type BuildFn = fn(&Settings<'_>, Option<&Context<'_>>) -> Result<Box<dyn Backend>, String>;
+
 /// A backend as the registry knows it.
 pub struct BackendInfo {
     pub name: &'static str,
     pub options: &'static [ModuleOption],
-    pub build: fn(&Settings<'_>) -> Result<Box<dyn Backend>, String>,
+    /// Builds the backend. Without a context (option validation) it only
+    /// checks its settings; with one it must be called by every task.
+    pub build: BuildFn,
 }
 
 /// Every backend of this build.
 pub fn registry() -> &'static [BackendInfo] {
-    &[posix::INFO, dummy::INFO, mmap::INFO]
+    &[
+        posix::INFO,
+        dummy::INFO,
+        mmap::INFO,
+        #[cfg(feature = "mpi")]
+        mpiio::INFO,
+    ]
+}
+
+/// The backend a module option belongs to (`posix.odirect` → POSIX).
+pub fn module_of(option: &str) -> Option<&'static str> {
+    registry()
+        .iter()
+        .find(|b| {
+            b.options
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(option))
+        })
+        .map(|b| b.name)
 }
 
 /// IOR APIs this build does not have, with the reason.
@@ -147,11 +206,16 @@ fn unavailable_reason(api: &str) -> Option<&'static str> {
         .map(|(_, why)| *why)
 }
 
-/// Builds the backend `api` with the given module options.
-pub fn build(api: &str, options: &BTreeMap<String, String>) -> Result<Box<dyn Backend>, String> {
+/// Builds the backend `api` with the given module options; see
+/// [`BackendInfo::build`] for the context.
+pub fn build(
+    api: &str,
+    options: &BTreeMap<String, String>,
+    context: Option<&Context<'_>>,
+) -> Result<Box<dyn Backend>, String> {
     let settings = Settings { values: options };
     if let Some(info) = registry().iter().find(|b| b.name.eq_ignore_ascii_case(api)) {
-        return (info.build)(&settings).map_err(|e| format!("-a {}: {e}", info.name));
+        return (info.build)(&settings, context).map_err(|e| format!("-a {}: {e}", info.name));
     }
     let names: Vec<&str> = registry().iter().map(|b| b.name).collect();
     match unavailable_reason(api) {

@@ -6,7 +6,7 @@ use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::{Access, Backend, BackendInfo, File, ModuleOption, OpenSpec, Settings};
+use super::{Access, Backend, BackendInfo, Context, File, ModuleOption, OpenSpec, Settings};
 
 /// Alignment demanded under O_DIRECT: the page size, which satisfies every
 /// common device's logical block size.
@@ -23,7 +23,7 @@ pub const INFO: BackendInfo = BackendInfo {
     build,
 };
 
-fn build(settings: &Settings<'_>) -> Result<Box<dyn Backend>, String> {
+fn build(settings: &Settings<'_>, _: Option<&Context<'_>>) -> Result<Box<dyn Backend>, String> {
     Ok(Box::new(Posix {
         direct: settings.flag("posix.odirect")?,
     }))

@@ -49,7 +49,7 @@ impl Topology {
         let node_of = counts
             .iter()
             .enumerate()
-            .flat_map(|(n, &c)| std::iter::repeat(n).take(c))
+            .flat_map(|(n, &c)| std::iter::repeat_n(n, c))
             .collect();
         Topology::from_node_of(node_of)
     }

@@ -2,6 +2,7 @@
 //! scripts, and the checks that reject bad combinations before any I/O.
 
 use crate::backend;
+use crate::memhog::{self, NodeMemory};
 use crate::options::{ArgKind, Grammar, OptSpec, Setting, Store, UsageError};
 use crate::pattern::PacketType;
 use crate::units::{human_bytes, parse_int, parse_size};
@@ -81,6 +82,16 @@ fn positive(v: &str) -> Result<u64, String> {
     }
 }
 
+/// IOR 3's short flags for what IOR 4 made module options.
+fn module_flag(p: &mut IorParams, key: &str, s: Setting<'_>) -> Result<(), String> {
+    if s.flag_bool()? {
+        p.module_options.insert(key.to_string(), "1".into());
+    } else {
+        p.module_options.remove(key);
+    }
+    Ok(())
+}
+
 /// Rejects a feature this build lacks when it is switched on.
 fn not_built(s: Setting<'_>, why: &str) -> Result<(), String> {
     match s {
@@ -96,7 +107,6 @@ fn not_built(s: Setting<'_>, why: &str) -> Result<(), String> {
     }
 }
 
-const NEEDS_MPIIO: &str = "needs the MPI-IO backend, which this build does not have yet";
 const STONEWALL_LATER: &str = "stonewalling is not built yet in this version of pario";
 const NOT_SUPPORTED: &str = "is not supported by pario";
 const ARE_NOT_SUPPORTED: &str = "are not supported by pario";
@@ -105,7 +115,10 @@ const ARE_NOT_SUPPORTED: &str = "are not supported by pario";
 pub fn grammar() -> Grammar<IorParams> {
     let mut specs = vec![
         // Flags, in IOR's help order.
-        flag('c', &["collective"], "collective -- collective I/O", |_, s| not_built(s, &format!("collective I/O {NEEDS_MPIIO}"))),
+        flag('c', &["collective"], "collective -- collective I/O (-a MPIIO)", |p, s| {
+            p.collective = s.flag_bool()?;
+            Ok(())
+        }),
         flag('C', &["reorderTasks", "reorderTasksConstant"], "reorderTasks -- changes task ordering for readback (useful to avoid client cache)", |p, s| {
             p.reorder_tasks = s.flag_bool()?;
             Ok(())
@@ -183,19 +196,19 @@ pub fn grammar() -> Grammar<IorParams> {
             p.reorder_tasks_random = s.flag_count(p.reorder_tasks_random)?;
             Ok(())
         }),
-        flag('H', &["showHints"], "showHints -- show hints", |_, s| not_built(s, &format!("showing hints {NEEDS_MPIIO}"))),
+        flag('H', &["showHints"], "showHints -- show hints (same as --mpiio.showHints)", |p, s| module_flag(p, "mpiio.showHints", s)),
         flag('I', &["individualDataSets"], "individualDataSets -- datasets not shared by all procs [not working]", |_, s| {
             not_built(s, &format!("individual data sets {ARE_NOT_SUPPORTED} (IOR does not implement them either)"))
         }),
         flag('n', &["noFill"], "noFill -- no fill in HDF5 file creation", |_, s| not_built(s, &format!("HDF5 {NOT_SUPPORTED}"))),
-        flag('p', &["preallocate"], "preallocate -- preallocate file size", |_, s| not_built(s, &format!("preallocation {NEEDS_MPIIO}"))),
+        flag('p', &["preallocate"], "preallocate -- preallocate file size (same as --mpiio.preallocate)", |p, s| module_flag(p, "mpiio.preallocate", s)),
         flag('P', &["useSharedFilePointer"], "useSharedFilePointer -- use shared file pointer [not working]", |_, s| {
             not_built(s, &format!("shared file pointers {ARE_NOT_SUPPORTED}"))
         }),
         flag('S', &["useStridedDatatype"], "useStridedDatatype -- put strided access into datatype [not working]", |_, s| {
             not_built(s, &format!("strided datatypes {ARE_NOT_SUPPORTED}"))
         }),
-        flag('V', &["useFileView"], "useFileView -- use MPI_File_set_view", |_, s| not_built(s, &format!("file views {NEEDS_MPIIO}"))),
+        flag('V', &["useFileView"], "useFileView -- use MPI_File_set_view (same as --mpiio.useFileView)", |p, s| module_flag(p, "mpiio.useFileView", s)),
         flag('B', &["useO_DIRECT"], "useO_DIRECT -- same as --posix.odirect (IOR 3)", |p, s| {
             if s.flag_bool()? {
                 p.module_options.insert("posix.odirect".into(), "1".into());
@@ -276,8 +289,10 @@ pub fn grammar() -> Grammar<IorParams> {
             p.data_packet_type = PacketType::parse(s.value())?;
             Ok(())
         }),
-        value('M', &["memoryPerNode"], "STRING", "memoryPerNode -- hog memory on the node  (e.g.: 2g, 75%)", |_, _| {
-            Err("hogging memory is not built yet in this version of pario".into())
+        value('M', &["memoryPerNode"], "STRING", "memoryPerNode -- hog memory on the node  (e.g.: 2g, 75%)", |p, s| {
+            p.memory_per_node = Some(NodeMemory::parse(s.value())?);
+            p.memory_per_task = None;
+            Ok(())
         }),
         value('N', &["numTasks"], "-1", "numTasks -- number of tasks that are participating in the test (overrides MPI)", |p, s| {
             let n = parse_int(s.value())?;
@@ -312,7 +327,10 @@ pub fn grammar() -> Grammar<IorParams> {
             p.max_time_duration = non_negative(s.value())?;
             Ok(())
         }),
-        value('U', &["hintsFileName"], "STRING", "hintsFileName -- full name for hints file", |_, _| Err(format!("MPI-IO hints {NEEDS_MPIIO}"))),
+        value('U', &["hintsFileName"], "STRING", "hintsFileName -- full name for hints file (same as --mpiio.hintsFileName)", |p, s| {
+            p.module_options.insert("mpiio.hintsFileName".into(), s.value().to_string());
+            Ok(())
+        }),
         value('X', &["reorderTasksRandomSeed"], "0", "reorderTasksRandomSeed -- random seed for -Z option", |p, s| {
             p.reorder_tasks_random_seed = parse_int(s.value())?;
             Ok(())
@@ -342,7 +360,11 @@ pub fn grammar() -> Grammar<IorParams> {
             p.save_rank_details_csv = Some(s.value().to_string());
             Ok(())
         }),
-        directive(&["memoryPerTask"], "0", "-- hog this much memory on each task", |_, _| Err("hogging memory is not built yet in this version of pario".into())),
+        directive(&["memoryPerTask"], "0", "-- hog this much memory on each task (e.g.: 512m)", |p, s| {
+            p.memory_per_task = Some(parse_size(s.value())?);
+            p.memory_per_node = None;
+            Ok(())
+        }),
         directive(&["platform"], "STRING", "-- a label for the platform, shown in the JSON parameters", |p, s| {
             p.platform = s.value().to_string();
             Ok(())
@@ -459,6 +481,17 @@ pub fn validate(p: &IorParams) -> Result<(), UsageError> {
         .checked_mul(p.block_size)
         .and_then(|v| v.checked_mul(p.num_tasks.unwrap_or(1) as u64))
         .ok_or_else(|| UsageError("-s/-b: the file size overflows 64 bits".into()))?;
+    if let Some(NodeMemory::Bytes(bytes)) = p.memory_per_node {
+        if let Ok(total) = memhog::node_total() {
+            if bytes > total {
+                return err(format!(
+                    "-M {}: more than this node's memory ({})",
+                    human_bytes(bytes),
+                    human_bytes(total)
+                ));
+            }
+        }
+    }
     if p.reorder_tasks && p.reorder_tasks_random > 0 {
         return err("-C and -Z both reorder tasks: choose one".into());
     }
@@ -488,7 +521,28 @@ pub fn validate(p: &IorParams) -> Result<(), UsageError> {
             ));
         }
     }
-    let backend = backend::build(&p.api, &p.module_options).map_err(UsageError)?;
+    let backend = backend::build(&p.api, &p.module_options, None).map_err(UsageError)?;
+    for name in p.module_options.keys() {
+        match backend::module_of(name) {
+            Some(owner) if owner.eq_ignore_ascii_case(backend.name()) => {}
+            Some(owner) => {
+                return err(format!(
+                    "--{name} applies to -a {owner}, not -a {}",
+                    backend.name()
+                ));
+            }
+            None => {
+                let owner = name.split('.').next().unwrap_or(name).to_uppercase();
+                return err(format!("--{name} needs -a {owner}, which this build does not have (rebuild with '--features mpi')"));
+            }
+        }
+    }
+    if p.collective && !backend.name().eq_ignore_ascii_case("MPIIO") {
+        return err(format!(
+            "-c: collective I/O needs -a MPIIO, not -a {}",
+            backend.name()
+        ));
+    }
     if let Some(align) = backend.alignment() {
         for (flag, size) in [
             ("-t", p.transfer_size),

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::memhog::NodeMemory;
 use crate::options::ModuleOptions;
 use crate::pattern::PacketType;
 
@@ -58,7 +59,9 @@ pub struct IorParams {
     pub keep_file_with_error: bool,
     pub data_packet_type: PacketType,
     pub multi_file: bool,
-    pub memory_per_node: Option<String>,
+    /// `-M`: memory to hog on each node, split over its tasks.
+    pub memory_per_node: Option<NodeMemory>,
+    /// `-O memoryPerTask=`: memory to hog on each task.
     pub memory_per_task: Option<u64>,
     /// `-N`: tasks taking part; `None` means every task.
     pub num_tasks: Option<usize>,

@@ -118,6 +118,10 @@ pub struct OptionsEcho {
     pub tasks: usize,
     #[serde(rename = "clients per node")]
     pub clients_per_node: usize,
+    #[serde(rename = "memoryPerTask", skip_serializing_if = "Option::is_none")]
+    pub memory_per_task: Option<String>,
+    #[serde(rename = "memoryPerNode", skip_serializing_if = "Option::is_none")]
+    pub memory_per_node: Option<String>,
     #[serde(rename = "memoryBuffer")]
     pub memory_buffer: String,
     #[serde(rename = "dataAccess")]
@@ -178,6 +182,8 @@ impl OptionsEcho {
             nodes,
             tasks,
             clients_per_node,
+            memory_per_task: None,
+            memory_per_node: None,
             memory_buffer: "CPU".into(),
             data_access: "CPU".into(),
             gpu_direct: 0,
@@ -210,6 +216,14 @@ impl OptionsEcho {
             ("nodes", self.nodes.to_string()),
             ("tasks", self.tasks.to_string()),
             ("clients per node", self.clients_per_node.to_string()),
+        ]);
+        if let Some(m) = &self.memory_per_task {
+            l.push(("memoryPerTask", m.clone()));
+        }
+        if let Some(m) = &self.memory_per_node {
+            l.push(("memoryPerNode", m.clone()));
+        }
+        l.extend([
             ("memoryBuffer", self.memory_buffer.clone()),
             ("dataAccess", self.data_access.clone()),
             ("GPUDirect", self.gpu_direct.to_string()),
@@ -239,6 +253,8 @@ pub struct ParametersEcho {
     pub dry_run: u32,
     pub nodes: usize,
     pub tasks_per_node: usize,
+    pub memory_per_task: u64,
+    pub memory_per_node: u64,
     pub repetitions: u64,
     pub multi_file: u32,
     pub inter_test_delay: u64,
@@ -296,6 +312,8 @@ impl ParametersEcho {
             dry_run: b(p.dry_run),
             nodes,
             tasks_per_node,
+            memory_per_task: 0,
+            memory_per_node: 0,
             repetitions: p.repetitions,
             multi_file: b(p.multi_file),
             inter_test_delay: p.inter_test_delay,

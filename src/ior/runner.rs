@@ -23,10 +23,11 @@ use super::report::{
     SummaryRow, TestReport, VerifyCounts,
 };
 use super::results::{access_name, reduce_phase, summarize, TaskTimes};
-use crate::backend::{self, read_fully, write_fully, Access, Backend, File, OpenSpec};
+use crate::backend::{self, read_fully, write_fully, Access, Backend, BlockView, File, OpenSpec};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
 use crate::error::{Error, Result};
+use crate::memhog::{self, MemoryHog};
 use crate::output::{sinks_for, IorSink};
 use crate::pattern::Pattern;
 
@@ -174,6 +175,8 @@ struct TestRun<'a> {
     created_dirs: Vec<PathBuf>,
     report: TestReport,
     rank_details: Option<std::fs::File>,
+    /// Memory held away from the page cache for the test (`-M`).
+    _hog: MemoryHog,
 }
 
 impl<'a> TestRun<'a> {
@@ -191,10 +194,16 @@ impl<'a> TestRun<'a> {
                 comm.size()
             )));
         }
+        let active = rank < tasks;
         let backend = if p.dry_run {
             Box::new(backend::dummy::Dummy::new(Default::default()))
         } else {
-            backend::build(&p.api, &p.module_options).map_err(Error::usage)?
+            let context = backend::Context {
+                comm,
+                active,
+                collective: p.collective,
+            };
+            backend::build(&p.api, &p.module_options, Some(&context)).map_err(Error::usage)?
         };
         let topology = comm.topology().first(tasks);
         let seed = if p.random_offset_seed >= 0 {
@@ -218,10 +227,9 @@ impl<'a> TestRun<'a> {
             p.multi_file,
         );
         let readers = ReaderMap::new(&topology, reorder_for(p, 0));
-        let active = rank < tasks;
         let path = names.path(0, 0);
         let signature = p.time_stamp_signature.unwrap_or(0);
-        let report = TestReport {
+        let mut report = TestReport {
             test_id: id,
             start_time: now_string(),
             path: path.display().to_string(),
@@ -259,6 +267,13 @@ impl<'a> TestRun<'a> {
         }
         .transpose();
         let rank_details = agree(comm, rank_details)?;
+        let (hog, per_task, per_node) = agree(comm, hog_memory(p, &topology, rank, active))?;
+        report.options.memory_per_task =
+            (per_task > 0).then(|| crate::units::human_bytes(per_task));
+        report.options.memory_per_node =
+            (per_node > 0).then(|| crate::units::human_bytes(per_node));
+        report.parameters.memory_per_task = per_task;
+        report.parameters.memory_per_node = per_node;
         let buffer = AlignedBuffer::new(if active { p.transfer_size as usize } else { 0 }, PAGE);
         let run = TestRun {
             comm,
@@ -277,6 +292,7 @@ impl<'a> TestRun<'a> {
             created_dirs: Vec::new(),
             report,
             rank_details,
+            _hog: hog,
         };
         Ok(run)
     }
@@ -543,6 +559,15 @@ impl<'a> TestRun<'a> {
         Ok(())
     }
 
+    /// Where `task`'s blocks lie, when they share a file with other tasks'.
+    fn block_view(&self, task: usize) -> Option<BlockView> {
+        (!self.p.file_per_proc).then_some(BlockView {
+            block: self.layout.block,
+            tasks: self.layout.tasks,
+            task: task as u64,
+        })
+    }
+
     /// With `-g`, a barrier that also carries failures; otherwise nothing.
     fn sync_point<T>(&self, outcome: Result<T>) -> Result<T> {
         if self.p.intra_test_barriers {
@@ -575,6 +600,7 @@ impl<'a> TestRun<'a> {
             file_size: self.layout.file_size(),
             rank: self.rank,
             sequential: self.layout.ordering == Ordering::Sequential,
+            blocks: self.block_view(pretend),
         };
         t.open_start = self.comm.wtime();
         let opened = if self.active {
@@ -634,9 +660,14 @@ impl<'a> TestRun<'a> {
         verify: bool,
     ) -> Result<Moved> {
         let rank = self.rank;
-        let single = self.p.single_xfer_attempt;
+        // Collective transfers: every task must make the same calls, so a
+        // task that fails keeps taking part (with empty transfers) until the
+        // phase ends, and partial transfers are not retried one-sidedly.
+        let collective = file.collective();
+        let mut deferred: Option<Error> = None;
+        let single = self.p.single_xfer_attempt || collective;
         let sync_each = self.p.fsync_per_write;
-        let quit = self.p.quit_on_error;
+        let quit = self.p.quit_on_error && !collective;
         let list_mismatches = self.p.verbose >= 3;
         let trace = self.p.verbose >= 5;
         let size = self.p.transfer_size;
@@ -650,6 +681,10 @@ impl<'a> TestRun<'a> {
         let buf = self.buffer.as_mut_slice();
         let flow = match access {
             Access::Write => self.layout.for_each_offset(pretend, |offset| {
+                if deferred.is_some() {
+                    let _ = file.skip();
+                    return ControlFlow::Continue(());
+                }
                 if trace {
                     println!(
                         "task {rank}: write {size} bytes at offset {offset} of {}",
@@ -658,11 +693,19 @@ impl<'a> TestRun<'a> {
                 }
                 pattern.stamp(buf, offset);
                 if let Err(e) = write_fully(file, buf, offset, single) {
-                    return ControlFlow::Break(failed("cannot write", offset, e));
+                    return stop_or_defer(
+                        collective,
+                        &mut deferred,
+                        failed("cannot write", offset, e),
+                    );
                 }
                 if sync_each {
                     if let Err(e) = file.sync() {
-                        return ControlFlow::Break(failed("cannot fsync", offset, e));
+                        return stop_or_defer(
+                            collective,
+                            &mut deferred,
+                            failed("cannot fsync", offset, e),
+                        );
                     }
                 }
                 moved.bytes += size;
@@ -672,11 +715,15 @@ impl<'a> TestRun<'a> {
             Access::Read => {
                 let mut listed = 0;
                 self.layout.for_each_offset(pretend, |offset| {
+                    if deferred.is_some() {
+                        let _ = file.skip();
+                        return ControlFlow::Continue(());
+                    }
                     if trace {
                         println!("task {rank}: read {size} bytes at offset {offset} of {}", path.display());
                     }
                     if let Err(e) = read_fully(file, buf, offset, single) {
-                        return ControlFlow::Break(failed("cannot read", offset, e));
+                        return stop_or_defer(collective, &mut deferred, failed("cannot read", offset, e));
                     }
                     moved.bytes += size;
                     moved.transfers += 1;
@@ -707,6 +754,9 @@ impl<'a> TestRun<'a> {
                 })
             }
         };
+        if let Some(e) = deferred {
+            return Err(e);
+        }
         match flow {
             ControlFlow::Continue(()) => Ok(moved),
             // -q: this task stops at its first error; the phase still ends
@@ -731,6 +781,7 @@ impl<'a> TestRun<'a> {
             file_size: self.layout.file_size(),
             rank: self.rank,
             sequential: true,
+            blocks: self.block_view(pretend),
         };
         let mut file = self
             .backend
@@ -879,6 +930,48 @@ impl<'a> TestRun<'a> {
             );
         }
     }
+}
+
+/// After a failed transfer: stop now, or, in collective mode, remember the
+/// error and keep taking part until the phase ends.
+fn stop_or_defer(
+    collective: bool,
+    deferred: &mut Option<Error>,
+    error: Error,
+) -> ControlFlow<Error> {
+    if collective {
+        deferred.get_or_insert(error);
+        ControlFlow::Continue(())
+    } else {
+        ControlFlow::Break(error)
+    }
+}
+
+/// Takes this task's share of `-M`/`memoryPerTask`; returns the hog and the
+/// per-task and per-node amounts (as rank 0 sees them, for the header).
+fn hog_memory(
+    p: &IorParams,
+    topology: &Topology,
+    rank: usize,
+    active: bool,
+) -> Result<(MemoryHog, u64, u64)> {
+    let (per_task, per_node) = match (p.memory_per_task, p.memory_per_node) {
+        (Some(t), _) => (t, 0),
+        (None, Some(node)) => {
+            let total = memhog::node_total().map_err(|e| Error::task(rank, e))?;
+            let per_node = node.bytes(total);
+            let node_of_rank = if active { topology.node_of(rank) } else { 0 };
+            let here = topology.ranks_on(node_of_rank).len().max(1) as u64;
+            (per_node / here, per_node)
+        }
+        (None, None) => return Ok((MemoryHog::default(), 0, 0)),
+    };
+    let hog = if active {
+        MemoryHog::take(per_task).map_err(|e| Error::task(rank, e))?
+    } else {
+        MemoryHog::default()
+    };
+    Ok((hog, per_task, per_node))
 }
 
 /// The read-back reordering of a test in repetition `rep`.

@@ -280,17 +280,26 @@ fn unknown_things() {
 fn features_not_built_are_rejected_not_ignored() {
     assert_eq!(
         error("-c"),
-        "-c: collective I/O needs the MPI-IO backend, which this build does not have yet"
+        "-c: collective I/O needs -a MPIIO, not -a POSIX"
     );
     assert_eq!(error("-C -Z"), "-C and -Z both reorder tasks: choose one");
     assert!(error("-D 10").starts_with("-D 10: stonewalling is not built yet"));
     assert!(error("-O stoneWallingWearOut=1").contains("stonewalling is not built yet"));
-    assert!(error("-M 50%").contains("hogging memory is not built yet"));
     assert!(error("-j 5").contains("outlier warnings are not built yet"));
-    assert!(error("-p").contains("preallocation needs the MPI-IO backend"));
-    assert!(error("-V").contains("file views needs the MPI-IO backend"));
-    assert!(error("-U hints").contains("MPI-IO hints needs the MPI-IO backend"));
-    assert!(error("-H").contains("showing hints needs the MPI-IO backend"));
+    for (flag, module) in [
+        ("-p", "mpiio.preallocate"),
+        ("-V", "mpiio.useFileView"),
+        ("-U hints", "mpiio.hintsFileName"),
+        ("-H", "mpiio.showHints"),
+    ] {
+        let e = error(flag);
+        assert!(e.starts_with(&format!("--{module} ")), "{flag}: {e}");
+        assert!(e.contains("-a MPIIO"), "{flag}: {e}");
+    }
+    assert_eq!(
+        error("-a MMAP --posix.odirect -t 4k -b 4k"),
+        "--posix.odirect applies to -a POSIX, not -a MMAP"
+    );
     assert!(error("-O lustreStripeCount=4").contains("Lustre striping is not supported by pario"));
     assert!(error("-J 4k").contains("HDF5 alignment is not supported"));
     assert!(error("-n").contains("HDF5 is not supported"));
@@ -299,6 +308,35 @@ fn features_not_built_are_rejected_not_ignored() {
     // Switched off explicitly, they are harmless.
     assert!(!one("-O collective=0").collective);
     assert_eq!(one("-D 0").deadline_for_stonewalling, 0);
+}
+
+#[test]
+fn memory_hog_options() {
+    assert_eq!(
+        one("-M 50%").memory_per_node,
+        Some(crate::memhog::NodeMemory::Percent(50))
+    );
+    assert_eq!(
+        one("-M 1m -O memoryPerTask=2m").memory_per_task,
+        Some(2 << 20)
+    );
+    assert_eq!(one("-M 1m -O memoryPerTask=2m").memory_per_node, None);
+    assert!(error("-M 101%").contains("between 0 and 100"));
+    assert!(error("-M 1e").contains("more than this node's memory"));
+}
+
+#[test]
+fn reordering_options() {
+    let p = one("-Z -Q 2 -X -5");
+    assert_eq!(
+        (
+            p.reorder_tasks_random,
+            p.task_per_node_offset,
+            p.reorder_tasks_random_seed
+        ),
+        (1, 2, -5)
+    );
+    assert_eq!(one("-Z -Z").reorder_tasks_random, 2);
 }
 
 #[test]

@@ -1,0 +1,114 @@
+//! Memory hogging (`-M`/`memoryPerNode`, `memoryPerTask`): memory taken away
+//! from the page cache before a test, so reads cannot be served from it.
+//!
+//! The memory is allocated and every page touched before the test starts,
+//! and held until the test ends.
+
+use serde::Serialize;
+
+/// How much memory to hog on each node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum NodeMemory {
+    Bytes(u64),
+    /// A percentage of the node's physical memory.
+    Percent(u32),
+}
+
+impl NodeMemory {
+    /// Parses `2g` or `75%`.
+    pub fn parse(text: &str) -> Result<NodeMemory, String> {
+        let t = text.trim();
+        match t.strip_suffix('%') {
+            Some(p) => {
+                let pct: u32 = p
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("'{text}' is not a percentage"))?;
+                if pct > 100 {
+                    return Err(format!("'{text}': a percentage must be between 0 and 100"));
+                }
+                Ok(NodeMemory::Percent(pct))
+            }
+            None => crate::units::parse_size(t).map(NodeMemory::Bytes),
+        }
+    }
+
+    /// Bytes per node, given the node's physical memory.
+    pub fn bytes(self, node_total: u64) -> u64 {
+        match self {
+            NodeMemory::Bytes(b) => b,
+            NodeMemory::Percent(p) => node_total / 100 * p as u64,
+        }
+    }
+}
+
+/// The node's physical memory (`MemTotal` in `/proc/meminfo`).
+pub fn node_total() -> Result<u64, String> {
+    let text = std::fs::read_to_string("/proc/meminfo")
+        .map_err(|e| format!("cannot read /proc/meminfo: {e}"))?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+        .ok_or_else(|| "no MemTotal in /proc/meminfo".to_string())
+}
+
+/// Memory held for the duration of a test.
+#[derive(Debug, Default)]
+pub struct MemoryHog {
+    held: Vec<u8>,
+}
+
+impl MemoryHog {
+    /// Allocates `bytes` and touches every page so that it is resident.
+    pub fn take(bytes: u64) -> Result<MemoryHog, String> {
+        let len = usize::try_from(bytes).map_err(|_| format!("cannot hold {bytes} bytes"))?;
+        let mut held = Vec::new();
+        held.try_reserve_exact(len).map_err(|e| {
+            format!(
+                "cannot allocate {} to hog: {e}",
+                crate::units::human_bytes(bytes)
+            )
+        })?;
+        held.resize(len, 0);
+        let page = rustix::param::page_size();
+        for i in (0..len).step_by(page) {
+            held[i] = 1;
+        }
+        std::hint::black_box(&mut held);
+        Ok(MemoryHog { held })
+    }
+
+    pub fn len(&self) -> usize {
+        self.held.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sizes_and_percentages() {
+        assert_eq!(NodeMemory::parse("2g"), Ok(NodeMemory::Bytes(2 << 30)));
+        assert_eq!(NodeMemory::parse("75%"), Ok(NodeMemory::Percent(75)));
+        assert!(NodeMemory::parse("101%")
+            .unwrap_err()
+            .contains("between 0 and 100"));
+        assert!(NodeMemory::parse("x%")
+            .unwrap_err()
+            .contains("not a percentage"));
+        assert_eq!(NodeMemory::Percent(50).bytes(1000), 500);
+    }
+
+    #[test]
+    fn hogs_and_touches() {
+        let hog = MemoryHog::take(1 << 20).unwrap();
+        assert_eq!(hog.len(), 1 << 20);
+        assert!(node_total().unwrap() > 0);
+    }
+}
