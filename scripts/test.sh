@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use; installed only when missing and when we can.
-packages=()
+# Debian packages the tests use (Open MPI and libclang for the `mpi` feature);
+# installed only when missing and when we can.
+packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -21,6 +22,12 @@ if ((${#missing[@]})); then
     fi
 fi
 
+# Open MPI refuses to run as root unless told; --oversubscribe is in the tests.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
+cargo clippy --all-targets --all-features -- -D warnings
+# Without MPI (threads), then with MPI: the same tests plus real mpirun runs.
 cargo test --all-targets
+cargo test --all-targets --features mpi

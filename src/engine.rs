@@ -66,11 +66,41 @@ pub fn uses_mpi(local_tasks: usize) -> bool {
 }
 
 /// Prints a failure once (rank 0 under MPI) and returns its exit status.
+///
+/// Under an MPI launcher this happens inside MPI: rank 0 prints, every rank
+/// waits at a barrier, and only rank 0 exits non-zero. Otherwise a rank that
+/// exits first with an error can make the launcher kill rank 0 before its
+/// message is out, and the job's status would be whichever rank died first.
 pub fn report_failure(tool: &str, error: &Error) -> ExitCode {
+    #[cfg(feature = "mpi")]
+    if launcher_rank().is_some() && !mpi::environment::is_initialized() {
+        if let Some(universe) = mpi::initialize() {
+            let status = report_in_mpi(tool, error, &universe.world());
+            drop(universe);
+            return status;
+        }
+    }
     if is_printer() {
         eprintln!("{tool}: error: {error}");
     }
     ExitCode::from(error.exit_code())
+}
+
+/// Rank 0 prints and exits with the error's status; the others exit 0 once
+/// it has printed.
+#[cfg(feature = "mpi")]
+fn report_in_mpi(tool: &str, error: &Error, world: &mpi::topology::SimpleCommunicator) -> ExitCode {
+    use mpi::traits::*;
+    let root = world.rank() == 0;
+    if root {
+        eprintln!("{tool}: error: {error}");
+    }
+    world.barrier();
+    if root {
+        ExitCode::from(error.exit_code())
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// Runs `body` on every task of the engine this process was started under,
@@ -100,14 +130,28 @@ where
         return report_failure(tool, &Error::Comm("MPI was initialised twice".into()));
     };
     let outcome = match comm::mpi::MpiComm::new(universe.world()) {
-        Ok(comm) => body(&comm),
+        Ok(comm) => {
+            // A panicking rank cannot take part in collectives any more:
+            // abort the whole job rather than leave the others waiting.
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&comm))) {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    use mpi::traits::Communicator;
+                    eprintln!(
+                        "{tool}: error: task {} failed unexpectedly; aborting the job",
+                        comm.rank()
+                    );
+                    comm.world().abort(1)
+                }
+            }
+        }
         Err(e) => Err(Error::Usage(UsageError(e))),
     };
     // Report before finalising: once a rank exits non-zero, the launcher may
     // kill the others, rank 0 included.
     let status = match &outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => report_failure(tool, e),
+        Err(e) => report_in_mpi(tool, e, &universe.world()),
     };
     // Dropping the universe finalises MPI.
     drop(universe);

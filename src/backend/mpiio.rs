@@ -171,8 +171,10 @@ fn c_string(text: &str) -> io::Result<CString> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a name"))
 }
 
+/// The path as MPI wants it: absolute, since Open MPI's OMPIO cannot find
+/// the file system of a bare relative name.
 fn path_string(path: &Path) -> io::Result<CString> {
-    c_string(&path.to_string_lossy())
+    c_string(&std::path::absolute(path)?.to_string_lossy())
 }
 
 /// An `MPI_Info` holding the hints; freed on drop.

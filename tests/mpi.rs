@@ -1,0 +1,378 @@
+//! Real `mpirun` runs of `ior` (built with `--features mpi`).
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{entries, rows, summary, word, Run};
+use tempfile::tempdir;
+
+/// Runs `mpirun -n ranks ior args...` in `dir` with `env` forwarded to the
+/// ranks (Open MPI as root needs the two variables, and `--oversubscribe` on
+/// a 2-core machine).
+fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--oversubscribe", "-n", &ranks.to_string()])
+        .current_dir(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env_remove("PARIO_TASKS");
+    for var in [
+        "IOR_FAKE_NODES",
+        "IOR_FAKE_TASK_PER_NODES",
+        "PARIO_FAKE_PLACEMENT",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v).args(["-x", k]);
+    }
+    cmd.arg(env!("CARGO_BIN_EXE_ior")).args(args);
+    let out = cmd.output().expect("run mpirun");
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn header(stdout: &str, key: &str) -> String {
+    let prefix = format!("{key:<20}: ");
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {key} in\n{stdout}"))
+        .to_string()
+}
+
+#[test]
+fn seed_command_lines_on_1_2_and_4_ranks() {
+    for ranks in [1, 2, 4] {
+        let dir = tempdir().unwrap();
+        // `mpirun -n 64 ior -t 1m -b 16m -s 16 -F -C -e`, scaled down.
+        let run = mpirun(
+            dir.path(),
+            ranks,
+            &[
+                "-t", "64k", "-b", "256k", "-s", "4", "-F", "-C", "-e", "-o", "seed",
+            ],
+            &[],
+        );
+        run.ok();
+        assert_eq!(header(&run.stdout, "tasks"), ranks.to_string());
+        assert_eq!(rows(&run.stdout).len(), 2);
+        assert!(entries(dir.path()).is_empty(), "files removed");
+    }
+}
+
+#[test]
+fn qiita_command_lines_with_and_without_f() {
+    // `ior -a POSIX -F -w -r -e -t 1m -b 32g -i 3 -d 1 -C`, scaled down.
+    for fpp in [true, false] {
+        let dir = tempdir().unwrap();
+        let mut args = vec![
+            "-a", "POSIX", "-w", "-r", "-e", "-t", "64k", "-b", "512k", "-i", "3", "-d", "0", "-C",
+            "-o", "q",
+        ];
+        if fpp {
+            args.push("-F");
+        }
+        let run = mpirun(dir.path(), 2, &args, &[]);
+        run.ok();
+        let rows = rows(&run.stdout);
+        assert_eq!(rows.len(), 6);
+        assert_eq!(
+            rows.iter().map(|r| r.iter).collect::<Vec<_>>(),
+            [0, 0, 1, 1, 2, 2]
+        );
+        let summary = summary(&run.stdout);
+        assert_eq!(summary.len(), 2);
+        assert_eq!(summary[0][16], if fpp { "1" } else { "0" });
+    }
+    // -d 1 really waits between phases (kept to one repetition).
+    let dir = tempdir().unwrap();
+    mpirun(
+        dir.path(),
+        2,
+        &["-F", "-d", "1", "-t", "64k", "-b", "64k", "-o", "d"],
+        &[],
+    )
+    .ok();
+}
+
+#[test]
+fn shared_file_contents_under_mpi() {
+    let dir = tempdir().unwrap();
+    mpirun(
+        dir.path(),
+        4,
+        &[
+            "-w", "-k", "-G", "99", "-t", "8k", "-b", "16k", "-s", "2", "-o", "s",
+        ],
+        &[],
+    )
+    .ok();
+    let data = std::fs::read(dir.path().join("s")).unwrap();
+    assert_eq!(data.len(), 4 * 16384 * 2);
+    for s in 0..2u64 {
+        for t in 0..4u64 {
+            let offset = (s * 4 * 16384 + t * 16384) as usize;
+            assert_eq!(word(&data, offset), (t << 32) | 99);
+        }
+    }
+}
+
+#[test]
+fn mpiio_independent_and_collective() {
+    for extra in [
+        &[][..],
+        &["-c"],
+        &["-F"],
+        &["-c", "-F"],
+        &["-c", "-V", "-p"],
+        &["-c", "-Z", "-X", "3"],
+    ] {
+        let dir = tempdir().unwrap();
+        let mut args = vec![
+            "-a", "MPIIO", "-w", "-r", "-R", "-W", "-t", "16k", "-b", "64k", "-s", "3", "-G", "5",
+            "-k", "-o", "m",
+        ];
+        args.extend_from_slice(extra);
+        let run = mpirun(dir.path(), 4, &args, &[]);
+        run.ok();
+        assert!(!run.stdout.contains("WARNING"), "{extra:?}: {}", run.stdout);
+        assert_eq!(
+            header(&run.stdout, "type"),
+            if extra.contains(&"-c") {
+                "collective"
+            } else {
+                "independent"
+            }
+        );
+        let names = entries(dir.path());
+        let expected_files = if extra.contains(&"-F") { 4 } else { 1 };
+        assert_eq!(names.len(), expected_files, "{names:?}");
+        let data = std::fs::read(dir.path().join(&names[0])).unwrap();
+        assert_eq!(
+            data.len(),
+            if expected_files == 1 {
+                4 * 3 * 65536
+            } else {
+                3 * 65536
+            }
+        );
+        assert_eq!(word(&data, 0), 5, "task 0 wrote the first transfer");
+    }
+}
+
+#[test]
+fn mpiio_hints_from_file_and_environment() {
+    let dir = tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hints"),
+        "IOR_HINT__MPI__romio_cb_write=enable\n",
+    )
+    .unwrap();
+    let run = mpirun(
+        dir.path(),
+        2,
+        &[
+            "-a", "MPIIO", "-c", "-H", "-U", "hints", "-t", "16k", "-b", "16k", "-o", "h",
+        ],
+        &[("IOR_HINT__MPI__romio_cb_read", "enable")],
+    );
+    run.ok();
+    assert!(
+        run.stdout.contains("hints returned from opened file {"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn n_smaller_than_ranks() {
+    let dir = tempdir().unwrap();
+    let run = mpirun(
+        dir.path(),
+        4,
+        &[
+            "-N", "2", "-F", "-w", "-r", "-R", "-k", "-t", "8k", "-b", "16k", "-o", "n",
+        ],
+        &[],
+    );
+    run.ok();
+    assert_eq!(header(&run.stdout, "tasks"), "2");
+    assert_eq!(entries(dir.path()), ["n.00000000", "n.00000001"]);
+    let run = mpirun(
+        dir.path(),
+        4,
+        &[
+            "-N", "2", "-a", "MPIIO", "-c", "-t", "8k", "-b", "16k", "-o", "m",
+        ],
+        &[],
+    );
+    run.ok();
+    let run = mpirun(dir.path(), 2, &["-N", "3", "-o", "x"], &[]);
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr.contains("-N 3: only 2 tasks are running"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_failing_rank_stops_every_rank_with_one_message() {
+    let dir = tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("f.00000002")).unwrap();
+    let run = mpirun(
+        dir.path(),
+        4,
+        &["-F", "-E", "-t", "8k", "-b", "16k", "-o", "f"],
+        &[],
+    );
+    assert_ne!(run.status, 0);
+    let messages: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ior: error:"))
+        .collect();
+    assert_eq!(
+        messages,
+        ["ior: error: task 2: cannot open for writing f.00000002: Is a directory (os error 21)"]
+    );
+    assert_eq!(
+        entries(dir.path()),
+        ["f.00000002"],
+        "the other ranks' files are removed"
+    );
+    // A short read on one rank of four.
+    mpirun(
+        dir.path(),
+        4,
+        &["-w", "-k", "-t", "8k", "-b", "16k", "-o", "short"],
+        &[],
+    )
+    .ok();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("short"))
+        .unwrap()
+        .set_len(40000)
+        .unwrap();
+    let run = mpirun(
+        dir.path(),
+        4,
+        &["-r", "-k", "-t", "8k", "-b", "16k", "-o", "short"],
+        &[],
+    );
+    assert_ne!(run.status, 0);
+    assert!(
+        run.stderr
+            .contains("ior: error: task 2: cannot read short at offset 32768: short read: the file ends at 40000"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_options_are_reported_once_before_any_io() {
+    let dir = tempdir().unwrap();
+    let run = mpirun(dir.path(), 4, &["-b", "-5", "-o", "x"], &[]);
+    assert_eq!(run.status, 2);
+    let messages: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ior: error:"))
+        .collect();
+    assert_eq!(
+        messages,
+        ["ior: error: -b -5: '-5' is negative; sizes must be positive"]
+    );
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn fake_topology_and_reader_map() {
+    let dir = tempdir().unwrap();
+    let env = [("IOR_FAKE_NODES", "2"), ("IOR_FAKE_TASK_PER_NODES", "2")];
+    let run = mpirun(
+        dir.path(),
+        4,
+        &["-v", "-v", "-C", "-F", "-t", "8k", "-b", "8k", "-o", "t"],
+        &env,
+    );
+    run.ok();
+    assert_eq!(header(&run.stdout, "nodes"), "2");
+    assert_eq!(header(&run.stdout, "clients per node"), "2");
+    assert!(
+        run.stdout
+            .contains("task 0 (node 0) reads the data of task 2 (node 1)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .contains("task 3 (node 1) reads the data of task 1 (node 0)"));
+    let run = mpirun(
+        dir.path(),
+        4,
+        &[
+            "-v", "-v", "-Z", "-F", "-w", "-r", "-R", "-t", "8k", "-b", "8k", "-o", "z",
+        ],
+        &env,
+    );
+    run.ok();
+    assert_eq!(run.stdout.matches(" reads the data of task ").count(), 4);
+}
+
+#[test]
+fn memory_hog_is_shown() {
+    let dir = tempdir().unwrap();
+    let run = mpirun(
+        dir.path(),
+        2,
+        &["-M", "1%", "-t", "8k", "-b", "8k", "-o", "m"],
+        &[],
+    );
+    run.ok();
+    assert!(
+        run.stdout.contains("memoryPerNode       : "),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("memoryPerTask       : "));
+}
+
+#[test]
+fn singleton_without_mpirun() {
+    let dir = tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ior"))
+        .args(["-a", "MPIIO", "-c", "-t", "8k", "-b", "8k", "-o", "one"])
+        .current_dir(dir.path())
+        .env_remove("PARIO_TASKS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(header(&stdout, "tasks"), "1");
+}
+
+#[test]
+fn mpiio_needs_the_mpi_engine() {
+    let dir = tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ior"))
+        .args(["-a", "MPIIO", "-t", "8k", "-b", "8k", "-o", "x"])
+        .current_dir(dir.path())
+        .env("PARIO_TASKS", "2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("MPI-IO needs the MPI engine"));
+}
