@@ -5,7 +5,9 @@ use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use super::{Backend, BackendInfo, Context, File, ModuleOption, OpenSpec, Settings};
+use super::{
+    Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec, Settings, Status,
+};
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "DUMMY",
@@ -79,6 +81,17 @@ impl Dummy {
     }
 }
 
+impl Dummy {
+    /// The delays that apply to a task (`--dummy.delay-only-rank0`).
+    fn delays_for(&self, rank: usize) -> Delays {
+        if self.only_rank0 && rank != 0 {
+            Delays::default()
+        } else {
+            self.delays
+        }
+    }
+}
+
 struct DummyFile {
     delays: Delays,
 }
@@ -95,11 +108,7 @@ impl Backend for Dummy {
     }
 
     fn open(&self, _path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
-        let delays = if self.only_rank0 && spec.rank != 0 {
-            Delays::default()
-        } else {
-            self.delays
-        };
+        let delays = self.delays_for(spec.rank);
         if spec.create {
             pause(delays.create);
         }
@@ -128,6 +137,32 @@ impl Backend for Dummy {
 
     fn stores_data(&self) -> bool {
         false
+    }
+
+    fn create(&self, _path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+        let delays = self.delays_for(spec.rank);
+        pause(delays.create);
+        Ok(Box::new(DummyFile { delays }))
+    }
+
+    fn stat(&self, _path: &Path) -> io::Result<Status> {
+        Ok(Status {
+            size: 0,
+            is_dir: false,
+        })
+    }
+
+    fn rename(&self, _from: &Path, _to: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn mknod(&self, _path: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn sync_fs(&self, _path: &Path) -> io::Result<()> {
+        pause(self.delays.sync);
+        Ok(())
     }
 }
 

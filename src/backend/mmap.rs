@@ -8,7 +8,10 @@ use std::path::Path;
 
 use memmap2::{Advice, MmapMut, MmapOptions};
 
-use super::{Access, Backend, BackendInfo, Context, File, ModuleOption, OpenSpec, Settings};
+use super::{
+    posix, Access, Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec,
+    Settings, Status,
+};
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "MMAP",
@@ -115,6 +118,29 @@ impl Backend for Mmap {
 
     fn rmdir(&self, path: &Path) -> io::Result<()> {
         std::fs::remove_dir(path)
+    }
+
+    // Metadata operations are POSIX's: a file created empty cannot be mapped,
+    // so a created file is written through its descriptor.
+
+    fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+        posix::create_file(path, spec, false)
+    }
+
+    fn stat(&self, path: &Path) -> io::Result<Status> {
+        posix::stat_path(path)
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::rename(from, to)
+    }
+
+    fn mknod(&self, path: &Path) -> io::Result<()> {
+        posix::mknod_file(path)
+    }
+
+    fn sync_fs(&self, path: &Path) -> io::Result<()> {
+        posix::sync_file_system(path)
     }
 }
 

@@ -51,6 +51,35 @@ pub struct BlockView {
     pub task: u64,
 }
 
+/// How a metadata benchmark creates a file ([`Backend::create`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CreateSpec {
+    /// Fail with [`io::ErrorKind::AlreadyExists`] when the path exists, so
+    /// that a run never takes over a file it did not create (`O_EXCL`).
+    pub exclusive: bool,
+    /// Open for reading as well, to read back what was just written
+    /// (mdtest `--verify-write`).
+    pub read_back: bool,
+    /// The creating task (for backends that treat ranks differently).
+    pub rank: usize,
+}
+
+/// What [`Backend::stat`] tells about a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status {
+    /// Size in bytes (0 for backends that store nothing).
+    pub size: u64,
+    pub is_dir: bool,
+}
+
+/// The error of a metadata operation a backend does not have.
+pub fn unsupported(backend: &str, operation: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("the {backend} backend cannot {operation}"),
+    )
+}
+
 /// An open test file.
 pub trait File: Send {
     /// Writes at `offset`; may write less than asked (the runner retries).
@@ -87,6 +116,28 @@ pub trait Backend: Send + Sync {
     fn size_of(&self, path: &Path) -> io::Result<Option<u64>>;
     fn mkdir(&self, path: &Path) -> io::Result<()>;
     fn rmdir(&self, path: &Path) -> io::Result<()>;
+    /// Creates a file and opens it for writing from offset 0 (mdtest's create
+    /// phase). Files get mode 0664 less the umask, as mdtest's do.
+    fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>>;
+    /// The status of a path, following symbolic links (mdtest's stat phase).
+    fn stat(&self, path: &Path) -> io::Result<Status>;
+    /// Renames `from` to `to` (mdtest's directory rename phase). Storage
+    /// interfaces without renames keep this default, which reports
+    /// [`io::ErrorKind::Unsupported`].
+    fn rename(&self, _from: &Path, _to: &Path) -> io::Result<()> {
+        Err(unsupported(self.name(), "rename"))
+    }
+    /// Creates an empty regular file with `mknod` instead of open and close
+    /// (mdtest `-k`). Interfaces without it keep this default (`Unsupported`).
+    fn mknod(&self, _path: &Path) -> io::Result<()> {
+        Err(unsupported(self.name(), "create files with mknod"))
+    }
+    /// Flushes everything written to the file system holding `path` to
+    /// stable storage (mdtest `-Y`, inside the phase's time). Interfaces
+    /// without such a call keep this default (`Unsupported`).
+    fn sync_fs(&self, _path: &Path) -> io::Result<()> {
+        Err(unsupported(self.name(), "flush a whole file system"))
+    }
     /// Alignment that buffers, offsets and sizes must respect (O_DIRECT).
     fn alignment(&self) -> Option<u64> {
         None

@@ -22,7 +22,8 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 
 use super::{
-    Access, Backend, BackendInfo, BlockView, Context, File, ModuleOption, OpenSpec, Settings,
+    Access, Backend, BackendInfo, BlockView, Context, CreateSpec, File, ModuleOption, OpenSpec,
+    Settings, Status,
 };
 use crate::comm::mpi::MpiComm;
 
@@ -410,6 +411,52 @@ impl Backend for MpiIo {
 
     fn rmdir(&self, path: &Path) -> io::Result<()> {
         std::fs::remove_dir(path)
+    }
+
+    fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+        // A file of one task, opened on MPI_COMM_SELF like a file per process.
+        let mut mode = ffi::MPI_MODE_CREATE
+            | if spec.read_back {
+                ffi::MPI_MODE_RDWR
+            } else {
+                ffi::MPI_MODE_WRONLY
+            };
+        if spec.exclusive {
+            mode |= ffi::MPI_MODE_EXCL;
+        }
+        let name = path_string(path)?;
+        let info = Info::new(&self.options.hints)?;
+        let mut handle = MaybeUninit::uninit();
+        // SAFETY: MPI_COMM_SELF and `info` are live handles, `name` is
+        // NUL-terminated, MPI writes the new file handle into `handle`.
+        check(
+            unsafe {
+                ffi::MPI_File_open(
+                    ffi::RSMPI_COMM_SELF,
+                    name.as_ptr(),
+                    mode as c_int,
+                    info.0,
+                    handle.as_mut_ptr(),
+                )
+            },
+            "MPI_File_open",
+        )?;
+        Ok(Box::new(MpiFile {
+            // SAFETY: initialised by the successful open.
+            handle: unsafe { handle.assume_init() },
+            access: Access::Write,
+            collective: false,
+            view: None,
+        }))
+    }
+
+    fn stat(&self, path: &Path) -> io::Result<Status> {
+        // MPI-IO has no stat; its files are file system paths.
+        let m = std::fs::metadata(path)?;
+        Ok(Status {
+            size: m.len(),
+            is_dir: m.is_dir(),
+        })
     }
 }
 

@@ -6,7 +6,10 @@ use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::{Access, Backend, BackendInfo, Context, File, ModuleOption, OpenSpec, Settings};
+use super::{
+    Access, Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec, Settings,
+    Status,
+};
 
 /// Alignment demanded under O_DIRECT: the page size, which satisfies every
 /// common device's logical block size.
@@ -41,6 +44,58 @@ impl Posix {
 
 struct PosixFile {
     file: std::fs::File,
+}
+
+/// mdtest's file mode: rw-rw-r-- (less the umask).
+const FILE_MODE: u32 = 0o664;
+
+/// Creates a file for writing (also used by MMAP, whose metadata operations
+/// are POSIX's).
+pub(crate) fn create_file(
+    path: &Path,
+    spec: &CreateSpec,
+    direct: bool,
+) -> io::Result<Box<dyn File>> {
+    let mut options = OpenOptions::new();
+    options.write(true).read(spec.read_back).mode(FILE_MODE);
+    if spec.exclusive {
+        options.create_new(true);
+    } else {
+        options.create(true);
+    }
+    if direct {
+        options.custom_flags(rustix::fs::OFlags::DIRECT.bits() as i32);
+    }
+    let file = options.open(path)?;
+    Ok(Box::new(PosixFile { file }))
+}
+
+/// `stat(2)` of a path.
+pub(crate) fn stat_path(path: &Path) -> io::Result<Status> {
+    let st = rustix::fs::stat(path)?;
+    Ok(Status {
+        size: st.st_size as u64,
+        is_dir: rustix::fs::FileType::from_raw_mode(st.st_mode).is_dir(),
+    })
+}
+
+/// `mknod(2)` of an empty regular file.
+pub(crate) fn mknod_file(path: &Path) -> io::Result<()> {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::RegularFile,
+        rustix::fs::Mode::from_raw_mode(FILE_MODE),
+        0,
+    )?;
+    Ok(())
+}
+
+/// `syncfs(2)` of the file system holding `path` (a directory or file).
+pub(crate) fn sync_file_system(path: &Path) -> io::Result<()> {
+    let handle = std::fs::File::open(path)?;
+    rustix::fs::syncfs(&handle)?;
+    Ok(())
 }
 
 impl Backend for Posix {
@@ -92,6 +147,26 @@ impl Backend for Posix {
 
     fn alignment(&self) -> Option<u64> {
         self.direct.then_some(DIRECT_ALIGNMENT)
+    }
+
+    fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+        create_file(path, spec, self.direct)
+    }
+
+    fn stat(&self, path: &Path) -> io::Result<Status> {
+        stat_path(path)
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::rename(from, to)
+    }
+
+    fn mknod(&self, path: &Path) -> io::Result<()> {
+        mknod_file(path)
+    }
+
+    fn sync_fs(&self, path: &Path) -> io::Result<()> {
+        sync_file_system(path)
     }
 }
 

@@ -1,13 +1,18 @@
-//! `mdtest`: the metadata benchmark (work in progress: entry points only).
+//! `mdtest`: the metadata benchmark.
+//!
+//! [`options`] turns a command line into [`params::MdtestParams`]; [`tree`]
+//! says which directories and items exist and what they are called;
+//! [`runner`] runs the phases on every task against the task engine and a
+//! backend; [`results`] holds mdtest's formulas and [`report`] the model the
+//! output formats (`output::mdtest_text`, `output::mdtest_formats`) are
+//! written from.
 
 pub mod options;
 pub mod params;
+pub mod report;
+pub mod results;
 pub mod runner;
-
-use std::process::ExitCode;
-
-use crate::engine;
-use crate::error::Error;
+pub mod tree;
 
 /// mdtest's "Command line used:" text: the program, then each argument in
 /// single quotes.
@@ -17,12 +22,4 @@ pub fn command_line(program: &str, args: &[String]) -> String {
         line.push_str(&format!(" '{a}'"));
     }
     line
-}
-
-/// Prints a failure once and returns its exit status.
-pub fn report_failure(tool: &str, error: &Error) -> ExitCode {
-    if engine::is_printer() {
-        eprintln!("{tool}: error: {error}");
-    }
-    ExitCode::from(error.exit_code())
 }

@@ -1,16 +1,551 @@
-//! mdtest's options.
+//! mdtest's options: one table for the command line and `-O` directives, and
+//! the checks that reject bad values and combinations before anything is
+//! created.
+
+use crate::backend;
+use crate::ior::params::SummaryFormat;
+use crate::options::{ArgKind, Grammar, OptSpec, Setting, Store, UsageError};
+use crate::pattern::PacketType;
+use crate::units::{parse_int, parse_size};
 
 use super::params::MdtestParams;
-use crate::options::UsageError;
+use super::tree::Layout;
 
-/// Parses a command line; `Ok(None)` means `-h`.
-pub fn parse(_args: &[String]) -> Result<Option<MdtestParams>, UsageError> {
-    Err(UsageError::new(
-        "mdtest is not available yet in this version of pario",
-    ))
+type Set = fn(&mut MdtestParams, Setting<'_>) -> Result<(), String>;
+
+fn spec(
+    short: Option<char>,
+    names: &[&'static str],
+    kind: ArgKind,
+    default: &'static str,
+    help: &'static str,
+    set: Set,
+) -> OptSpec<MdtestParams> {
+    OptSpec {
+        short,
+        names: names.to_vec(),
+        kind,
+        default,
+        help,
+        module: "",
+        directive_only: false,
+        store: Store::Field(set),
+    }
+}
+
+fn flag(
+    short: char,
+    names: &[&'static str],
+    help: &'static str,
+    set: Set,
+) -> OptSpec<MdtestParams> {
+    spec(Some(short), names, ArgKind::Flag, "", help, set)
+}
+
+fn value(
+    short: char,
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Set,
+) -> OptSpec<MdtestParams> {
+    spec(Some(short), names, ArgKind::Value, default, help, set)
+}
+
+fn long_flag(names: &[&'static str], help: &'static str, set: Set) -> OptSpec<MdtestParams> {
+    spec(None, names, ArgKind::Flag, "", help, set)
+}
+
+fn long_value(
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Set,
+) -> OptSpec<MdtestParams> {
+    spec(None, names, ArgKind::Value, default, help, set)
+}
+
+fn non_negative(v: &str) -> Result<u64, String> {
+    let n = parse_int(v)?;
+    u64::try_from(n).map_err(|_| format!("'{v}' must not be negative"))
+}
+
+fn positive(v: &str) -> Result<u64, String> {
+    match non_negative(v)? {
+        0 => Err("must be at least 1".into()),
+        n => Ok(n),
+    }
+}
+
+/// A count that may carry a size suffix, as mdtest reads `-n`, `-I`, `-w`, `-e`.
+fn count(v: &str) -> Result<u64, String> {
+    parse_size(v)
+}
+
+fn text(s: Setting<'_>, what: &str) -> Result<String, String> {
+    let v = s.value().trim();
+    if v.is_empty() {
+        return Err(format!("the {what} is empty"));
+    }
+    Ok(v.to_string())
+}
+
+fn not_supported(s: Setting<'_>, why: &str) -> Result<(), String> {
+    match s {
+        Setting::Value(v) if matches!(v.trim(), "" | "0") => Ok(()),
+        _ => Err(why.to_string()),
+    }
+}
+
+/// The table of every mdtest option, in mdtest's help order.
+pub fn grammar() -> Grammar<MdtestParams> {
+    let mut specs = vec![
+        value('a', &["api"], "POSIX", "API for I/O [POSIX|DUMMY]", |p, s| {
+            p.api = text(s, "API name")?;
+            Ok(())
+        }),
+        value('b', &["branchingFactor"], "1", "branching factor of hierarchical directory structure", |p, s| {
+            p.branch_factor = non_negative(s.value())?;
+            Ok(())
+        }),
+        value('d', &["directory"], "./out", "directory or multiple directories where the test will run [dir|dir1@dir2@dir3...]", |p, s| {
+            let v = s.value();
+            if v.is_empty() {
+                return Err("the directory is empty".into());
+            }
+            let dirs: Vec<String> = v.split('@').map(str::to_string).collect();
+            if let Some(i) = dirs.iter().position(|d| d.is_empty()) {
+                return Err(format!("directory number {} of the '@' list is empty", i + 1));
+            }
+            p.dirs = dirs;
+            Ok(())
+        }),
+        flag('B', &["noBarriers"], "no barriers between phases", |p, s| {
+            p.no_barriers = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('C', &["createOnly"], "only create files/dirs", |p, s| {
+            p.create = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('T', &["statOnly"], "only stat files/dirs", |p, s| {
+            p.stat = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('E', &["readOnly"], "only read files/dir", |p, s| {
+            p.read = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('r', &["removeOnly"], "only remove files or directories left behind by previous runs", |p, s| {
+            p.remove = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('U', &["renameDirs"], "enable rename directory phase", |p, s| {
+            p.rename = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('D', &["dirsOnly"], "perform test on directories only (no files)", |p, s| {
+            p.dirs_only = s.flag_bool()?;
+            Ok(())
+        }),
+        value('e', &["readBytes"], "0", "bytes to read from each file", |p, s| {
+            p.read_bytes = count(s.value())?;
+            Ok(())
+        }),
+        value('f', &["first"], "1", "first number of tasks on which the test will run", |p, s| {
+            p.first = Some(positive(s.value())? as usize);
+            Ok(())
+        }),
+        flag('F', &["filesOnly"], "perform test on files only (no directories)", |p, s| {
+            p.files_only = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('g', &["globalDirLayout"], "global default directory layout for test subdirectories (Lustre; not supported)", |_, s| {
+            not_supported(s, "Lustre directory layouts are not supported by pario (set them with 'lfs setdirstripe')")
+        }),
+        value('G', &["dataSeed"], "time", "Offset for the data in the read/write buffer, if not set, a random value is used", |p, s| {
+            p.data_seed = Some(parse_int(s.value())?);
+            Ok(())
+        }),
+        value('i', &["iterations"], "1", "number of iterations the test will run", |p, s| {
+            p.iterations = positive(s.value())?;
+            Ok(())
+        }),
+        value('I', &["itemsPerDir"], "0", "number of items per directory in tree", |p, s| {
+            p.items_per_dir = count(s.value())?;
+            Ok(())
+        }),
+        flag('k', &["makeNode"], "use mknod to create file", |p, s| {
+            p.make_node = s.flag_bool()?;
+            Ok(())
+        }),
+        value('l', &["last"], "0", "last number of tasks on which the test will run", |p, s| {
+            p.last = Some(positive(s.value())? as usize);
+            Ok(())
+        }),
+        flag('L', &["leafOnly"], "files only at leaf level of tree", |p, s| {
+            p.leaf_only = s.flag_bool()?;
+            Ok(())
+        }),
+        value('n', &["items"], "0", "every process will creat/stat/read/remove # directories and files", |p, s| {
+            p.items = count(s.value())?;
+            Ok(())
+        }),
+        value('N', &["neighborStride"], "0", "stride # between tasks for file/dir operation (local=0; set to 1 to avoid client cache)", |p, s| {
+            p.nstride = non_negative(s.value())? as usize;
+            Ok(())
+        }),
+        value('p', &["preDelay"], "0", "pre-iteration delay (in seconds)", |p, s| {
+            p.pre_delay = non_negative(s.value())?;
+            Ok(())
+        }),
+        flag('P', &["printRateAndTime"], "print rate AND time", |p, s| {
+            p.print_rate_and_time = s.flag_bool()?;
+            Ok(())
+        }),
+        long_flag(&["print-all-procs"], "all processes print an excerpt of their results", |p, s| {
+            p.print_all_procs = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('R', &["randomize"], "random access to files (only for stat)", |p, s| {
+            p.randomize = s.flag_bool()?;
+            Ok(())
+        }),
+        long_value(&["random-seed", "randomSeed"], "0", "random seed for -R", |p, s| {
+            let seed = parse_int(s.value())?;
+            if !(0..=i64::from(i32::MAX)).contains(&seed) {
+                return Err("the seed must be between 0 and 2147483647".into());
+            }
+            p.random_seed = seed;
+            Ok(())
+        }),
+        value('s', &["stride"], "1", "stride between the number of tasks for each test", |p, s| {
+            p.sweep_stride = positive(s.value())? as usize;
+            Ok(())
+        }),
+        flag('S', &["sharedFile"], "shared file access (file only, no directories)", |p, s| {
+            p.shared_file = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('c', &["collectiveCreates"], "collective creates: task 0 does all creates", |p, s| {
+            p.collective_creates = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('t', &["timeUniqueDirOverhead"], "time unique working directory overhead", |p, s| {
+            p.time_unique_dir_overhead = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('u', &["uniqueDir"], "unique working directory for each task", |p, s| {
+            p.unique_dir = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('v', &["verbose"], "verbosity (each instance of option increments by one)", |p, s| {
+            p.verbose = s.flag_count(p.verbose)?;
+            Ok(())
+        }),
+        value('V', &["verbosity"], "0", "verbosity value", |p, s| {
+            p.verbose = u32::try_from(non_negative(s.value())?).map_err(|_| "too large".to_string())?;
+            Ok(())
+        }),
+        value('w', &["writeBytes"], "0", "bytes to write to each file after it is created", |p, s| {
+            p.write_bytes = count(s.value())?;
+            Ok(())
+        }),
+        value('W', &["stonewallTimer"], "0", "number in seconds; stonewall timer, write as many seconds and ensure all processes did the same number of operations (currently only stops during create phase and files)", |p, s| {
+            p.stonewall_seconds = non_negative(s.value())?;
+            Ok(())
+        }),
+        value('x', &["stoneWallingStatusFile"], "STRING", "StoneWallingStatusFile; contains the number of iterations of the creation phase, can be used to split phases across runs", |p, s| {
+            p.stonewall_file = Some(text(s, "stonewall status file name")?);
+            Ok(())
+        }),
+        flag('X', &["verify-read", "verifyRead"], "Verify the data read", |p, s| {
+            p.verify_read = s.flag_bool()?;
+            Ok(())
+        }),
+        long_flag(&["verify-write", "verifyWrite"], "Verify the data after a write by reading it back immediately", |p, s| {
+            p.verify_write = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('y', &["syncFile"], "sync file after writing", |p, s| {
+            p.sync_file = s.flag_bool()?;
+            Ok(())
+        }),
+        flag('Y', &["callSync"], "call the sync command after each phase (included in the timing; note it causes all IO to be flushed from your node)", |p, s| {
+            p.call_sync = s.flag_bool()?;
+            Ok(())
+        }),
+        value('z', &["depth"], "0", "depth of hierarchical directory structure", |p, s| {
+            p.depth = non_negative(s.value())?;
+            Ok(())
+        }),
+        flag('Z', &["printTime"], "print time instead of rate", |p, s| {
+            p.print_time = s.flag_bool()?;
+            Ok(())
+        }),
+        long_value(&["dataPacketType"], "t", "type of packet that will be created [offset|incompressible|timestamp|random|o|i|t|r]", |p, s| {
+            p.data_packet_type = PacketType::parse(s.value())?;
+            Ok(())
+        }),
+        long_value(&["run-cmd-before-phase"], "", "call this external command before each phase (excluded from the timing)", |p, s| {
+            p.run_cmd_before_phase = Some(text(s, "command")?);
+            Ok(())
+        }),
+        long_value(&["run-cmd-after-phase"], "", "call this external command after each phase (included in the timing)", |p, s| {
+            p.run_cmd_after_phase = Some(text(s, "command")?);
+            Ok(())
+        }),
+        long_flag(&["warningAsErrors"], "Any warning should lead to an error.", |p, s| {
+            p.warning_as_errors = s.flag_bool()?;
+            Ok(())
+        }),
+        long_value(&["saveRankPerformanceDetails"], "", "Save the individual rank information into this CSV file.", |p, s| {
+            p.save_rank_details = Some(text(s, "file name")?);
+            Ok(())
+        }),
+        long_value(&["savePerOpDataCSV"], "", "Store the performance of each rank into an individual file prefixed with this option (not supported)", |_, _| {
+            Err("per-operation timing files are not built yet in this version of pario".into())
+        }),
+        long_flag(&["showRankStatistics"], "Include statistics per rank", |p, s| {
+            p.show_rank_statistics = s.flag_bool()?;
+            Ok(())
+        }),
+        long_value(&["allocateBufferOnGPU"], "0", "Allocate I/O buffers on the GPU (not supported)", |_, s| {
+            not_supported(s, "GPU buffers are not supported by pario")
+        }),
+        long_value(&["GPUid"], "-1", "Select the GPU to use (not supported)", |_, _| {
+            Err("GPU buffers are not supported by pario".into())
+        }),
+        long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV [default|JSON|CSV]", |p, s| {
+            p.summary_format = match s.value().trim().to_ascii_lowercase().as_str() {
+                "default" => SummaryFormat::Default,
+                "json" => SummaryFormat::Json,
+                "csv" => SummaryFormat::Csv,
+                _ => return Err("unknown summary format (use default, JSON or CSV)".into()),
+            };
+            Ok(())
+        }),
+        long_value(&["summaryFile"], "", "pario: write the JSON or CSV results to this file (default: stdout, and the text goes away)", |p, s| {
+            p.summary_file = Some(text(s, "summary file name")?);
+            Ok(())
+        }),
+        spec(Some('O'), &["directives"], ArgKind::Directives, "STRING", "pario: options by their long names (e.g. -O summaryFormat=JSON,summaryFile=r.json)", |_, _| Ok(())),
+    ];
+    for (module, o) in backend::all_module_options() {
+        specs.push(OptSpec {
+            short: None,
+            names: vec![o.name],
+            kind: if o.flag {
+                ArgKind::Flag
+            } else {
+                ArgKind::Value
+            },
+            default: o.default,
+            help: o.help,
+            module,
+            directive_only: false,
+            store: Store::Module,
+        });
+    }
+    Grammar {
+        tool: "mdtest",
+        specs,
+    }
+}
+
+/// Parses a whole command line. `Ok(None)` means `-h` was given.
+pub fn parse(args: &[String]) -> Result<Option<MdtestParams>, UsageError> {
+    let command_line = grammar().parse_command_line(args, MdtestParams::default())?;
+    if command_line.help {
+        return Ok(None);
+    }
+    let mut params = command_line.params;
+    params.apply_default_phases();
+    validate(&params)?;
+    Ok(Some(params))
 }
 
 /// The `-h` text.
 pub fn help() -> String {
-    "Synopsis mdtest\n".into()
+    grammar().help_text()
 }
+
+/// The APIs mdtest runs on.
+const MDTEST_APIS: &[&str] = &["POSIX", "DUMMY"];
+
+/// Rejects every value and combination that cannot run, before anything is
+/// created. Checks that need the number of tasks are in [`validate_tasks`].
+pub fn validate(p: &MdtestParams) -> Result<(), UsageError> {
+    let err = |m: String| Err(UsageError(m));
+    let backend = backend::build(&p.api, &p.module_options, None).map_err(UsageError)?;
+    if !MDTEST_APIS.contains(&backend.name()) {
+        return err(format!(
+            "-a {}: mdtest runs on {} only (this API has no metadata operations in pario)",
+            p.api,
+            MDTEST_APIS.join(" or ")
+        ));
+    }
+    if p.stonewall_seconds > 0 && p.branch_factor > 1 {
+        return err(format!(
+            "-W {}: the stonewall timer works only with a branching factor of 1 (-b {})",
+            p.stonewall_seconds, p.branch_factor
+        ));
+    }
+    if p.stonewall_seconds > 0 && p.no_barriers {
+        return err("-W (stonewall) needs barriers, so it cannot be combined with -B".into());
+    }
+    if p.stonewall_seconds > 0 && p.collective_creates {
+        return err("-W (stonewall) cannot be combined with -c (task 0 creates every item)".into());
+    }
+    if p.no_barriers && p.nstride > 0 {
+        return err(format!(
+            "-B cannot be combined with -N {}: without barriers a task could stat or remove items before their creator has made them",
+            p.nstride
+        ));
+    }
+    if p.shared_file && p.collective_creates {
+        return err("-c cannot be combined with -S".into());
+    }
+    if p.dirs.len() > 1 && p.collective_creates {
+        return err("-c cannot be combined with several test directories (-d a@b)".into());
+    }
+    if p.collective_creates && p.no_barriers {
+        return err("-c cannot be combined with -B".into());
+    }
+    if p.unique_dir && p.shared_file {
+        return err("-u cannot be combined with -S".into());
+    }
+    if p.shared_file && p.dirs_only && !p.files_only {
+        return err(
+            "-S (one shared set of files) cannot be combined with -D (directories only)".into(),
+        );
+    }
+    if p.dirs.len() > 1 && p.nstride > 0 {
+        return err(format!(
+            "-N {}: a stride between tasks cannot be combined with several test directories (-d a@b)",
+            p.nstride
+        ));
+    }
+    if p.dirs.len() > 1 && !p.unique_dir {
+        return err(format!(
+            "-d {}: several test directories need -u (each task in its own tree)",
+            p.dirs.join("@")
+        ));
+    }
+    if p.branch_factor < 1 && p.depth > 0 {
+        return err(format!(
+            "-b 0: a tree of depth {} needs a branching factor of at least 1",
+            p.depth
+        ));
+    }
+    if p.items > 0 && p.items_per_dir > 0 {
+        if p.unique_dir {
+            return err("-n and -I cannot both be given with -u: give the number of items (-n) or the number of items per directory (-I)".into());
+        }
+        if p.items % p.items_per_dir != 0 {
+            return err(format!(
+                "-n {}: the number of items must be a multiple of the items per directory (-I {})",
+                p.items, p.items_per_dir
+            ));
+        }
+    }
+    if p.write_bytes > 0 && p.make_node {
+        return err(format!(
+            "-k (mknod) creates empty files, so it cannot be combined with -w {}",
+            p.write_bytes
+        ));
+    }
+    if p.verify_read && !p.read {
+        return err(
+            "-X verifies the data read, so it needs the read phase (-E, or no phase option)".into(),
+        );
+    }
+    if p.verify_read && p.read_bytes == 0 {
+        return err("-X verifies the data read, so it needs -e (bytes to read) above 0".into());
+    }
+    if p.create && p.read && p.file_phases() && p.read_bytes > p.write_bytes {
+        return err(format!(
+            "-e {}: a run that writes and reads files cannot read more bytes than it writes (-w {})",
+            p.read_bytes, p.write_bytes
+        ));
+    }
+    if p.verify_write && p.write_bytes == 0 {
+        return err("--verify-write reads back what -w wrote, so it needs -w above 0".into());
+    }
+    if p.verify_read && !p.create && p.data_seed.is_none() {
+        return err("-X without the create phase in this run needs -G: the data seed the files were written with".into());
+    }
+    if (p.verify_read || p.verify_write) && !backend.stores_data() {
+        return err(format!(
+            "-X/--verify-write verify data, but the {} backend stores none",
+            backend.name()
+        ));
+    }
+    if let Some(align) = backend.alignment() {
+        for (flag, size) in [("-w", p.write_bytes), ("-e", p.read_bytes)] {
+            if size % align != 0 {
+                return err(format!(
+                    "{flag} {size}: O_DIRECT needs sizes that are multiples of {align} bytes"
+                ));
+            }
+        }
+    }
+    if let (Some(first), Some(last)) = (p.first, p.last) {
+        if first > last {
+            return err(format!(
+                "-f {first} -l {last}: the first number of tasks is larger than the last"
+            ));
+        }
+    }
+    if p.first.is_some() && p.last.is_none() {
+        return err("-f needs -l (the last number of tasks of the sweep)".into());
+    }
+    if let (Some(path), SummaryFormat::Default) = (&p.summary_file, p.summary_format) {
+        return err(format!(
+            "--summaryFile {path}: give --summaryFormat=JSON or CSV too"
+        ));
+    }
+    Layout::check(p).map_err(UsageError)?;
+    Ok(())
+}
+
+/// The checks that depend on the number of tasks (`size`).
+pub fn validate_tasks(p: &MdtestParams, size: usize) -> Result<(), UsageError> {
+    let err = |m: String| Err(UsageError(m));
+    if let Some(last) = p.last {
+        if last > size {
+            return err(format!(
+                "-l {last}: only {size} tasks are running (set PARIO_TASKS or use mpirun -np)"
+            ));
+        }
+    }
+    if p.dirs.len() > size {
+        return err(format!(
+            "-d: {} test directories but only {size} tasks (at most one directory per task)",
+            p.dirs.len()
+        ));
+    }
+    let tasks = sweep(p, size);
+    if p.verify_read && p.shared_file && tasks.iter().any(|&n| n > 1) {
+        return err(
+            "-X with -S: several tasks write the same files, so their contents cannot be verified"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The task counts of the sweep (`-f`, `-l`, `-s`); one entry (all tasks)
+/// without `-l`.
+pub fn sweep(p: &MdtestParams, size: usize) -> Vec<usize> {
+    match p.last {
+        None => vec![size],
+        Some(last) => {
+            let first = p.first.unwrap_or(1);
+            (first..=last.min(size)).step_by(p.sweep_stride).collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

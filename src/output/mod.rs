@@ -8,6 +8,8 @@
 pub mod csv;
 pub mod ior_text;
 pub mod json;
+pub mod mdtest_formats;
+pub mod mdtest_text;
 
 use std::fs::File;
 use std::io::{self, Write};

@@ -136,3 +136,66 @@ pub fn entries(dir: &Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// Runs `mdtest` with `tasks` local tasks in `dir`.
+pub fn mdtest(dir: &Path, tasks: usize, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mdtest"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string());
+    for var in [
+        "IOR_FAKE_NODES",
+        "IOR_FAKE_TASK_PER_NODES",
+        "PARIO_FAKE_PLACEMENT",
+    ] {
+        cmd.env_remove(var);
+    }
+    finish(cmd.output().expect("run mdtest"))
+}
+
+/// The rows of every mdtest `SUMMARY rate` table: (operation, [max, min,
+/// mean, stddev]), parsed as mdtest parsers do (a name, then four numbers).
+pub fn mdtest_rows(stdout: &str, title: &str) -> Vec<Vec<(String, [f64; 4])>> {
+    stdout
+        .split(title)
+        .skip(1)
+        .map(|table| {
+            table
+                .lines()
+                .skip(3)
+                .take_while(|l| l.starts_with("   ") && !l.trim().is_empty())
+                .map(|l| {
+                    let f: Vec<&str> = l.split_whitespace().collect();
+                    let n = f.len();
+                    let nums: Vec<f64> = f[n - 4..].iter().map(|v| v.parse().unwrap()).collect();
+                    (f[..n - 4].join(" "), [nums[0], nums[1], nums[2], nums[3]])
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Every path under `dir`, relative to it, sorted.
+pub fn tree_of(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let path = e.path();
+            out.push(
+                path.strip_prefix(base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+            if e.file_type().unwrap().is_dir() {
+                walk(base, &path, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if dir.exists() {
+        walk(dir, dir, &mut out);
+    }
+    out.sort();
+    out
+}

@@ -1,0 +1,233 @@
+//! What an mdtest run reports: one model for every output format, and the
+//! events the runner sends to its outputs. The JSON schema and the CSV
+//! columns are described in `docs/mdtest.md`.
+
+use std::io;
+
+use serde::Serialize;
+
+use super::params::MdtestParams;
+use super::results::{PhaseResult, Stats, SummaryRow, TaskIteration};
+use crate::ior::report::{FsUsage, ParioInfo};
+
+/// mdtest's start and end stamps: `11/21/2026 11:41:30`.
+pub fn timestamp() -> String {
+    chrono::Local::now().format("%m/%d/%Y %H:%M:%S").to_string()
+}
+
+/// The options of the run, with mdtest's names where it has them.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParametersEcho {
+    pub api: String,
+    pub directories: Vec<String>,
+    pub items: u64,
+    pub items_per_dir: u64,
+    pub depth: u64,
+    pub branch_factor: u64,
+    pub leaf_only: bool,
+    pub unique_dir_per_task: bool,
+    pub shared_file: bool,
+    pub files_only: bool,
+    pub dirs_only: bool,
+    pub create_only: bool,
+    pub stat_only: bool,
+    pub read_only: bool,
+    pub remove_only: bool,
+    pub rename_dirs: bool,
+    pub write_bytes: u64,
+    pub read_bytes: u64,
+    pub nstride: usize,
+    pub iterations: u64,
+    pub barriers: bool,
+    pub collective_creates: bool,
+    pub make_node: bool,
+    pub sync_file: bool,
+    pub call_sync: bool,
+    pub random_seed: i64,
+    pub data_seed: i64,
+    #[serde(rename = "dataPacketType")]
+    pub data_packet_type: char,
+    pub stone_wall_timer_seconds: u64,
+    #[serde(rename = "stoneWallingStatusFile")]
+    pub stonewall_status_file: Option<String>,
+    pub verify_read: bool,
+    pub verify_write: bool,
+}
+
+impl ParametersEcho {
+    pub fn new(p: &MdtestParams, data_seed: i64, random_seed: i64) -> ParametersEcho {
+        ParametersEcho {
+            api: p.api.clone(),
+            directories: p.dirs.clone(),
+            items: p.items,
+            items_per_dir: p.items_per_dir,
+            depth: p.depth,
+            branch_factor: p.branch_factor,
+            leaf_only: p.leaf_only,
+            unique_dir_per_task: p.unique_dir,
+            shared_file: p.shared_file,
+            files_only: p.file_phases(),
+            dirs_only: p.directory_phases(),
+            create_only: p.create,
+            stat_only: p.stat,
+            read_only: p.read,
+            remove_only: p.remove,
+            rename_dirs: p.rename,
+            write_bytes: p.write_bytes,
+            read_bytes: p.read_bytes,
+            nstride: p.nstride,
+            iterations: p.iterations,
+            barriers: !p.no_barriers,
+            collective_creates: p.collective_creates,
+            make_node: p.make_node,
+            sync_file: p.sync_file,
+            call_sync: p.call_sync,
+            random_seed,
+            data_seed,
+            data_packet_type: p.data_packet_type.letter(),
+            stone_wall_timer_seconds: p.stonewall_seconds,
+            stonewall_status_file: p.stonewall_file.clone(),
+            verify_read: p.verify_read,
+            verify_write: p.verify_write,
+        }
+    }
+}
+
+/// The stonewall of a file create phase (`-W`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stonewall {
+    /// Seconds from the phase's start until the tasks agreed on the count.
+    pub time_s: f64,
+    /// Items the slowest task had created by then.
+    pub items_min: u64,
+    /// Items the fastest task had created: every task then finished that many.
+    pub items_max: u64,
+    /// Items all tasks had created by then.
+    pub items_sum: u64,
+}
+
+/// One iteration of a sweep step.
+#[derive(Debug, Clone, Serialize)]
+pub struct IterationReport {
+    pub iteration: u64,
+    /// The phases that ran, in table order.
+    pub phases: Vec<PhaseResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stonewall: Option<Stonewall>,
+    /// Every participating task's samples (text output only).
+    #[serde(skip)]
+    pub tasks: Vec<TaskIteration>,
+}
+
+/// One step of the task-count sweep (`-f`/`-l`/`-s`; one step without them).
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepReport {
+    pub tasks: usize,
+    /// Items each task handles per iteration (before any stonewall).
+    pub items_per_task: u64,
+    pub total_items: u64,
+    /// "files/directories", "files", "directories" or "1 file".
+    #[serde(skip)]
+    pub item_kind: String,
+    pub iterations: Vec<IterationReport>,
+    /// Every operation that ran, in table order.
+    pub summary: Vec<SummaryRow>,
+    /// The rows of the text table (all operations of the run's kinds).
+    #[serde(skip)]
+    pub table: Vec<SummaryRow>,
+    /// Files whose data were wrong (`-X`, `--verify-write`).
+    pub verification_errors: u64,
+}
+
+impl SweepReport {
+    /// The row of an operation in the text table.
+    pub fn row(&self, name: &str) -> Option<&SummaryRow> {
+        self.table.iter().find(|r| r.operation == name)
+    }
+}
+
+/// A whole run: the JSON document.
+#[derive(Debug, Clone, Serialize)]
+pub struct MdtestReport {
+    #[serde(rename = "Version")]
+    pub version: String,
+    #[serde(rename = "Began")]
+    pub began: String,
+    #[serde(rename = "Command line")]
+    pub command_line: String,
+    #[serde(rename = "Machine")]
+    pub machine: String,
+    pub pario: ParioInfo,
+    /// `1` per task on the same node as task 0, `0` otherwise.
+    #[serde(rename = "Nodemap")]
+    pub nodemap: String,
+    #[serde(rename = "Path")]
+    pub path: String,
+    #[serde(rename = "FS")]
+    pub fs: Option<FsUsage>,
+    #[serde(rename = "Parameters")]
+    pub parameters: ParametersEcho,
+    /// Warnings printed at the start (read bytes 0, ...).
+    pub warnings: Vec<String>,
+    pub tests: Vec<SweepReport>,
+    #[serde(rename = "Finished")]
+    pub finished: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Options that shape the text (not part of the JSON).
+    #[serde(skip)]
+    pub text: TextOptions,
+}
+
+/// What the text layout depends on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextOptions {
+    pub print_time: bool,
+    pub print_rate_and_time: bool,
+    pub show_rank_statistics: bool,
+    pub print_all_procs: bool,
+    pub iterations: u64,
+}
+
+/// What the runner tells its outputs on rank 0, in order.
+pub trait MdtestSink {
+    /// The header: start stamp, command line, warnings, path and file system.
+    fn run_started(&mut self, _report: &MdtestReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// A log line at verbosity `level` (0: always).
+    fn note(&mut self, _level: u32, _text: &str) -> io::Result<()> {
+        Ok(())
+    }
+    /// A sweep step starts: `2 tasks, 400 files/directories`.
+    fn sweep_started(&mut self, _tasks: usize, _total: u64, _kind: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn iteration_done(&mut self, _iteration: &IterationReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// The summary tables of a sweep step.
+    fn sweep_done(&mut self, _sweep: &SweepReport, _report: &MdtestReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// The complete run.
+    fn run_done(&mut self, _report: &MdtestReport) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Statistics of a summary row as a table: rates or times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    Rate,
+    Time,
+}
+
+impl Table {
+    pub fn stats(self, row: &SummaryRow) -> (Stats, Stats) {
+        match self {
+            Table::Rate => (row.rate, row.task_rate),
+            Table::Time => (row.time_s, row.task_time_s),
+        }
+    }
+}

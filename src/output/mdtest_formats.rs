@@ -1,0 +1,129 @@
+//! mdtest's machine-readable outputs (mdtest itself has none, hpc/ior#509):
+//! JSON (the whole run, serialized with serde) and CSV (one row per phase
+//! and iteration). Chosen like ior's: `--summaryFormat=JSON|CSV` (or
+//! `-O summaryFormat=...`), written to `--summaryFile` or to stdout.
+
+use std::fs::File;
+use std::io::{self, Write};
+
+use super::csv::field;
+use super::mdtest_text::{MdtestNotes, MdtestText};
+use crate::ior::params::SummaryFormat;
+use crate::mdtest::report::{MdtestReport, MdtestSink};
+
+/// The CSV columns, in order.
+pub const COLUMNS: &[&str] = &[
+    "tasks",
+    "iteration",
+    "operation",
+    "items",
+    "time_s",
+    "rate_ops_s",
+    "api",
+    "items_per_task",
+    "depth",
+    "branch_factor",
+    "unique_dir",
+    "write_bytes",
+    "read_bytes",
+];
+
+/// The whole run as JSON, at the end.
+pub struct MdtestJson {
+    out: Box<dyn Write + Send>,
+}
+
+impl MdtestJson {
+    pub fn new(out: Box<dyn Write + Send>) -> MdtestJson {
+        MdtestJson { out }
+    }
+}
+
+impl MdtestSink for MdtestJson {
+    fn run_done(&mut self, report: &MdtestReport) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut self.out, report)?;
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+}
+
+/// One CSV row per phase that ran, per iteration and sweep step.
+pub struct MdtestCsv {
+    out: Box<dyn Write + Send>,
+}
+
+impl MdtestCsv {
+    pub fn new(out: Box<dyn Write + Send>) -> MdtestCsv {
+        MdtestCsv { out }
+    }
+}
+
+/// The CSV text of a report.
+pub fn csv_text(report: &MdtestReport) -> String {
+    let p = &report.parameters;
+    let mut t = COLUMNS.join(",");
+    t.push('\n');
+    for sweep in &report.tests {
+        for it in &sweep.iterations {
+            for ph in &it.phases {
+                let cells = [
+                    sweep.tasks.to_string(),
+                    it.iteration.to_string(),
+                    field(ph.operation),
+                    ph.items.to_string(),
+                    format!("{:.9}", ph.time_s),
+                    format!("{:.3}", ph.rate),
+                    field(&p.api),
+                    sweep.items_per_task.to_string(),
+                    p.depth.to_string(),
+                    p.branch_factor.to_string(),
+                    p.unique_dir_per_task.to_string(),
+                    p.write_bytes.to_string(),
+                    p.read_bytes.to_string(),
+                ];
+                t.push_str(&cells.join(","));
+                t.push('\n');
+            }
+        }
+    }
+    t
+}
+
+impl MdtestSink for MdtestCsv {
+    fn run_done(&mut self, report: &MdtestReport) -> io::Result<()> {
+        self.out.write_all(csv_text(report).as_bytes())?;
+        self.out.flush()
+    }
+}
+
+fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
+    Ok(match path {
+        Some(p) => Box::new(
+            File::create(p)
+                .map_err(|e| io::Error::new(e.kind(), format!("cannot create {p}: {e}")))?,
+        ),
+        None => Box::new(io::stdout()),
+    })
+}
+
+/// The sinks of an mdtest run: mdtest's text on stdout, unless JSON or CSV
+/// was asked for without a summary file, in which case stdout carries that
+/// format and log lines go to stderr.
+pub fn sinks_for(
+    format: SummaryFormat,
+    summary_file: Option<&str>,
+    verbose: u32,
+) -> io::Result<Vec<Box<dyn MdtestSink>>> {
+    let mut sinks: Vec<Box<dyn MdtestSink>> = Vec::new();
+    if format == SummaryFormat::Default || summary_file.is_some() {
+        sinks.push(Box::new(MdtestText::new(Box::new(io::stdout()), verbose)));
+    } else {
+        sinks.push(Box::new(MdtestNotes::new(Box::new(io::stderr()), verbose)));
+    }
+    match format {
+        SummaryFormat::Default => {}
+        SummaryFormat::Json => sinks.push(Box::new(MdtestJson::new(open_target(summary_file)?))),
+        SummaryFormat::Csv => sinks.push(Box::new(MdtestCsv::new(open_target(summary_file)?))),
+    }
+    Ok(sinks)
+}

@@ -1,0 +1,314 @@
+//! mdtest's text layout: the `-- started at` header, `N tasks, M files`, the
+//! `SUMMARY rate (in ops/sec)` table (and with `-P`/`-Z` the time table, whose
+//! unit pario states: seconds per phase) and `-- finished at`.
+
+use std::io::{self, Write};
+
+use crate::mdtest::report::{
+    IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
+};
+use crate::mdtest::results::{Op, SummaryRow};
+
+fn key_value(key: &str, value: &str) -> String {
+    format!("{key:<20}: {value}\n")
+}
+
+/// The header up to the first sweep step.
+pub fn header(r: &MdtestReport) -> String {
+    let mut t = format!("-- started at {} --\n\n", r.began);
+    t.push_str(&format!(
+        "mdtest-{} was launched with {} total task(s) on {} node(s)\n",
+        r.version, r.pario.tasks, r.pario.nodes
+    ));
+    t.push_str(&format!("Command line used: {}\n", r.command_line));
+    for w in &r.warnings {
+        t.push_str(&format!("{w}\n"));
+    }
+    t.push_str(&format!("Nodemap: {}\n", r.nodemap));
+    t.push_str(&key_value("Path", &r.path));
+    if let Some(fs) = &r.fs {
+        t.push_str(&key_value("FS", &fs.text()));
+    }
+    t
+}
+
+/// The title line of a table.
+pub fn table_title(table: Table, iterations: u64) -> String {
+    match table {
+        Table::Rate => format!("\nSUMMARY rate (in ops/sec): (of {iterations} iterations)\n"),
+        Table::Time => format!("\nSUMMARY time (in seconds): (of {iterations} iterations)\n"),
+    }
+}
+
+/// The two header lines of a table, as mdtest prints them.
+pub fn table_header(per_rank: bool) -> String {
+    let mut t = String::from("   Operation     ");
+    if per_rank {
+        t.push_str("per Rank: Max            Min           Mean      per Iteration:");
+    } else {
+        t.push_str("               ");
+    }
+    t.push_str(" Max            Min           Mean        Std Dev\n");
+    t.push_str("   ---------      ");
+    if per_rank {
+        t.push_str("         ---            ---           ----       ");
+    }
+    t.push_str("               ---            ---           ----        -------\n");
+    t
+}
+
+/// One row of a table.
+pub fn table_row(row: &SummaryRow, table: Table, per_rank: bool) -> String {
+    let (it, task) = table.stats(row);
+    let tree = Op::ALL
+        .iter()
+        .any(|op| op.is_tree() && op.name() == row.operation);
+    let mut t = if tree {
+        format!("   {:<22} ", row.operation)
+    } else {
+        format!("   {:<18} ", row.operation)
+    };
+    if per_rank {
+        let s = if tree { it } else { task };
+        t.push_str(&format!(
+            "{:14.3} {:14.3} {:14.3}     ",
+            s.max, s.min, s.mean
+        ));
+    }
+    if !tree {
+        t.push_str("    ");
+    }
+    t.push_str(&format!(
+        "{:14.3} {:14.3} {:14.3} {:14.3}\n",
+        it.max, it.min, it.mean, it.stddev
+    ));
+    t
+}
+
+/// A whole table.
+pub fn table(sweep: &SweepReport, table: Table, o: &TextOptions) -> String {
+    let mut t = table_title(table, o.iterations);
+    t.push_str(&table_header(o.show_rank_statistics));
+    for row in &sweep.table {
+        t.push_str(&table_row(row, table, o.show_rank_statistics));
+    }
+    t
+}
+
+/// C's `%e`: `1.234560e+05`.
+pub fn c_exp(v: f64) -> String {
+    if v == 0.0 {
+        return "0.000000e+00".into();
+    }
+    let s = format!("{v:.6e}");
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.abs())
+}
+
+/// `--print-all-procs`: every task's own rate or time, per iteration.
+pub fn per_process(sweep: &SweepReport, table: Table) -> String {
+    let what = match table {
+        Table::Rate => "rate",
+        Table::Time => "time",
+    };
+    let mut t = format!("\nPer process result ({what}):\n");
+    for it in &sweep.iterations {
+        t.push_str(&format!("iteration: {}\n", it.iteration));
+        for row in &sweep.table {
+            let Some(op) = Op::ALL.iter().find(|op| op.name() == row.operation) else {
+                continue;
+            };
+            t.push_str(&format!("Test {}", op.name()));
+            for (k, task) in it.tasks.iter().enumerate() {
+                let s = task[*op as usize];
+                let v = match table {
+                    Table::Rate => s.own_rate(),
+                    Table::Time => s.time_before_barrier,
+                };
+                t.push(if k == 0 { ' ' } else { ',' });
+                t.push_str(&c_exp(v));
+            }
+            t.push('\n');
+        }
+    }
+    t
+}
+
+/// The tables of a sweep step, as `-P`/`-Z` select them.
+pub fn summary(sweep: &SweepReport, o: &TextOptions) -> String {
+    let tables: &[Table] = if o.print_rate_and_time {
+        &[Table::Rate, Table::Time]
+    } else if o.print_time {
+        &[Table::Time]
+    } else {
+        &[Table::Rate]
+    };
+    let mut t = String::new();
+    for &which in tables {
+        if o.print_all_procs {
+            t.push_str(&per_process(sweep, which));
+        }
+        t.push_str(&table(sweep, which, o));
+    }
+    if sweep.verification_errors > 0 {
+        t.push_str(&format!(
+            "\nERROR: verifying the data on read ({} errors)! Take the performance values with care!\n\n",
+            sweep.verification_errors
+        ));
+    }
+    t
+}
+
+/// The verbose per-iteration lines (`-v`).
+pub fn iteration_lines(it: &IterationReport) -> String {
+    let mut t = String::new();
+    for p in &it.phases {
+        t.push_str(&format!(
+            "V-1: Rank   0    {:<18}: {:14.3} sec, {:14.3} ops/sec\n",
+            p.operation, p.time_s, p.rate
+        ));
+    }
+    if let Some(s) = &it.stonewall {
+        t.push_str(&format!(
+            "V-1: Rank   0    File creation (stonewall): {:14.3} sec, {:14.3} ops/sec\n",
+            s.time_s,
+            if s.time_s > 0.0 {
+                s.items_sum as f64 / s.time_s
+            } else {
+                0.0
+            }
+        ));
+    }
+    t
+}
+
+/// The streaming text output.
+pub struct MdtestText {
+    out: Box<dyn Write + Send>,
+    verbose: u32,
+}
+
+impl MdtestText {
+    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> MdtestText {
+        MdtestText { out, verbose }
+    }
+
+    fn emit(&mut self, text: &str) -> io::Result<()> {
+        self.out.write_all(text.as_bytes())?;
+        self.out.flush()
+    }
+}
+
+impl MdtestSink for MdtestText {
+    fn run_started(&mut self, r: &MdtestReport) -> io::Result<()> {
+        self.emit(&header(r))
+    }
+
+    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+        if level <= self.verbose {
+            self.emit(&format!("{text}\n"))?;
+        }
+        Ok(())
+    }
+
+    fn sweep_started(&mut self, tasks: usize, total: u64, kind: &str) -> io::Result<()> {
+        if kind == "1 file" {
+            self.emit(&format!("{tasks} tasks, 1 file\n"))
+        } else {
+            self.emit(&format!("{tasks} tasks, {total} {kind}\n"))
+        }
+    }
+
+    fn iteration_done(&mut self, it: &IterationReport) -> io::Result<()> {
+        if self.verbose >= 1 {
+            self.emit(&iteration_lines(it))?;
+        }
+        Ok(())
+    }
+
+    fn sweep_done(&mut self, sweep: &SweepReport, report: &MdtestReport) -> io::Result<()> {
+        self.emit(&summary(sweep, &report.text))
+    }
+
+    fn run_done(&mut self, r: &MdtestReport) -> io::Result<()> {
+        if r.error.is_none() {
+            self.emit(&format!("-- finished at {} --\n\n", r.finished))?;
+        }
+        Ok(())
+    }
+}
+
+/// Only the log lines (when stdout carries JSON or CSV).
+pub struct MdtestNotes {
+    out: Box<dyn Write + Send>,
+    verbose: u32,
+}
+
+impl MdtestNotes {
+    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> MdtestNotes {
+        MdtestNotes { out, verbose }
+    }
+}
+
+impl MdtestSink for MdtestNotes {
+    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+        if level <= self.verbose {
+            writeln!(self.out, "{text}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mdtest::results::Stats;
+
+    const SAMPLE: &str = include_str!("../../tests/data/sample-mdtest-output.txt");
+
+    fn row(op: Op, max: f64, min: f64, mean: f64, sd: f64) -> SummaryRow {
+        SummaryRow {
+            operation: op.name(),
+            ran: true,
+            rate: Stats {
+                max,
+                min,
+                mean,
+                stddev: sd,
+            },
+            time_s: Stats::default(),
+            task_rate: Stats::default(),
+            task_time_s: Stats::default(),
+        }
+    }
+
+    #[test]
+    fn the_table_matches_mdtests_layout() {
+        assert!(SAMPLE.contains(&table_title(Table::Rate, 2)));
+        assert!(SAMPLE.contains(&table_header(false)));
+        let dir = row(Op::DirCreate, 264208.126, 72713.631, 168460.878, 135407.056);
+        assert!(SAMPLE.contains(&table_row(&dir, Table::Rate, false)));
+        let tree = row(Op::TreeRemove, 110376.421, 66576.254, 88476.338, 30971.395);
+        assert!(SAMPLE.contains(&table_row(&tree, Table::Rate, false)));
+    }
+
+    #[test]
+    fn per_rank_columns_widen_the_table() {
+        let h = table_header(true);
+        let lines: Vec<&str> = h.lines().collect();
+        assert_eq!(lines[0].find("Max").unwrap(), 27);
+        let r = row(Op::FileStat, 3.0, 2.0, 2.5, 0.5);
+        let line = table_row(&r, Table::Rate, true);
+        // Operation, three per-rank columns, four per-iteration columns.
+        assert_eq!(line.split_whitespace().count(), 2 + 3 + 4);
+    }
+
+    #[test]
+    fn c_style_exponents() {
+        assert_eq!(c_exp(123456.0), "1.234560e+05");
+        assert_eq!(c_exp(0.00012), "1.200000e-04");
+        assert_eq!(c_exp(0.0), "0.000000e+00");
+    }
+}

@@ -1,0 +1,762 @@
+//! End-to-end runs of `mdtest` with local tasks in a temporary directory.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use tempfile::tempdir;
+
+const OPERATIONS: [&str; 10] = [
+    "Directory creation",
+    "Directory stat",
+    "Directory rename",
+    "Directory removal",
+    "File creation",
+    "File stat",
+    "File read",
+    "File removal",
+    "Tree creation",
+    "Tree removal",
+];
+
+fn sorted(v: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+    v.sort();
+    v
+}
+
+/// The paths a `-C` run leaves under `out` (the `-d` directory).
+fn created(tasks: usize, args: &[&str]) -> Vec<String> {
+    let dir = tempdir().unwrap();
+    let mut all = vec!["-C", "-d", "out"];
+    all.extend_from_slice(args);
+    mdtest(dir.path(), tasks, &all).ok();
+    tree_of(&dir.path().join("out"))
+}
+
+#[test]
+fn paths_of_a_flat_file_run() {
+    assert_eq!(
+        created(1, &["-n", "3", "-F"]),
+        sorted(&[
+            "test-dir.0-0",
+            "test-dir.0-0/mdtest_tree.0",
+            "test-dir.0-0/mdtest_tree.0/file.mdtest.0.0",
+            "test-dir.0-0/mdtest_tree.0/file.mdtest.0.1",
+            "test-dir.0-0/mdtest_tree.0/file.mdtest.0.2",
+        ])
+    );
+}
+
+#[test]
+fn paths_of_a_tree_shared_by_two_tasks() {
+    // -z 1 -b 2: three directories; -n 4 gives one item per directory.
+    let t = "test-dir.0-0/mdtest_tree.0";
+    let mut expected = vec![
+        "test-dir.0-0".to_string(),
+        t.to_string(),
+        format!("{t}/mdtest_tree.1"),
+        format!("{t}/mdtest_tree.2"),
+    ];
+    for task in 0..2 {
+        for kind in ["file", "dir"] {
+            expected.push(format!("{t}/{kind}.mdtest.{task}.0"));
+            expected.push(format!("{t}/mdtest_tree.1/{kind}.mdtest.{task}.1"));
+            expected.push(format!("{t}/mdtest_tree.2/{kind}.mdtest.{task}.2"));
+        }
+    }
+    expected.sort();
+    assert_eq!(created(2, &["-n", "4", "-z", "1", "-b", "2"]), expected);
+}
+
+#[test]
+fn paths_of_leaf_only_items_per_directory() {
+    // -z 2 -b 2 -L -I 2: the leaves are directories 3..6, items 6..13.
+    let t = "test-dir.0-0/mdtest_tree.0";
+    let mut expected = vec![
+        "test-dir.0-0".to_string(),
+        t.to_string(),
+        format!("{t}/mdtest_tree.1"),
+        format!("{t}/mdtest_tree.2"),
+    ];
+    for (parent, leaf) in [(1, 3), (1, 4), (2, 5), (2, 6)] {
+        let d = format!("{t}/mdtest_tree.{parent}/mdtest_tree.{leaf}");
+        expected.push(d.clone());
+        for k in [2 * leaf, 2 * leaf + 1] {
+            expected.push(format!("{d}/file.mdtest.0.{k}"));
+        }
+    }
+    expected.sort();
+    assert_eq!(
+        created(1, &["-I", "2", "-z", "2", "-b", "2", "-L", "-F"]),
+        expected
+    );
+}
+
+#[test]
+fn paths_of_unique_dirs_with_a_stride() {
+    // -u -N 1: task t's items live in the tree of task t+1.
+    assert_eq!(
+        created(2, &["-n", "2", "-F", "-u", "-N", "1"]),
+        sorted(&[
+            "test-dir.0-0",
+            "test-dir.0-0/mdtest_tree.0.0",
+            "test-dir.0-0/mdtest_tree.0.0/file.mdtest.1.0",
+            "test-dir.0-0/mdtest_tree.0.0/file.mdtest.1.1",
+            "test-dir.0-0/mdtest_tree.1.0",
+            "test-dir.0-0/mdtest_tree.1.0/file.mdtest.0.0",
+            "test-dir.0-0/mdtest_tree.1.0/file.mdtest.0.1",
+        ])
+    );
+}
+
+#[test]
+fn paths_of_unique_dirs_in_a_deeper_tree() {
+    let got = created(2, &["-n", "4", "-D", "-u", "-z", "1", "-b", "1"]);
+    // A chain of two directories per task, two items in each.
+    for task in 0..2 {
+        let root = format!("test-dir.0-0/mdtest_tree.{task}.0");
+        for p in [
+            root.clone(),
+            format!("{root}/dir.mdtest.{task}.0"),
+            format!("{root}/dir.mdtest.{task}.1"),
+            format!("{root}/mdtest_tree.{task}.1"),
+            format!("{root}/mdtest_tree.{task}.1/dir.mdtest.{task}.2"),
+            format!("{root}/mdtest_tree.{task}.1/dir.mdtest.{task}.3"),
+        ] {
+            assert!(got.contains(&p), "{p} missing from {got:?}");
+        }
+    }
+    assert_eq!(got.len(), 1 + 2 * 6);
+}
+
+#[test]
+fn paths_of_items_and_items_per_directory_together() {
+    // -n 4 -I 2 without -u: two test directories of two items each.
+    assert_eq!(
+        created(1, &["-n", "4", "-I", "2", "-F"]),
+        sorted(&[
+            "test-dir.0-0",
+            "test-dir.0-0/mdtest_tree.0",
+            "test-dir.0-0/mdtest_tree.0/file.mdtest.0.0",
+            "test-dir.0-0/mdtest_tree.0/file.mdtest.0.1",
+            "test-dir.0-1",
+            "test-dir.0-1/mdtest_tree.0",
+            "test-dir.0-1/mdtest_tree.0/file.mdtest.0.0",
+            "test-dir.0-1/mdtest_tree.0/file.mdtest.0.1",
+        ])
+    );
+}
+
+#[test]
+fn paths_of_iterations_shared_files_and_mknod() {
+    assert_eq!(
+        created(1, &["-n", "1", "-F", "-i", "2"]),
+        sorted(&[
+            "test-dir.0-0",
+            "test-dir.0-0/mdtest_tree.0",
+            "test-dir.0-0/mdtest_tree.0/file.mdtest.0.0",
+            "test-dir.1-0",
+            "test-dir.1-0/mdtest_tree.0",
+            "test-dir.1-0/mdtest_tree.0/file.mdtest.0.0",
+        ])
+    );
+    assert_eq!(
+        created(3, &["-n", "2", "-S"]),
+        sorted(&[
+            "test-dir.0-0",
+            "test-dir.0-0/mdtest_tree.0",
+            "test-dir.0-0/mdtest_tree.0/file.mdtest.shared.0",
+            "test-dir.0-0/mdtest_tree.0/file.mdtest.shared.1",
+        ])
+    );
+    let dir = tempdir().unwrap();
+    mdtest(dir.path(), 1, &["-C", "-k", "-F", "-n", "2", "-d", "out"]).ok();
+    let f = dir
+        .path()
+        .join("out/test-dir.0-0/mdtest_tree.0/file.mdtest.0.1");
+    let meta = std::fs::metadata(f).unwrap();
+    assert!(meta.is_file() && meta.len() == 0);
+}
+
+#[test]
+fn several_directories_one_per_task() {
+    let dir = tempdir().unwrap();
+    mdtest(dir.path(), 2, &["-C", "-u", "-F", "-n", "1", "-d", "a@b"]).ok();
+    assert_eq!(
+        tree_of(&dir.path().join("a")),
+        sorted(&[
+            "test-dir.0-0",
+            "test-dir.0-0/mdtest_tree.0.0",
+            "test-dir.0-0/mdtest_tree.0.0/file.mdtest.0.0",
+        ])
+    );
+    assert_eq!(
+        tree_of(&dir.path().join("b")),
+        sorted(&[
+            "test-dir.0-0",
+            "test-dir.0-0/mdtest_tree.1.0",
+            "test-dir.0-0/mdtest_tree.1.0/file.mdtest.1.0",
+        ])
+    );
+    mdtest(dir.path(), 2, &["-r", "-u", "-F", "-n", "1", "-d", "a@b"]).ok();
+    assert!(tree_of(&dir.path().join("a")).is_empty());
+    assert!(tree_of(&dir.path().join("b")).is_empty());
+}
+
+#[test]
+fn a_full_run_leaves_nothing_and_prints_mdtests_table() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(
+        dir.path(),
+        2,
+        &["-n", "20", "-z", "1", "-b", "2", "-i", "2", "-d", "out"],
+    );
+    run.ok();
+    assert!(
+        !dir.path().join("out").exists(),
+        "the run created out and must remove it"
+    );
+    assert!(run.stdout.starts_with("-- started at "));
+    assert!(run
+        .stdout
+        .contains("was launched with 2 total task(s) on 1 node(s)"));
+    assert!(run.stdout.contains("Command line used: "));
+    assert!(run.stdout.contains("'-n' '20' '-z' '1'"));
+    assert!(run.stdout.contains("Nodemap: 11\n"));
+    // -n 20 over three directories: six per directory, 18 per task.
+    assert!(run.stdout.contains("\n2 tasks, 36 files/directories\n"));
+    let tables = mdtest_rows(&run.stdout, "SUMMARY rate");
+    assert_eq!(tables.len(), 1);
+    let names: Vec<&str> = tables[0].iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, OPERATIONS);
+    for (name, [max, min, mean, sd]) in &tables[0] {
+        assert!(*max >= *mean && *mean >= *min && *min > 0.0, "{name}");
+        assert!(*sd >= 0.0);
+    }
+    assert!(run
+        .stdout
+        .contains("\nSUMMARY rate (in ops/sec): (of 2 iterations)\n"));
+    assert!(run.stdout.trim_end().ends_with("--") && run.stdout.contains("-- finished at "));
+}
+
+#[test]
+fn files_only_directories_only_and_times() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(dir.path(), 1, &["-n", "5", "-F", "-P", "-d", "out"]);
+    run.ok();
+    let rate = mdtest_rows(&run.stdout, "SUMMARY rate");
+    let names: Vec<&str> = rate[0].iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, &OPERATIONS[4..]);
+    let time = mdtest_rows(&run.stdout, "SUMMARY time");
+    assert_eq!(time[0].len(), 6);
+    assert!(run
+        .stdout
+        .contains("SUMMARY time (in seconds): (of 1 iterations)"));
+    let d = mdtest(dir.path(), 1, &["-n", "5", "-D", "-Z", "-d", "out"]);
+    d.ok();
+    assert!(!d.stdout.contains("SUMMARY rate"));
+    let names: Vec<String> = mdtest_rows(&d.stdout, "SUMMARY time")[0]
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Directory creation",
+            "Directory stat",
+            "Directory rename",
+            "Directory removal",
+            "Tree creation",
+            "Tree removal"
+        ]
+    );
+    assert!(d.stdout.contains("1 tasks, 5 directories"));
+}
+
+#[test]
+fn phases_not_run_print_zero() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(dir.path(), 1, &["-C", "-n", "5", "-d", "out"]);
+    run.ok();
+    let rows = &mdtest_rows(&run.stdout, "SUMMARY rate")[0];
+    for (name, v) in rows {
+        let ran = name.ends_with("creation");
+        assert_eq!(v[0] > 0.0, ran, "{name}: {v:?}");
+    }
+}
+
+#[test]
+fn json_and_csv_summaries() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(
+        dir.path(),
+        2,
+        &["-n", "10", "-i", "2", "-d", "out", "--summaryFormat=JSON"],
+    );
+    run.ok();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("stdout is JSON");
+    assert_eq!(doc["pario"]["tasks"], 2);
+    let test = &doc["tests"][0];
+    assert_eq!(test["tasks"], 2);
+    assert_eq!(test["total_items"], 20);
+    assert_eq!(test["iterations"].as_array().unwrap().len(), 2);
+    let phases = test["iterations"][0]["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 10);
+    for ph in phases {
+        let items = ph["items"].as_f64().unwrap();
+        let time = ph["time_s"].as_f64().unwrap();
+        let rate = ph["rate"].as_f64().unwrap();
+        assert!((rate - items / time).abs() <= 1e-6 * rate, "{ph}");
+    }
+    let create = &phases[4];
+    assert_eq!(create["operation"], "File creation");
+    assert_eq!(create["items"], 20);
+    let summary = test["summary"].as_array().unwrap();
+    assert_eq!(summary.len(), 10);
+    assert!(
+        summary[0]["rate"]["max"].as_f64().unwrap() >= summary[0]["rate"]["min"].as_f64().unwrap()
+    );
+    assert_eq!(doc["Parameters"]["items"], 10);
+
+    // With a summary file, the text stays on stdout.
+    let run = mdtest(
+        dir.path(),
+        1,
+        &[
+            "-n",
+            "3",
+            "-F",
+            "-d",
+            "out",
+            "-O",
+            "summaryFormat=CSV,summaryFile=r.csv",
+        ],
+    );
+    run.ok();
+    assert!(run.stdout.contains("SUMMARY rate"));
+    let csv = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("tasks,iteration,operation,items,time_s,rate_ops_s"));
+    assert_eq!(lines.len(), 1 + 6);
+    assert!(lines[1].starts_with("1,0,File creation,3,"));
+}
+
+#[test]
+fn written_data_follow_iors_patterns() {
+    let dir = tempdir().unwrap();
+    mdtest(
+        dir.path(),
+        2,
+        &["-C", "-F", "-n", "3", "-w", "4100", "-G", "1234", "-d", "t"],
+    )
+    .ok();
+    let file = |task: u64, k: u64, d: &str| {
+        std::fs::read(dir.path().join(format!(
+            "{d}/test-dir.0-0/mdtest_tree.0/file.mdtest.{task}.{k}"
+        )))
+        .unwrap()
+    };
+    let data = file(1, 2, "t");
+    assert_eq!(data.len(), 4100);
+    // Timestamp: word i is rank << 32 | (G + i); trailing bytes their index.
+    assert_eq!(word(&data, 0), (1 << 32) | 1234);
+    assert_eq!(word(&data, 8 * 511), (1 << 32) | (1234 + 511));
+    assert_eq!(data[4099], (4099 % 256) as u8);
+    // Offset: every 4 KiB word k*item (k from 1) | rank << 32.
+    mdtest(
+        dir.path(),
+        1,
+        &[
+            "-C",
+            "-F",
+            "-n",
+            "3",
+            "-w",
+            "8192",
+            "-G",
+            "1234",
+            "--dataPacketType=o",
+            "-d",
+            "o",
+        ],
+    )
+    .ok();
+    let data = file(0, 2, "o");
+    assert_eq!(word(&data, 0), 2);
+    assert_eq!(word(&data, 4096), 4);
+    assert_eq!(word(&data, 8), 1234 + 1);
+}
+
+#[test]
+fn verification_catches_a_corrupted_file() {
+    let dir = tempdir().unwrap();
+    let common = ["-F", "-n", "4", "-G", "77", "-d", "out"];
+    let with = |extra: &[&'static str]| {
+        let mut v: Vec<&str> = extra.to_vec();
+        v.extend_from_slice(&common);
+        v
+    };
+    mdtest(dir.path(), 2, &with(&["-C", "-w", "64", "--verify-write"])).ok();
+    mdtest(dir.path(), 2, &with(&["-E", "-X", "-e", "64"])).ok();
+    let victim = dir
+        .path()
+        .join("out/test-dir.0-0/mdtest_tree.0/file.mdtest.1.2");
+    let mut data = std::fs::read(&victim).unwrap();
+    data[20] ^= 0xff;
+    std::fs::write(&victim, &data).unwrap();
+    let bad = mdtest(dir.path(), 2, &with(&["-E", "-X", "-e", "64"]));
+    assert_eq!(bad.status, 3, "{}{}", bad.stdout, bad.stderr);
+    assert!(bad.stdout.contains(
+        "ERROR: verifying the data on read (1 errors)! Take the performance values with care!"
+    ));
+    assert!(bad.stderr.contains("1 errors found"), "{}", bad.stderr);
+    // A different seed makes every file wrong.
+    let seed = mdtest(
+        dir.path(),
+        1,
+        &[
+            "-E", "-X", "-e", "64", "-F", "-n", "4", "-G", "78", "-d", "out",
+        ],
+    );
+    assert_eq!(seed.status, 3);
+    assert!(seed.stdout.contains("(4 errors)"));
+    // Reading past the end is a failure with the path named.
+    let short = mdtest(dir.path(), 1, &with(&["-E", "-e", "65"]));
+    assert_eq!(short.status, 1);
+    assert!(short.stderr.contains("cannot read") && short.stderr.contains("file.mdtest.0.0"));
+    mdtest(dir.path(), 2, &with(&["-r"])).ok();
+    assert!(tree_of(&dir.path().join("out")).is_empty());
+}
+
+#[test]
+fn split_runs_carry_the_stonewall_count() {
+    let dir = tempdir().unwrap();
+    let args = |phase: &'static str, n: &'static str| {
+        vec![
+            phase, "-n", n, "-F", "-u", "-N", "1", "-w", "48", "-e", "48", "-G", "5", "-x", "sw",
+            "-d", "out",
+        ]
+    };
+    // IO500's sequence: create with a stonewall, then stat, read and verify,
+    // remove, each a separate run.
+    let mut create = args("-C", "30");
+    create.extend(["-W", "100", "-Y"]);
+    mdtest(dir.path(), 2, &create).ok();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("sw")).unwrap(),
+        "30"
+    );
+    assert_eq!(tree_of(&dir.path().join("out")).len(), 1 + 2 + 60);
+    // Later runs take the count from -x, whatever -n says.
+    std::fs::write(dir.path().join("sw"), "20").unwrap();
+    let stat = mdtest(dir.path(), 2, &args("-T", "1000"));
+    stat.ok();
+    let rows = &mdtest_rows(&stat.stdout, "SUMMARY rate")[0];
+    assert!(rows.iter().any(|(n, v)| n == "File stat" && v[0] > 0.0));
+    let mut read = args("-E", "1000");
+    read.push("-X");
+    mdtest(dir.path(), 2, &read).ok();
+    mdtest(dir.path(), 2, &args("-r", "1000")).ok();
+    // Items 20..29 of each task were not part of the count: they stay,
+    // with their tree.
+    let left = tree_of(&dir.path().join("out"));
+    assert_eq!(left.len(), 1 + 2 + 20, "{left:?}");
+    assert!(left.iter().all(|p| p.contains('.')));
+    std::fs::write(dir.path().join("sw"), "30").unwrap();
+    let mut rest = args("-r", "30");
+    rest.retain(|a| *a != "-x" && *a != "sw");
+    // Without -x: -n 30, but 0..19 are gone: the failure names the path.
+    let fail = mdtest(dir.path(), 2, &rest);
+    assert_eq!(fail.status, 1);
+    assert!(fail.stderr.contains("cannot remove") && fail.stderr.contains("No such file"));
+}
+
+#[test]
+fn the_stonewall_makes_every_task_finish_the_same_count() {
+    let dir = tempdir().unwrap();
+    // Task 0 creates slowly (5 ms per file, DUMMY): after the 1 s stonewall
+    // it has at most 200 of 400; the others have all 400. Every task then
+    // creates up to the largest count.
+    let run = mdtest(
+        dir.path(),
+        3,
+        &[
+            "-a",
+            "DUMMY",
+            "--dummy.delay-create=5000",
+            "--dummy.delay-only-rank0",
+            "-C",
+            "-F",
+            "-n",
+            "400",
+            "-W",
+            "1",
+            "-x",
+            "sw",
+            "-d",
+            "out",
+            "--summaryFormat=JSON",
+        ],
+    );
+    run.ok();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let it = &doc["tests"][0]["iterations"][0];
+    let sw = &it["stonewall"];
+    assert_eq!(sw["items_max"], 400);
+    assert!(sw["items_min"].as_u64().unwrap() <= 200, "{sw}");
+    let create = it["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["operation"] == "File creation")
+        .unwrap();
+    assert_eq!(create["items"], 3 * 400);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("sw")).unwrap(),
+        "400"
+    );
+    assert!(run.stderr.contains("Continue stonewall hit min: "));
+}
+
+#[test]
+fn user_files_survive_every_phase_and_failure() {
+    let dir = tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(out.join("mine/sub")).unwrap();
+    std::fs::write(out.join("keep.txt"), b"precious").unwrap();
+    std::fs::write(out.join("mine/sub/data"), b"more").unwrap();
+    let before = tree_of(&out);
+    let check = |what: &str| {
+        assert_eq!(tree_of(&out), before, "after {what}");
+        assert_eq!(std::fs::read(out.join("keep.txt")).unwrap(), b"precious");
+    };
+    let base = [
+        "-n", "6", "-z", "1", "-b", "2", "-w", "8", "-e", "8", "-d", "out",
+    ];
+    let with = |extra: &[&'static str]| {
+        let mut v: Vec<&str> = extra.to_vec();
+        v.extend_from_slice(&base);
+        v
+    };
+    mdtest(dir.path(), 2, &with(&[])).ok();
+    check("a full run");
+    for phase in ["-C", "-T", "-E", "-U", "-r"] {
+        mdtest(dir.path(), 2, &with(&[phase])).ok();
+    }
+    check("split runs");
+    // Failures: stat of nothing, then a create that meets a file in its way
+    // (the run removes what it created, and only that).
+    let fail = mdtest(dir.path(), 2, &with(&["-T"]));
+    assert_eq!(fail.status, 1);
+    check("a failed stat");
+    mdtest(dir.path(), 2, &with(&["-C", "-D"])).ok();
+    // -n 6 over three directories: items 4 and 5 are in directory 2.
+    let in_the_way = out.join("test-dir.0-0/mdtest_tree.0/mdtest_tree.2/file.mdtest.1.4");
+    std::fs::write(&in_the_way, b"user").unwrap();
+    let fail = mdtest(dir.path(), 2, &with(&["-C", "-F"]));
+    assert_eq!(fail.status, 1, "{}", fail.stdout);
+    assert!(
+        fail.stderr.contains("task 1: cannot create")
+            && fail.stderr.contains("file.mdtest.1.4")
+            && fail.stderr.contains("File exists"),
+        "{}",
+        fail.stderr
+    );
+    assert_eq!(std::fs::read(&in_the_way).unwrap(), b"user");
+    // Nothing of the failed run is left: only the earlier -D run's tree.
+    assert!(!tree_of(&out).iter().any(|p| p.contains("file.mdtest.0")));
+    std::fs::remove_file(&in_the_way).unwrap();
+    mdtest(dir.path(), 2, &with(&["-r", "-D"])).ok();
+    check("the clean-up of the -D run");
+}
+
+#[test]
+fn a_failure_names_the_task_path_and_error() {
+    let dir = tempdir().unwrap();
+    mdtest(dir.path(), 3, &["-C", "-F", "-n", "4", "-d", "out"]).ok();
+    let victim = dir
+        .path()
+        .join("out/test-dir.0-0/mdtest_tree.0/file.mdtest.2.3");
+    std::fs::remove_file(&victim).unwrap();
+    let run = mdtest(dir.path(), 3, &["-T", "-F", "-n", "4", "-d", "out"]);
+    assert_eq!(run.status, 1);
+    let line = run.stderr.lines().next().unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "mdtest: error: task 2: cannot stat out/test-dir.0-0/mdtest_tree.0/file.mdtest.2.3: No such file or directory (os error 2)"
+        )
+    );
+    assert!(!run.stdout.contains("SUMMARY"));
+    // With -N 1 the task that stats task 2's files is task 1.
+    let run = mdtest(
+        dir.path(),
+        3,
+        &["-T", "-F", "-n", "4", "-N", "1", "-d", "out"],
+    );
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("task 1: cannot stat"), "{}", run.stderr);
+}
+
+#[test]
+fn rename_keeps_every_name() {
+    let dir = tempdir().unwrap();
+    mdtest(dir.path(), 2, &["-C", "-D", "-n", "5", "-d", "out"]).ok();
+    let before = tree_of(&dir.path().join("out"));
+    let run = mdtest(dir.path(), 2, &["-U", "-D", "-n", "5", "-d", "out"]);
+    run.ok();
+    let rows = &mdtest_rows(&run.stdout, "SUMMARY rate")[0];
+    assert!(rows
+        .iter()
+        .any(|(n, v)| n == "Directory rename" && v[0] > 0.0));
+    assert_eq!(tree_of(&dir.path().join("out")), before);
+}
+
+#[test]
+fn sweeps_run_each_task_count() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(
+        dir.path(),
+        3,
+        &[
+            "-n", "4", "-F", "-f", "1", "-l", "3", "-s", "1", "-d", "out",
+        ],
+    );
+    run.ok();
+    for n in 1..=3 {
+        assert!(run
+            .stdout
+            .contains(&format!("\n{n} tasks, {} files\n", 4 * n)));
+    }
+    assert_eq!(mdtest_rows(&run.stdout, "SUMMARY rate").len(), 3);
+    let too_many = mdtest(dir.path(), 2, &["-n", "1", "-l", "3", "-d", "x"]);
+    assert_eq!(too_many.status, 2);
+    assert!(!dir.path().join("x").exists());
+}
+
+#[test]
+fn random_order_barriers_and_hooks() {
+    let dir = tempdir().unwrap();
+    let marks = dir.path().join("marks");
+    let before = format!("--run-cmd-before-phase=echo b >> {}", marks.display());
+    let after = format!("--run-cmd-after-phase=echo a >> {}", marks.display());
+    let run = mdtest(
+        dir.path(),
+        2,
+        &[
+            "-n",
+            "30",
+            "-F",
+            "-R",
+            "--random-seed=9",
+            "-B",
+            "-e",
+            "0",
+            "-d",
+            "out",
+            &before,
+            &after,
+        ],
+    );
+    run.ok();
+    assert!(run.stdout.contains("random seed: 9"));
+    // Four file phases, each command once per task.
+    let text = std::fs::read_to_string(&marks).unwrap();
+    assert_eq!(text.matches('b').count(), 8);
+    assert_eq!(text.matches('a').count(), 8);
+}
+
+#[test]
+fn collective_creates_and_unique_dirs() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(
+        dir.path(),
+        3,
+        &[
+            "-c", "-n", "3", "-w", "16", "-e", "16", "-X", "-G", "3", "-d", "out",
+        ],
+    );
+    run.ok();
+    assert!(!dir.path().join("out").exists());
+    let run = mdtest(dir.path(), 2, &["-c", "-u", "-C", "-n", "2", "-d", "out"]);
+    run.ok();
+    let tree = tree_of(&dir.path().join("out"));
+    assert!(tree.contains(&"test-dir.0-0/mdtest_tree.1.0/dir.mdtest.1.1".to_string()));
+    mdtest(dir.path(), 2, &["-c", "-u", "-r", "-n", "2", "-d", "out"]).ok();
+    assert!(tree_of(&dir.path().join("out")).is_empty());
+}
+
+#[test]
+fn bad_options_are_one_line_and_create_nothing() {
+    let dir = tempdir().unwrap();
+    let cases: &[&[&str]] = &[
+        &["-n", "-5"],
+        &["-n", "10", "-I", "3"],
+        &["-n", "10", "-I", "5", "-u"],
+        &["-z", "2", "-b", "0"],
+        &["-W", "5", "-b", "2", "-z", "1"],
+        &["-B", "-N", "1"],
+        &["-k", "-w", "10"],
+        &["-X", "-e", "0"],
+        &["-X", "-C", "-e", "8"],
+        &["-E", "-X", "-e", "8"],
+        &["-C", "-E", "-e", "9", "-w", "8"],
+        &["-u", "-S"],
+        &["-c", "-S"],
+        &["-d", "a@b"],
+        &["-d", "a@@b"],
+        &["-a", "MMAP"],
+        &["-a", "NOPE"],
+        &["--dataPacketType=z"],
+        &["-f", "3", "-l", "2"],
+        &["-i", "0"],
+        &["--nonsense"],
+        &["-q"],
+        &["--savePerOpDataCSV=x"],
+        &["--verify-write"],
+        &["-a", "DUMMY", "-w", "8", "--verify-write"],
+    ];
+    for args in cases {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["-d", "never"]);
+        if args.contains(&"-d") {
+            all.truncate(args.len());
+        }
+        let run = mdtest(dir.path(), 2, &all);
+        assert_eq!(run.status, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        assert_eq!(run.stderr.lines().count(), 1, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.starts_with("mdtest: error: "), "{}", run.stderr);
+        assert!(
+            entries(dir.path()).is_empty(),
+            "{args:?} created {:?}",
+            entries(dir.path())
+        );
+    }
+}
+
+#[test]
+fn help_and_the_pario_front_end() {
+    let dir = tempdir().unwrap();
+    let help = mdtest(dir.path(), 1, &["-h"]);
+    help.ok();
+    assert!(help.stdout.starts_with("Synopsis mdtest"));
+    for opt in [
+        "-n=0",
+        "-I=0",
+        "-z=0",
+        "-b=1",
+        "--verify-write",
+        "--run-cmd-before-phase",
+    ] {
+        assert!(help.stdout.contains(opt), "{opt}");
+    }
+    let run = pario(dir.path(), &["mdtest", "-n", "2", "-d", "p"]);
+    run.ok();
+    assert!(run
+        .stdout
+        .contains("Command line used: pario mdtest '-n' '2' '-d' 'p'"));
+    assert!(!Path::new(&dir.path().join("p")).exists());
+}
