@@ -481,6 +481,12 @@ pub fn validate(p: &MdtestParams) -> Result<(), UsageError> {
             backend.name()
         ));
     }
+    if p.warning_as_errors && p.read && p.read_bytes == 0 && p.file_phases() {
+        return err(
+            "Read bytes is 0, thus, a read test will actually just open/close (--warningAsErrors)"
+                .into(),
+        );
+    }
     if let Some(align) = backend.alignment() {
         for (flag, size) in [("-w", p.write_bytes), ("-e", p.read_bytes)] {
             if size % align != 0 {

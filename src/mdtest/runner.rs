@@ -32,6 +32,7 @@ use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
 use crate::error::{Error, Result};
 use crate::ior::report::{machine, version, FsUsage, ParioInfo};
 use crate::output::mdtest_formats::sinks_for;
+use crate::output::mdtest_text::c_exp;
 use crate::pattern::Pattern;
 use crate::random::Permutation;
 
@@ -192,6 +193,8 @@ struct Run<'a> {
     /// Files and bytes found wrong by all tasks, whole run.
     total_wrong: (u64, u64),
     report: MdtestReport,
+    /// `--saveRankPerformanceDetails` (rank 0).
+    rank_details: Option<std::fs::File>,
 }
 
 impl<'a> Run<'a> {
@@ -284,6 +287,7 @@ impl<'a> Run<'a> {
             wrong_bytes: 0,
             total_wrong: (0, 0),
             report,
+            rank_details: None,
         }
     }
 
@@ -298,6 +302,11 @@ impl<'a> Run<'a> {
 
     /// The whole run.
     fn body(&mut self) -> Result<()> {
+        let details = match (&self.p.save_rank_details, self.rank) {
+            (Some(path), 0) => open_rank_details(path).map(Some),
+            _ => Ok(None),
+        };
+        self.rank_details = agree(self.comm, details)?;
         self.create_root()?;
         if self.rank == 0 {
             let root = self.root_of(0);
@@ -495,6 +504,11 @@ impl<'a> Run<'a> {
             };
             let report = &self.report;
             self.out.each(|s| s.sweep_done(&sweep, report));
+            if let Some(file) = self.rank_details.as_mut() {
+                if let Err(e) = write_rank_details(file, &sweep) {
+                    eprintln!("mdtest: warning: cannot write the rank details: {e}");
+                }
+            }
             self.report.tests.push(sweep);
         }
         Ok(())
@@ -1472,6 +1486,58 @@ impl<'a> Run<'a> {
         let report = &self.report;
         self.out.each(|s| s.run_done(report));
     }
+}
+
+/// `--saveRankPerformanceDetails`: creates the file with its header, one
+/// rate and time column per operation.
+fn open_rank_details(path: &str) -> Result<std::fs::File> {
+    use std::io::Write;
+    let failed = |e: std::io::Error| Error::io(0, "cannot write", Path::new(path), &e);
+    let mut f = std::fs::File::create(path).map_err(failed)?;
+    let mut head = String::from("rank,iteration,items");
+    for op in Op::ALL {
+        head.push_str(&format!(",rate-{0},time-{0}", op.name()));
+    }
+    writeln!(f, "{head}").map_err(failed)?;
+    Ok(f)
+}
+
+/// Appends a sweep step: per iteration, a row `all` (the phase rates and
+/// times) and a row per task (its own rate and time before the closing
+/// barrier). Phases that did not run leave their two cells empty.
+fn write_rank_details(f: &mut std::fs::File, sweep: &SweepReport) -> std::io::Result<()> {
+    use std::io::Write;
+    let cell = |ran: bool, rate: f64, time: f64| {
+        if ran {
+            format!(",{},{}", c_exp(rate, 10), c_exp(time, 10))
+        } else {
+            ",,".to_string()
+        }
+    };
+    for it in &sweep.iterations {
+        let mut line = format!("all,{},{}", it.iteration, sweep.total_items);
+        for op in Op::ALL {
+            match it.phases.iter().find(|p| p.operation == op.name()) {
+                Some(p) => line.push_str(&cell(true, p.rate, p.time_s)),
+                None => line.push_str(&cell(false, 0.0, 0.0)),
+            }
+        }
+        writeln!(f, "{line}")?;
+        for (rank, task) in it.tasks.iter().enumerate() {
+            let items = task.iter().map(|s| s.items).max().unwrap_or(0);
+            let mut line = format!("{rank},{},{items}", it.iteration);
+            for op in Op::ALL {
+                let s = task[op as usize];
+                line.push_str(&cell(
+                    s.ran && !op.is_tree(),
+                    s.own_rate(),
+                    s.time_before_barrier,
+                ));
+            }
+            writeln!(f, "{line}")?;
+        }
+    }
+    f.flush()
 }
 
 /// Whether an error says a directory is not empty.

@@ -95,12 +95,9 @@ pub fn table(sweep: &SweepReport, table: Table, o: &TextOptions) -> String {
     t
 }
 
-/// C's `%e`: `1.234560e+05`.
-pub fn c_exp(v: f64) -> String {
-    if v == 0.0 {
-        return "0.000000e+00".into();
-    }
-    let s = format!("{v:.6e}");
+/// C's `%.<precision>e`: `1.234560e+05`.
+pub fn c_exp(v: f64, precision: usize) -> String {
+    let s = format!("{v:.precision$e}");
     let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let sign = if exp < 0 { '-' } else { '+' };
@@ -128,7 +125,7 @@ pub fn per_process(sweep: &SweepReport, table: Table) -> String {
                     Table::Time => s.time_before_barrier,
                 };
                 t.push(if k == 0 { ' ' } else { ',' });
-                t.push_str(&c_exp(v));
+                t.push_str(&c_exp(v, 6));
             }
             t.push('\n');
         }
@@ -307,8 +304,9 @@ mod tests {
 
     #[test]
     fn c_style_exponents() {
-        assert_eq!(c_exp(123456.0), "1.234560e+05");
-        assert_eq!(c_exp(0.00012), "1.200000e-04");
-        assert_eq!(c_exp(0.0), "0.000000e+00");
+        assert_eq!(c_exp(123456.0, 6), "1.234560e+05");
+        assert_eq!(c_exp(0.00012, 6), "1.200000e-04");
+        assert_eq!(c_exp(0.0, 6), "0.000000e+00");
+        assert_eq!(c_exp(25794.236794, 10), "2.5794236794e+04");
     }
 }
