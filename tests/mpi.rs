@@ -376,3 +376,91 @@ fn mpiio_needs_the_mpi_engine() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("MPI-IO needs the MPI engine"));
 }
+
+#[test]
+fn stonewalled_seed_commands_under_mpi() {
+    let dir = tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    let common = [
+        "-C",
+        "-Q",
+        "1",
+        "-g",
+        "-G",
+        "760427273",
+        "-k",
+        "-e",
+        "-o",
+        "d/ior_file_easy",
+        "-O",
+        "stoneWallingStatusFile=d/stonewall",
+        "-t",
+        "512k",
+        "-b",
+        "64m",
+        "-u",
+        "-F",
+        "-a",
+        "POSIX",
+    ];
+    let mut write = common.to_vec();
+    write.extend(["-w", "-D", "1", "-O", "stoneWallingWearOut=300"]);
+    let run = mpirun(dir.path(), 2, &write, &[]);
+    run.ok();
+    assert!(run.stdout.contains("stonewalling pairs accessed min: "));
+    let mut read = common.to_vec();
+    read.extend(["-r", "-R"]);
+    let run = mpirun(dir.path(), 2, &read, &[]);
+    run.ok();
+    assert!(!run.stdout.contains("WARNING"));
+}
+
+#[test]
+fn collective_stonewall_stops_every_task_at_the_same_transfer() {
+    let dir = tempdir().unwrap();
+    // Three ranks, two taking part: the idle one joins every checkpoint.
+    let run = mpirun(
+        dir.path(),
+        3,
+        &[
+            "-a",
+            "MPIIO",
+            "-c",
+            "-N",
+            "2",
+            "-t",
+            "8",
+            "-b",
+            "64g",
+            "-w",
+            "-D",
+            "1",
+            "-O",
+            "stoneWallingWearOut=1",
+            "-O",
+            "saveRankPerformanceDetailsCSV=r.csv",
+            "-o",
+            "coll",
+        ],
+        &[],
+    );
+    run.ok();
+    let text = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
+    let counts: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(10).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(counts.len(), 2);
+    assert_eq!(counts[0], counts[1]);
+    assert!(counts[0] > 0);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("stonewalling pairs accessed"))
+        .unwrap();
+    assert!(
+        line.contains(&format!("min: {} max: {} ", counts[0], counts[0])),
+        "{line}"
+    );
+}

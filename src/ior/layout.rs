@@ -65,10 +65,28 @@ impl Layout {
     pub fn for_each_offset<B>(
         &self,
         task: usize,
+        visit: impl FnMut(u64) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        self.for_each_offset_in(task, 0, self.transfers_per_task(), visit)
+    }
+
+    /// Visits the offsets of `task`'s transfers number `from` to `to - 1` (in
+    /// its order of access), until `visit` breaks. Stonewalling resumes a
+    /// phase with it; `to` may not exceed [`Layout::transfers_per_task`].
+    #[inline]
+    pub fn for_each_offset_in<B>(
+        &self,
+        task: usize,
+        from: u64,
+        to: u64,
         mut visit: impl FnMut(u64) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
         let task = task as u64;
         let t = self.transfer;
+        let to = to.min(self.transfers_per_task());
+        if from >= to {
+            return ControlFlow::Continue(());
+        }
         match self.ordering {
             Ordering::Sequential => {
                 let per_block = self.per_block();
@@ -82,25 +100,32 @@ impl Layout {
                 } else {
                     task * self.block
                 };
-                for segment in 0..self.segments {
-                    let mut offset = first + segment * stride;
-                    for _ in 0..per_block {
+                let mut left = to - from;
+                let mut segment = from / per_block;
+                let mut j = from % per_block;
+                while left > 0 {
+                    let mut offset = first + segment * stride + j * t;
+                    let run = (per_block - j).min(left);
+                    for _ in 0..run {
                         visit(offset)?;
                         offset += t;
                     }
+                    left -= run;
+                    segment += 1;
+                    j = 0;
                 }
             }
             Ordering::Shuffled => {
                 let count = self.transfers_per_task();
                 if self.file_per_proc {
                     let order = Permutation::new(count, mix(&[self.seed, task]));
-                    for k in 0..count {
+                    for k in from..to {
                         visit(order.at(k) * t)?;
                     }
                 } else {
                     let order = Permutation::new(self.transfers_in_file(), mix(&[self.seed]));
                     let first = task * count;
-                    for k in first..first + count {
+                    for k in first + from..first + to {
                         visit(order.at(k) * t)?;
                     }
                 }
@@ -108,7 +133,7 @@ impl Layout {
             Ordering::Random => {
                 let range = self.transfers_in_file();
                 let key = mix(&[self.seed, task]);
-                for k in 0..self.transfers_per_task() {
+                for k in from..to {
                     visit((splitmix64(key ^ k.wrapping_mul(0x9e37_79b9)) % range) * t)?;
                 }
             }
@@ -208,6 +233,33 @@ mod tests {
         }
         let again = layout(8, 64, 4, 3, false, Ordering::Random);
         assert_eq!(l.offsets(1), again.offsets(1), "same seed, same offsets");
+    }
+
+    #[test]
+    fn ranges_resume_where_a_phase_stopped() {
+        for ordering in [Ordering::Sequential, Ordering::Shuffled, Ordering::Random] {
+            for fpp in [false, true] {
+                let l = layout(4, 16, 3, 2, fpp, ordering);
+                let all = l.offsets(1);
+                for cut in 0..=all.len() as u64 {
+                    let mut joined = Vec::new();
+                    for (from, to) in [(0, cut), (cut, 12)] {
+                        let _ = l.for_each_offset_in::<()>(1, from, to, |o| {
+                            joined.push(o);
+                            ControlFlow::Continue(())
+                        });
+                    }
+                    assert_eq!(joined, all, "{ordering:?} fpp={fpp} cut={cut}");
+                }
+                // A stonewall count runs across segments.
+                let mut some = Vec::new();
+                let _ = l.for_each_offset_in::<()>(1, 0, 6, |o| {
+                    some.push(o);
+                    ControlFlow::Continue(())
+                });
+                assert_eq!(some, all[..6]);
+            }
+        }
     }
 
     #[test]

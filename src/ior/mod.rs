@@ -14,3 +14,5 @@ pub mod reorder;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod stonewall;
+pub mod xfer;

@@ -107,7 +107,6 @@ fn not_built(s: Setting<'_>, why: &str) -> Result<(), String> {
     }
 }
 
-const STONEWALL_LATER: &str = "stonewalling is not built yet in this version of pario";
 const NOT_SUPPORTED: &str = "is not supported by pario";
 const ARE_NOT_SUPPORTED: &str = "are not supported by pario";
 
@@ -245,25 +244,26 @@ pub fn grammar() -> Grammar<IorParams> {
         }),
         value('D', &["deadlineForStonewalling"], "0", "deadlineForStonewalling -- seconds before stopping write or read phase", |p, s| {
             p.deadline_for_stonewalling = non_negative(s.value())?;
-            if p.deadline_for_stonewalling > 0 {
-                return Err(STONEWALL_LATER.into());
-            }
             Ok(())
         }),
         directive(&["stoneWallingWearOut"], "1", "-- once the stonewalling timeout is over, all process finish to access the amount of data", |p, s| {
             p.stonewalling_wear_out = s.flag_bool()?;
-            not_built(s, STONEWALL_LATER)
+            Ok(())
         }),
         directive(&["stoneWallingWearOutIterations"], "N", "-- stop after processing this number of iterations, needed for reading data back written with stoneWallingWearOut", |p, s| {
             p.stonewalling_wear_out_iterations = non_negative(s.value())?;
-            not_built(s, STONEWALL_LATER)
+            Ok(())
         }),
-        directive(&["stoneWallingStatusFile"], "FILE", "-- this file keeps the number of iterations from stonewalling during write and allows to use them for read", |_, _| {
-            Err(STONEWALL_LATER.into())
+        directive(&["stoneWallingStatusFile"], "FILE", "-- this file keeps the number of iterations from stonewalling during write and allows to use them for read", |p, s| {
+            if s.value().is_empty() {
+                return Err("the file name is empty".into());
+            }
+            p.stonewalling_status_file = Some(s.value().to_string());
+            Ok(())
         }),
         directive(&["minTimeDuration"], "0", "-- minimum Runtime for the run (will repeat from beginning of the file if time is not yet over)", |p, s| {
             p.min_time_duration = non_negative(s.value())?;
-            not_built(s, STONEWALL_LATER)
+            Ok(())
         }),
         value('f', &["scriptFile"], "STRING", "scriptFile -- test script name", |p, s| {
             p.script = Some(s.value().to_string());
@@ -491,6 +491,27 @@ pub fn validate(p: &IorParams) -> Result<(), UsageError> {
                 ));
             }
         }
+    }
+    if p.stonewalling_wear_out && p.deadline_for_stonewalling == 0 {
+        return err("-O stoneWallingWearOut=1 needs a deadline: add -D <seconds>".into());
+    }
+    if p.deadline_for_stonewalling > 0 && p.check_write {
+        return err("-D cannot be combined with -W: a stonewalled write leaves data that -W would report as missing".into());
+    }
+    if let Some(status) = &p.stonewalling_status_file {
+        if !p.keep_file {
+            return err(format!(
+                "-O stoneWallingStatusFile={status} needs -k: the count it stores describes files that would otherwise be removed"
+            ));
+        }
+        if p.write_file && p.deadline_for_stonewalling > 0 && !p.stonewalling_wear_out {
+            return err(format!(
+                "-O stoneWallingStatusFile={status} with -D needs -O stoneWallingWearOut=1, or the tasks' files would hold different counts"
+            ));
+        }
+    }
+    if p.min_time_duration > 0 && p.collective {
+        return err("-O minTimeDuration cannot be combined with collective I/O (-c)".into());
     }
     if p.reorder_tasks && p.reorder_tasks_random > 0 {
         return err("-C and -Z both reorder tasks: choose one".into());

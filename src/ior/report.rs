@@ -133,6 +133,13 @@ pub struct OptionsEcho {
     pub blocksize: String,
     #[serde(rename = "aggregate filesize")]
     pub aggregate_filesize: String,
+    #[serde(rename = "stonewallingTime", skip_serializing_if = "Option::is_none")]
+    pub stonewalling_time: Option<u64>,
+    #[serde(
+        rename = "stoneWallingWearOut",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stonewalling_wear_out: Option<u32>,
 }
 
 impl OptionsEcho {
@@ -191,6 +198,10 @@ impl OptionsEcho {
             xfersize: human_bytes(p.transfer_size),
             blocksize: human_bytes(p.block_size),
             aggregate_filesize: human_bytes(aggregate),
+            stonewalling_time: (p.deadline_for_stonewalling > 0)
+                .then_some(p.deadline_for_stonewalling),
+            stonewalling_wear_out: (p.deadline_for_stonewalling > 0)
+                .then_some(p.stonewalling_wear_out as u32),
         }
     }
 
@@ -232,6 +243,10 @@ impl OptionsEcho {
             ("blocksize", self.blocksize.clone()),
             ("aggregate filesize", self.aggregate_filesize.clone()),
         ]);
+        if let (Some(t), Some(w)) = (self.stonewalling_time, self.stonewalling_wear_out) {
+            l.push(("stonewallingTime", t.to_string()));
+            l.push(("stoneWallingWearOut", w.to_string()));
+        }
         l
     }
 }
@@ -517,8 +532,8 @@ impl SummaryRow {
             ops_mean: s.ops.mean,
             ops_sd: s.ops.stddev,
             mean_time: s.mean_time,
-            stonewall_time: None,
-            stonewall_bw_mean: None,
+            stonewall_time: s.stonewall.map(|w| w.0),
+            stonewall_bw_mean: s.stonewall.map(|w| w.1),
             xsize_mib: s.bytes as f64 / crate::units::MIB as f64,
         }
     }

@@ -12,6 +12,7 @@
 
 use serde::Serialize;
 
+use super::stonewall::StonewallResult;
 use crate::backend::Access;
 use crate::units::{KIB, MIB};
 
@@ -28,10 +29,18 @@ pub struct TaskTimes {
     pub close_end: f64,
     pub bytes: u64,
     pub transfers: u64,
+    /// Transfers made when the task stopped at the deadline (or finished).
+    pub stonewall_pairs: u64,
+    /// Bytes moved by then.
+    pub stonewall_bytes: u64,
+    /// Seconds from the start of the transfers to then.
+    pub stonewall_time: f64,
+    /// Whether the deadline stopped the task.
+    pub hit_deadline: bool,
 }
 
 impl TaskTimes {
-    const FIELDS: usize = 9;
+    const FIELDS: usize = 13;
 
     /// Flattens to a fixed record for gathering.
     pub fn to_record(&self) -> Vec<f64> {
@@ -45,6 +54,10 @@ impl TaskTimes {
             self.close_end,
             self.bytes as f64,
             self.transfers as f64,
+            self.stonewall_pairs as f64,
+            self.stonewall_bytes as f64,
+            self.stonewall_time,
+            if self.hit_deadline { 1.0 } else { 0.0 },
         ]
     }
 
@@ -62,6 +75,10 @@ impl TaskTimes {
             close_end: r[6],
             bytes: r[7] as u64,
             transfers: r[8] as u64,
+            stonewall_pairs: r[9] as u64,
+            stonewall_bytes: r[10] as u64,
+            stonewall_time: r[11],
+            hit_deadline: r[12] != 0.0,
         }
     }
 
@@ -96,6 +113,9 @@ pub struct PhaseResult {
     /// Transfers made by all tasks.
     pub transfers: u64,
     pub tasks: usize,
+    /// With `-D`: what stonewalling did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stonewall: Option<StonewallResult>,
 }
 
 pub fn access_name(access: Access) -> &'static str {
@@ -153,6 +173,7 @@ pub fn reduce_phase(
         bytes,
         transfers,
         tasks: active.len(),
+        stonewall: None,
     }
 }
 
@@ -196,6 +217,8 @@ pub struct OperationSummary {
     pub mean_time: f64,
     /// Largest bytes moved in a repetition.
     pub bytes: u64,
+    /// With `-D`: mean stonewall time and bandwidth (MiB/s) over repetitions.
+    pub stonewall: Option<(f64, f64)>,
 }
 
 pub fn summarize(results: &[&PhaseResult], transfer_size: u64) -> OperationSummary {
@@ -213,6 +236,19 @@ pub fn summarize(results: &[&PhaseResult], transfer_size: u64) -> OperationSumma
         ops: stats(&ops),
         mean_time: stats(&times).mean,
         bytes: results.iter().map(|r| r.bytes).max().unwrap_or(0),
+        stonewall: {
+            let walls: Vec<&StonewallResult> = results
+                .iter()
+                .filter_map(|r| r.stonewall.as_ref())
+                .collect();
+            (!walls.is_empty()).then(|| {
+                let n = walls.len() as f64;
+                (
+                    walls.iter().map(|w| w.time).sum::<f64>() / n,
+                    walls.iter().map(|w| w.bw_mib).sum::<f64>() / n,
+                )
+            })
+        },
     }
 }
 
@@ -237,6 +273,7 @@ mod tests {
             close_end: close.1,
             bytes,
             transfers,
+            ..Default::default()
         }
     }
 
@@ -280,7 +317,11 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
-        let t = task((1.0, 2.0), (3.0, 4.0), (5.0, 6.0), 1 << 40, 12345);
+        let mut t = task((1.0, 2.0), (3.0, 4.0), (5.0, 6.0), 1 << 40, 12345);
+        t.stonewall_pairs = 77;
+        t.stonewall_bytes = 1 << 33;
+        t.stonewall_time = 1.5;
+        t.hit_deadline = true;
         assert_eq!(TaskTimes::from_record(&t.to_record()), t);
     }
 

@@ -23,16 +23,15 @@ use super::report::{
     SummaryRow, TestReport, VerifyCounts,
 };
 use super::results::{access_name, reduce_phase, summarize, TaskTimes};
-use crate::backend::{self, read_fully, write_fully, Access, Backend, BlockView, File, OpenSpec};
+use super::stonewall::{read_status, write_status, CollectiveStop, Deadline, StonewallResult};
+use super::xfer::{Pass, Progress, XferOptions};
+use crate::backend::{self, write_fully, Access, Backend, BlockView, File, OpenSpec};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
 use crate::error::{Error, Result};
 use crate::memhog::{self, MemoryHog};
 use crate::output::{sinks_for, IorSink};
 use crate::pattern::Pattern;
-
-/// How many mismatching words one task lists per phase at `-v -v -v`.
-const MISMATCHES_LISTED: usize = 10;
 
 /// The outputs of rank 0 (empty on other ranks).
 pub struct Outputs {
@@ -146,12 +145,19 @@ pub fn run_with(
     }
 }
 
-/// What one task moved in one phase.
-#[derive(Debug, Default, Clone, Copy)]
-struct Moved {
-    bytes: u64,
-    transfers: u64,
-    errors: VerifyCounts,
+/// How a phase ends: at its last transfer, at a deadline, or at a count.
+#[derive(Debug, Clone, Copy)]
+struct PhasePlan {
+    /// Transfers per task in one pass.
+    limit: u64,
+    /// `-D`.
+    deadline: Option<Duration>,
+    /// `stoneWallingWearOut` (with `-D`).
+    wear_out: bool,
+    /// `minTimeDuration`, seconds.
+    min_time: f64,
+    /// Collective transfers with `-D`: stop decisions are agreed.
+    collective_checks: bool,
 }
 
 /// One test on one task.
@@ -177,6 +183,8 @@ struct TestRun<'a> {
     rank_details: Option<std::fs::File>,
     /// Memory held away from the page cache for the test (`-M`).
     _hog: MemoryHog,
+    /// Transfers a read phase makes, from the stonewalling status file.
+    status_count: Option<u64>,
 }
 
 impl<'a> TestRun<'a> {
@@ -293,6 +301,7 @@ impl<'a> TestRun<'a> {
             report,
             rank_details,
             _hog: hog,
+            status_count: None,
         };
         Ok(run)
     }
@@ -487,6 +496,22 @@ impl<'a> TestRun<'a> {
                 agree(self.comm, filled)?;
             }
         }
+        if access == Access::Read {
+            if let Some(path) = &self.p.stonewalling_status_file {
+                let count = if self.rank == 0 {
+                    read_status(path).map_err(|e| Error::task(0, e))
+                } else {
+                    Ok(0)
+                };
+                let count = agree(self.comm, count)?;
+                let count = broadcast_value(self.comm, 0, &count)?;
+                self.out.note(
+                    1,
+                    &format!("Using stonewalling status file {path}: {count} transfers per task"),
+                );
+                self.status_count = Some(count);
+            }
+        }
         let name = access_name(access);
         self.out.note(
             1,
@@ -495,23 +520,52 @@ impl<'a> TestRun<'a> {
         self.comm.barrier()?;
         let verify = access == Access::Read && self.p.check_read && self.backend.stores_data();
         let outcome = self.timed_io(access, rep, self.pretend(access), verify);
-        let (times, moved) = agree(self.comm, outcome)?;
+        let (times, errors) = agree(self.comm, outcome)?;
         let records = gather_f64(self.comm, 0, &times.to_record())?;
-        let errors = self.sum_errors(moved.errors)?;
+        let errors = self.sum_errors(errors)?;
+        let plan = self.plan(access);
+        let mut status = Ok(());
         if self.rank == 0 {
             let all: Vec<TaskTimes> = records.iter().map(|r| TaskTimes::from_record(r)).collect();
-            let row = reduce_phase(access, rep, &all, self.p.block_size, self.p.transfer_size);
+            let mut row = reduce_phase(access, rep, &all, self.p.block_size, self.p.transfer_size);
+            if plan.deadline.is_some() {
+                let wall = StonewallResult::of(&all);
+                self.out.note(0, &wall.log_line());
+                let verdict = if wall.hit {
+                    format!(
+                        "{name} phase {rep} stopped at the -D {} s deadline",
+                        self.p.deadline_for_stonewalling
+                    )
+                } else {
+                    format!(
+                        "{name} phase {rep} finished all its transfers before the -D {} s deadline",
+                        self.p.deadline_for_stonewalling
+                    )
+                };
+                self.out.note(1, &verdict);
+                if plan.wear_out && access == Access::Write {
+                    if let Some(path) = &self.p.stonewalling_status_file {
+                        status = write_status(path, wall.pairs_max).map_err(|e| Error::task(0, e));
+                    }
+                }
+                row.stonewall = Some(wall);
+            }
             self.out.each(|s| s.phase_done(&row));
             self.report.results.push(row);
             self.write_rank_details(name, rep, &all);
         }
+        agree(self.comm, status)?;
         if errors.transfers > 0 {
             self.warn(&format!(
                 "WARNING: incorrect data on {name} ({} errors found: {} of {} transfers, {} bytes wrong)",
                 errors.transfers, errors.transfers, errors.checked, errors.bytes
             ))?;
         }
-        if access == Access::Write {
+        // A stonewalled or shortened phase leaves the files partly written.
+        if access == Access::Write
+            && plan.deadline.is_none()
+            && plan.limit == self.layout.transfers_per_task()
+        {
             self.check_file_size(rep)?;
         }
         Ok(errors)
@@ -528,8 +582,8 @@ impl<'a> TestRun<'a> {
         );
         self.comm.barrier()?;
         let outcome = self.timed_io(Access::Read, rep, self.rank, true);
-        let (_, moved) = agree(self.comm, outcome)?;
-        let errors = self.sum_errors(moved.errors)?;
+        let (_, errors) = agree(self.comm, outcome)?;
+        let errors = self.sum_errors(errors)?;
         if errors.transfers > 0 {
             self.warn(&format!(
                 "WARNING: incorrect data on write ({} errors found: {} of {} transfers, {} bytes wrong)",
@@ -568,23 +622,39 @@ impl<'a> TestRun<'a> {
         })
     }
 
-    /// With `-g`, a barrier that also carries failures; otherwise nothing.
-    fn sync_point<T>(&self, outcome: Result<T>) -> Result<T> {
-        if self.p.intra_test_barriers {
-            agree(self.comm, outcome)
-        } else {
-            outcome
+    /// How a phase ends: its last transfer, a deadline, or a count.
+    fn plan(&self, access: Access) -> PhasePlan {
+        let mut limit = self.layout.transfers_per_task();
+        if self.p.stonewalling_wear_out_iterations > 0 {
+            limit = limit.min(self.p.stonewalling_wear_out_iterations);
+        }
+        if let (Access::Read, Some(count)) = (access, self.status_count) {
+            limit = limit.min(count);
+        }
+        let deadline = (self.p.deadline_for_stonewalling > 0)
+            .then(|| Duration::from_secs(self.p.deadline_for_stonewalling));
+        PhasePlan {
+            limit,
+            deadline,
+            wear_out: self.p.stonewalling_wear_out && deadline.is_some(),
+            min_time: self.p.min_time_duration as f64,
+            collective_checks: deadline.is_some() && self.p.collective,
         }
     }
 
-    /// Open, transfer, close, with this task's time stamps.
+    /// Open, transfer, close, with this task's time stamps. With `-g` (and
+    /// when stonewalling makes tasks agree mid-phase) every step ends with an
+    /// agreement, so a failure stops all tasks at the same point.
     fn timed_io(
         &mut self,
         access: Access,
         rep: u64,
         pretend: usize,
         verify: bool,
-    ) -> Result<(TaskTimes, Moved)> {
+    ) -> Result<(TaskTimes, VerifyCounts)> {
+        let plan = self.plan(access);
+        let in_step = self.p.intra_test_barriers || plan.wear_out || plan.collective_checks;
+        let comm = self.comm;
         let mut t = TaskTimes {
             active: self.active,
             ..Default::default()
@@ -602,7 +672,7 @@ impl<'a> TestRun<'a> {
             sequential: self.layout.ordering == Ordering::Sequential,
             blocks: self.block_view(pretend),
         };
-        t.open_start = self.comm.wtime();
+        t.open_start = comm.wtime();
         let opened = if self.active {
             let action = if access == Access::Write {
                 "cannot open for writing"
@@ -616,16 +686,90 @@ impl<'a> TestRun<'a> {
         } else {
             Ok(None)
         };
-        t.open_end = self.comm.wtime();
-        let mut file = self.sync_point(opened)?;
-        t.xfer_start = self.comm.wtime();
-        let moved = match file.as_mut() {
-            Some(f) => self.transfers(f.as_mut(), access, pretend, &path, &pattern, verify),
-            None => Ok(Moved::default()),
+        t.open_end = comm.wtime();
+        let mut file = step(comm, in_step, opened)?;
+        t.xfer_start = comm.wtime();
+        let options = XferOptions {
+            rank: self.rank,
+            size: self.p.transfer_size,
+            single_attempt: self.p.single_xfer_attempt,
+            fsync_per_write: self.p.fsync_per_write,
+            verify,
+            quit_on_error: self.p.quit_on_error,
+            list_mismatches: self.p.verbose >= 3,
+            trace: self.p.verbose >= 5,
         };
-        t.xfer_end = self.comm.wtime();
-        let moved = self.sync_point(moved)?;
-        t.close_start = self.comm.wtime();
+        let mut progress = Progress::default();
+        let deadline = plan.deadline.map(Deadline::start);
+        let mut collective = deadline
+            .as_ref()
+            .filter(|_| plan.collective_checks)
+            .map(|d| CollectiveStop::new(comm, d, plan.limit));
+        let mut reached = 0;
+        if let Some(f) = file.as_mut() {
+            let mut pass = Pass {
+                file: f.as_mut(),
+                access,
+                layout: &self.layout,
+                task: pretend,
+                path: &path,
+                pattern: &pattern,
+                buf: self.buffer.as_mut_slice(),
+                options,
+            };
+            loop {
+                let count = match (deadline.as_ref(), collective.as_mut()) {
+                    (_, Some(c)) => pass.run(0, plan.limit, &mut progress, |n| c.check(n)),
+                    (Some(d), None) => pass.run(0, plan.limit, &mut progress, |_| d.passed()),
+                    (None, None) => pass.run(0, plan.limit, &mut progress, |_| false),
+                };
+                reached += count;
+                t.hit_deadline = count < plan.limit
+                    && (collective.as_ref().is_some_and(|c| c.stopped)
+                        || deadline.as_ref().is_some_and(|d| d.passed()));
+                // -O minTimeDuration: start again from the first transfer until
+                // the time has passed.
+                let again = plan.min_time > 0.0 && comm.wtime() - t.xfer_start < plan.min_time;
+                if t.hit_deadline || progress.failed() || progress.quit || plan.limit == 0 || !again
+                {
+                    break;
+                }
+            }
+        } else if let Some(c) = collective.as_mut() {
+            c.idle();
+        }
+        if let Some(e) = collective.and_then(|c| c.error) {
+            progress.failure.get_or_insert(Error::from(e));
+        }
+        drop(deadline);
+        t.stonewall_pairs = reached;
+        t.stonewall_bytes = progress.bytes;
+        t.stonewall_time = comm.wtime() - t.xfer_start;
+        step(comm, in_step, progress.failure.take().map_or(Ok(()), Err))?;
+        if plan.wear_out {
+            // Every task makes as many transfers as the busiest one did.
+            let target = crate::comm::reduce_u64(comm, reached, ReduceOp::Max)?;
+            if let Some(f) = file.as_mut() {
+                let mut pass = Pass {
+                    file: f.as_mut(),
+                    access,
+                    layout: &self.layout,
+                    task: pretend,
+                    path: &path,
+                    pattern: &pattern,
+                    buf: self.buffer.as_mut_slice(),
+                    options,
+                };
+                while reached < target && plan.limit > 0 && !progress.failed() {
+                    let from = reached % plan.limit;
+                    let to = (from + (target - reached)).min(plan.limit);
+                    reached += pass.run(from, to, &mut progress, |_| false) - from;
+                }
+            }
+            step(comm, in_step, progress.failure.take().map_or(Ok(()), Err))?;
+        }
+        t.xfer_end = comm.wtime();
+        t.close_start = comm.wtime();
         let closed = match file {
             Some(mut f) => {
                 let synced = if access == Access::Write && self.p.fsync {
@@ -642,128 +786,11 @@ impl<'a> TestRun<'a> {
             }
             None => Ok(()),
         };
-        t.close_end = self.comm.wtime();
-        self.sync_point(closed)?;
-        t.bytes = moved.bytes;
-        t.transfers = moved.transfers;
-        Ok((t, moved))
-    }
-
-    /// The transfer loop: the hot path.
-    fn transfers(
-        &mut self,
-        file: &mut dyn File,
-        access: Access,
-        pretend: usize,
-        path: &Path,
-        pattern: &Pattern,
-        verify: bool,
-    ) -> Result<Moved> {
-        let rank = self.rank;
-        // Collective transfers: every task must make the same calls, so a
-        // task that fails keeps taking part (with empty transfers) until the
-        // phase ends, and partial transfers are not retried one-sidedly.
-        let collective = file.collective();
-        let mut deferred: Option<Error> = None;
-        let single = self.p.single_xfer_attempt || collective;
-        let sync_each = self.p.fsync_per_write;
-        let quit = self.p.quit_on_error && !collective;
-        let list_mismatches = self.p.verbose >= 3;
-        let trace = self.p.verbose >= 5;
-        let size = self.p.transfer_size;
-        let mut moved = Moved::default();
-        let failed = |what: &str, offset: u64, e: std::io::Error| {
-            Error::task(
-                rank,
-                format!("{what} {} at offset {offset}: {e}", path.display()),
-            )
-        };
-        let buf = self.buffer.as_mut_slice();
-        let flow = match access {
-            Access::Write => self.layout.for_each_offset(pretend, |offset| {
-                if deferred.is_some() {
-                    let _ = file.skip();
-                    return ControlFlow::Continue(());
-                }
-                if trace {
-                    println!(
-                        "task {rank}: write {size} bytes at offset {offset} of {}",
-                        path.display()
-                    );
-                }
-                pattern.stamp(buf, offset);
-                if let Err(e) = write_fully(file, buf, offset, single) {
-                    return stop_or_defer(
-                        collective,
-                        &mut deferred,
-                        failed("cannot write", offset, e),
-                    );
-                }
-                if sync_each {
-                    if let Err(e) = file.sync() {
-                        return stop_or_defer(
-                            collective,
-                            &mut deferred,
-                            failed("cannot fsync", offset, e),
-                        );
-                    }
-                }
-                moved.bytes += size;
-                moved.transfers += 1;
-                ControlFlow::Continue(())
-            }),
-            Access::Read => {
-                let mut listed = 0;
-                self.layout.for_each_offset(pretend, |offset| {
-                    if deferred.is_some() {
-                        let _ = file.skip();
-                        return ControlFlow::Continue(());
-                    }
-                    if trace {
-                        println!("task {rank}: read {size} bytes at offset {offset} of {}", path.display());
-                    }
-                    if let Err(e) = read_fully(file, buf, offset, single) {
-                        return stop_or_defer(collective, &mut deferred, failed("cannot read", offset, e));
-                    }
-                    moved.bytes += size;
-                    moved.transfers += 1;
-                    if verify {
-                        moved.errors.checked += 1;
-                        let check = pattern.verify(buf, offset);
-                        if check.wrong_words > 0 {
-                            moved.errors.transfers += 1;
-                            moved.errors.bytes += check.wrong_bytes;
-                            if list_mismatches && listed < MISMATCHES_LISTED {
-                                for m in pattern.mismatches(buf, offset, MISMATCHES_LISTED - listed) {
-                                    listed += 1;
-                                    println!(
-                                        "task {rank}: wrong data in {} at offset {}: expected 0x{:016x}, read 0x{:016x}",
-                                        path.display(),
-                                        offset + m.position,
-                                        m.expected,
-                                        m.actual
-                                    );
-                                }
-                            }
-                            if quit {
-                                return ControlFlow::Break(Error::Data { transfers: 1, bytes: check.wrong_bytes });
-                            }
-                        }
-                    }
-                    ControlFlow::Continue(())
-                })
-            }
-        };
-        if let Some(e) = deferred {
-            return Err(e);
-        }
-        match flow {
-            ControlFlow::Continue(()) => Ok(moved),
-            // -q: this task stops at its first error; the phase still ends
-            // normally and the run stops after it with the counts.
-            ControlFlow::Break(Error::Data { .. }) => Ok(moved),
-            ControlFlow::Break(e) => Err(e),
-        }
+        t.close_end = comm.wtime();
+        step(comm, in_step, closed)?;
+        t.bytes = progress.bytes;
+        t.transfers = progress.transfers;
+        Ok((t, progress.errors))
     }
 
     /// `--randomPrefill`: before a random write phase, every task writes its
@@ -932,18 +959,13 @@ impl<'a> TestRun<'a> {
     }
 }
 
-/// After a failed transfer: stop now, or, in collective mode, remember the
-/// error and keep taking part until the phase ends.
-fn stop_or_defer(
-    collective: bool,
-    deferred: &mut Option<Error>,
-    error: Error,
-) -> ControlFlow<Error> {
-    if collective {
-        deferred.get_or_insert(error);
-        ControlFlow::Continue(())
+/// With `in_step`, an agreement among all tasks (a barrier that carries
+/// failures); otherwise the outcome as it is.
+fn step<T>(comm: &dyn Comm, in_step: bool, outcome: Result<T>) -> Result<T> {
+    if in_step {
+        agree(comm, outcome)
     } else {
-        ControlFlow::Break(error)
+        outcome
     }
 }
 

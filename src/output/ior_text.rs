@@ -248,6 +248,7 @@ mod tests {
             bytes: 0,
             transfers: 0,
             tasks: 2,
+            stonewall: None,
         };
         assert_eq!(
             result_row(&r),

@@ -291,8 +291,6 @@ fn features_not_built_are_rejected_not_ignored() {
         "-c: collective I/O needs -a MPIIO, not -a POSIX"
     );
     assert_eq!(error("-C -Z"), "-C and -Z both reorder tasks: choose one");
-    assert!(error("-D 10").starts_with("-D 10: stonewalling is not built yet"));
-    assert!(error("-O stoneWallingWearOut=1").contains("stonewalling is not built yet"));
     assert!(error("-j 5").contains("outlier warnings are not built yet"));
     for (flag, module) in [
         ("-p", "mpiio.preallocate"),
@@ -316,6 +314,21 @@ fn features_not_built_are_rejected_not_ignored() {
     // Switched off explicitly, they are harmless.
     assert!(!one("-O collective=0").collective);
     assert_eq!(one("-D 0").deadline_for_stonewalling, 0);
+}
+
+#[test]
+fn stonewalling_options() {
+    let p = one("-w -k -D 300 -O stoneWallingWearOut=300 -O stoneWallingStatusFile=/tmp/sw -O stoneWallingWearOutIterations=7 -O minTimeDuration=2");
+    assert_eq!(p.deadline_for_stonewalling, 300);
+    assert!(p.stonewalling_wear_out);
+    assert_eq!(p.stonewalling_status_file.as_deref(), Some("/tmp/sw"));
+    assert_eq!(p.stonewalling_wear_out_iterations, 7);
+    assert_eq!(p.min_time_duration, 2);
+    assert!(error("-O stoneWallingWearOut=1").contains("needs a deadline"));
+    assert!(error("-w -W -D 5").contains("-D cannot be combined with -W"));
+    assert!(error("-r -O stoneWallingStatusFile=x").contains("needs -k"));
+    assert!(error("-O stoneWallingStatusFile=").contains("the file name is empty"));
+    assert!(error("-D -1").contains("must not be negative"));
 }
 
 #[test]

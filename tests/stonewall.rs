@@ -1,0 +1,387 @@
+//! Fixed-time runs: -D, wear-out, status files (local engine).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use tempfile::tempdir;
+
+/// The per-task rows of a `saveRankPerformanceDetailsCSV` file:
+/// (access, rank, transfers).
+fn rank_rows(path: &std::path::Path) -> Vec<(String, usize, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].to_string(),
+                f[2].parse().unwrap(),
+                f[10].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `(min, max)` from the stonewalling log line.
+fn pairs(stdout: &str) -> (u64, u64) {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("stonewalling pairs accessed min: "))
+        .unwrap_or_else(|| panic!("no stonewalling line in\n{stdout}"));
+    let f: Vec<&str> = line.split_whitespace().collect();
+    (f[4].parse().unwrap(), f[6].parse().unwrap())
+}
+
+#[test]
+fn wear_out_brings_every_task_to_the_maximum() {
+    let dir = tempdir().unwrap();
+    // Rank 0 needs 1 ms per transfer, so it cannot finish 2048 transfers in
+    // 1 s; the others finish at once. Wear-out makes rank 0 catch up.
+    let run = ior(
+        dir.path(),
+        4,
+        &[
+            "-a",
+            "DUMMY",
+            "--dummy.delay-xfer=1000",
+            "--dummy.delay-only-rank0",
+            "-t",
+            "1k",
+            "-b",
+            "2m",
+            "-w",
+            "-D",
+            "1",
+            "-O",
+            "stoneWallingWearOut=1",
+            "-O",
+            "saveRankPerformanceDetailsCSV=ranks.csv",
+        ],
+    );
+    run.ok();
+    let (min, max) = pairs(&run.stdout);
+    assert!(min < 2048, "rank 0 stopped at the deadline: {min}");
+    assert_eq!(max, 2048);
+    let ranks = rank_rows(&dir.path().join("ranks.csv"));
+    assert_eq!(ranks.len(), 4);
+    assert!(
+        ranks.iter().all(|(_, _, transfers)| *transfers == 2048),
+        "{ranks:?}"
+    );
+    let summary = summary(&run.stdout);
+    assert_ne!(summary[0][10], "NA", "Stonewall(s) column is filled");
+    assert!(run
+        .stdout
+        .contains("stonewallingTime    : 1\nstoneWallingWearOut : 1\n"));
+}
+
+#[test]
+fn without_wear_out_tasks_stop_where_they_are() {
+    let dir = tempdir().unwrap();
+    let run = ior(
+        dir.path(),
+        2,
+        &[
+            "-a",
+            "DUMMY",
+            "--dummy.delay-xfer=1000",
+            "--dummy.delay-only-rank0",
+            "-t",
+            "1k",
+            "-b",
+            "2m",
+            "-w",
+            "-D",
+            "1",
+            "-O",
+            "saveRankPerformanceDetailsCSV=ranks.csv",
+            "-O",
+            "summaryFormat=JSON",
+            "-O",
+            "summaryFile=out.json",
+            "-v",
+        ],
+    );
+    run.ok();
+    let ranks = rank_rows(&dir.path().join("ranks.csv"));
+    assert!(ranks[0].2 < 2048 && ranks[1].2 == 2048, "{ranks:?}");
+    assert!(run
+        .stdout
+        .contains("write phase 0 stopped at the -D 1 s deadline"));
+    // Bandwidth counts only the bytes moved.
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out.json")).unwrap()).unwrap();
+    let result = &doc["tests"][0]["Results"][0];
+    assert_eq!(result["bytes"], (ranks[0].2 + 2048) * 1024);
+    assert_eq!(result["stonewall"]["hit"], true);
+    assert_eq!(result["stonewall"]["pairsMax"], 2048);
+    assert!(doc["summary"][0]["StoneWallTime"].as_f64().unwrap() > 0.0);
+    assert!(doc["summary"][0]["StoneWallbwMeanMIB"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn status_file_carries_the_count_to_a_read_run() {
+    let dir = tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("easy")).unwrap();
+    // Eight-byte transfers into files far too big to finish in a second.
+    let common = [
+        "-C",
+        "-Q",
+        "1",
+        "-g",
+        "-G",
+        "760427273",
+        "-k",
+        "-e",
+        "-o",
+        "easy/ior_file_easy",
+        "-O",
+        "stoneWallingStatusFile=easy/stonewall",
+        "-t",
+        "8",
+        "-b",
+        "64g",
+        "-u",
+        "-F",
+        "-a",
+        "POSIX",
+    ];
+    let mut write = common.to_vec();
+    write.extend([
+        "-w",
+        "-D",
+        "1",
+        "-O",
+        "stoneWallingWearOut=300",
+        "-O",
+        "saveRankPerformanceDetailsCSV=w.csv",
+    ]);
+    let run = ior(dir.path(), 2, &write);
+    run.ok();
+    let (_, max) = pairs(&run.stdout);
+    let count: u64 = std::fs::read_to_string(dir.path().join("easy/stonewall"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(count, max);
+    assert!(rank_rows(&dir.path().join("w.csv"))
+        .iter()
+        .all(|r| r.2 == count));
+    for rank in 0..2 {
+        let file = dir
+            .path()
+            .join(format!("easy/{rank}/ior_file_easy.{rank:08}"));
+        assert_eq!(std::fs::metadata(file).unwrap().len(), count * 8);
+    }
+    let mut read = common.to_vec();
+    read.extend(["-r", "-R", "-O", "saveRankPerformanceDetailsCSV=r.csv"]);
+    let run = ior(dir.path(), 2, &read);
+    run.ok();
+    assert!(!run.stdout.contains("WARNING"), "{}", run.stdout);
+    assert!(
+        rank_rows(&dir.path().join("r.csv"))
+            .iter()
+            .all(|r| r.2 == count),
+        "reads exactly the stored count"
+    );
+    // The files (kept with -k) and the status file are left for the user.
+    assert!(dir.path().join("easy/stonewall").exists());
+}
+
+#[test]
+fn seed_commands_scaled_down() {
+    let dir = tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    let common = [
+        "-C",
+        "-Q",
+        "1",
+        "-g",
+        "-G",
+        "760427273",
+        "-k",
+        "-e",
+        "-o",
+        "d/ior_file_easy",
+        "-O",
+        "stoneWallingStatusFile=d/stonewall",
+        "-t",
+        "512k",
+        "-b",
+        "64m",
+        "-u",
+        "-F",
+    ];
+    let mut write = common.to_vec();
+    write.extend([
+        "-w",
+        "-D",
+        "1",
+        "-O",
+        "stoneWallingWearOut=300",
+        "-a",
+        "POSIX",
+    ]);
+    ior(dir.path(), 2, &write).ok();
+    let mut read = common.to_vec();
+    read.extend(["-r", "-R", "-a", "POSIX"]);
+    let run = ior(dir.path(), 2, &read);
+    run.ok();
+    assert!(!run.stdout.contains("WARNING"));
+}
+
+#[test]
+fn ior_hard_shape_ends_at_the_deadline() {
+    let dir = tempdir().unwrap();
+    let start = Instant::now();
+    let run = ior(
+        dir.path(),
+        2,
+        &[
+            "-C",
+            "-Q",
+            "1",
+            "-g",
+            "-G",
+            "1",
+            "-k",
+            "-e",
+            "-o",
+            "hard",
+            "-t",
+            "47008",
+            "-b",
+            "47008",
+            "-s",
+            "10000000",
+            "-D",
+            "1",
+            "-O",
+            "stoneWallingWearOut=1",
+            "-a",
+            "DUMMY",
+            "--dummy.delay-xfer=100",
+            "-w",
+        ],
+    );
+    run.ok();
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "it would otherwise write 470 GB"
+    );
+    let (min, max) = pairs(&run.stdout);
+    assert!(min > 0 && max < 10_000_000);
+    assert!(run.stdout.contains("aggregate filesize  : 875.59 GiB"));
+}
+
+#[test]
+fn iterations_limit_without_a_deadline() {
+    let dir = tempdir().unwrap();
+    let run = ior(
+        dir.path(),
+        2,
+        &[
+            "-w",
+            "-r",
+            "-R",
+            "-k",
+            "-t",
+            "4k",
+            "-b",
+            "8k",
+            "-s",
+            "4",
+            "-O",
+            "stoneWallingWearOutIterations=5",
+            "-O",
+            "saveRankPerformanceDetailsCSV=r.csv",
+            "-o",
+            "it",
+        ],
+    );
+    run.ok();
+    assert!(rank_rows(&dir.path().join("r.csv"))
+        .iter()
+        .all(|r| r.2 == 5));
+    assert_eq!(
+        std::fs::metadata(dir.path().join("it")).unwrap().len(),
+        2 * 16384 + 8192 + 4096,
+        "the count runs across segments: task 1 ends in segment 2"
+    );
+}
+
+#[test]
+fn min_time_repeats_the_phase() {
+    let dir = tempdir().unwrap();
+    let start = Instant::now();
+    let run = ior(
+        dir.path(),
+        2,
+        &[
+            "-a",
+            "DUMMY",
+            "--dummy.delay-xfer=1000",
+            "-t",
+            "1k",
+            "-b",
+            "10k",
+            "-w",
+            "-O",
+            "minTimeDuration=1",
+            "-O",
+            "saveRankPerformanceDetailsCSV=r.csv",
+        ],
+    );
+    run.ok();
+    assert!(start.elapsed() >= Duration::from_secs(1));
+    assert!(
+        rank_rows(&dir.path().join("r.csv"))
+            .iter()
+            .all(|r| r.2 > 10 && r.2 % 10 == 0),
+        "whole passes over the 10 transfers"
+    );
+}
+
+#[test]
+fn impossible_combinations_are_rejected() {
+    let dir = tempdir().unwrap();
+    for (args, message) in [
+        (
+            &["-O", "stoneWallingWearOut=1", "-w"][..],
+            "needs a deadline",
+        ),
+        (&["-D", "1", "-w", "-W"], "-D cannot be combined with -W"),
+        (&["-O", "stoneWallingStatusFile=s", "-r"], "needs -k"),
+        (
+            &["-O", "stoneWallingStatusFile=s", "-w", "-k", "-D", "1"],
+            "needs -O stoneWallingWearOut=1",
+        ),
+    ] {
+        let run = ior(dir.path(), 2, args);
+        assert_eq!(run.status, 2, "{args:?}");
+        assert!(run.stderr.contains(message), "{args:?}: {}", run.stderr);
+    }
+    let run = ior(
+        dir.path(),
+        2,
+        &[
+            "-r",
+            "-k",
+            "-O",
+            "stoneWallingStatusFile=missing",
+            "-o",
+            "x",
+        ],
+    );
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr
+            .contains("cannot read the stonewalling status file missing"),
+        "{}",
+        run.stderr
+    );
+    assert!(entries(dir.path()).is_empty());
+}
