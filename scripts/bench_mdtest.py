@@ -238,24 +238,29 @@ def measure(args, loop, mdtest, work):
         "(open O_CREAT|O_EXCL|O_CLOEXEC + close, stat, open O_RDONLY + close, unlink) "
         "with the same file names at the same depth (DIR/test-dir.I-0/mdtest_tree.0/), "
         "phases between barriers. Both ran alternately in "
-        "the same rounds; figures are medians over %d iterations each, in operations "
-        "per second.\n" % (args.items, args.items, args.rounds * args.iterations))
-    lines.append("| tasks | phase | loop (ops/s) | pario (ops/s) | pario / loop |")
-    lines.append("|---:|---|---:|---:|---:|")
-    for tasks, samples in results.items():
-        for p in PHASES:
-            lo = statistics.median(samples["loop"][p])
-            pa = statistics.median(samples["pario"][p])
-            lines.append(f"| {tasks} | {p} | {lo:,.0f} | {pa:,.0f} | {pa / lo:.3f} |")
-    lines.append("")
-    lines.append("Spread (min - max over iterations):\n")
-    lines.append("| tasks | phase | loop | pario |")
-    lines.append("|---:|---|---|---|")
+        "the same rounds, %d iterations each; rates in operations per second: the "
+        "median and the best iteration of each, and pario / loop.\n"
+        % (args.items, args.items, args.rounds * args.iterations))
+    lines.append("| tasks | phase | loop median | pario median | ratio | loop best | pario best | ratio |")
+    lines.append("|---:|---|---:|---:|---:|---:|---:|---:|")
     for tasks, samples in results.items():
         for p in PHASES:
             lo, pa = samples["loop"][p], samples["pario"][p]
-            lines.append(f"| {tasks} | {p} | {min(lo):,.0f} - {max(lo):,.0f} "
-                         f"| {min(pa):,.0f} - {max(pa):,.0f} |")
+            lm, pm = statistics.median(lo), statistics.median(pa)
+            lb, pb = max(lo), max(pa)
+            lines.append(f"| {tasks} | {p} | {lm:,.0f} | {pm:,.0f} | {pm / lm:.3f} "
+                         f"| {lb:,.0f} | {pb:,.0f} | {pb / lb:.3f} |")
+    lines.append("")
+    lines.append("Slowest iteration (ops/s):\n")
+    lines.append("| tasks | phase | loop | pario |")
+    lines.append("|---:|---|---:|---:|")
+    for tasks, samples in results.items():
+        for p in PHASES:
+            lines.append(f"| {tasks} | {p} | {min(samples['loop'][p]):,.0f} "
+                         f"| {min(samples['pario'][p]):,.0f} |")
+    lines.append("")
+    lines.append(f"Load average at the end: {os.getloadavg()[0]:.2f} "
+                 f"(other work on the machine adds noise to both alike).")
     return "\n".join(lines) + "\n"
 
 

@@ -119,6 +119,31 @@ pub trait Backend: Send + Sync {
     /// Creates a file and opens it for writing from offset 0 (mdtest's create
     /// phase). Files get mode 0664 less the umask, as mdtest's do.
     fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>>;
+    /// Creates an empty file and closes it (mdtest's create phase without
+    /// `-w`): [`Backend::create`] then close, without keeping a handle.
+    /// Backends may do it in fewer steps.
+    fn create_empty(&self, path: &Path, spec: &CreateSpec) -> io::Result<()> {
+        self.create(path, spec)?.close()
+    }
+    /// Opens an existing file, reads `buf.len()` bytes from offset 0 into
+    /// `buf` and closes it (mdtest's read phase; an empty `buf` only opens and
+    /// closes). A file shorter than `buf` is an error. Backends may do it in
+    /// fewer steps than this default.
+    fn open_read_close(&self, path: &Path, buf: &mut [u8], rank: usize) -> io::Result<()> {
+        let spec = OpenSpec {
+            access: Access::Read,
+            create: false,
+            file_size: buf.len() as u64,
+            rank,
+            sequential: true,
+            blocks: None,
+        };
+        let mut file = self.open(path, &spec)?;
+        if !buf.is_empty() {
+            read_fully(file.as_mut(), buf, 0, false)?;
+        }
+        file.close()
+    }
     /// The status of a path, following symbolic links (mdtest's stat phase).
     fn stat(&self, path: &Path) -> io::Result<Status>;
     /// Renames `from` to `to` (mdtest's directory rename phase). Storage

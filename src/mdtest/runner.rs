@@ -1200,6 +1200,14 @@ impl<'a> Run<'a> {
                         self.created.items[s].count += 1;
                     }
                 }
+                Kind::File if p.write_bytes == 0 && !collective => {
+                    backend
+                        .create_empty(path, &spec)
+                        .map_err(|e| failed("cannot create", e))?;
+                    if let Some(s) = set {
+                        self.created.items[s].count += 1;
+                    }
+                }
                 Kind::File => {
                     let mut file = if collective {
                         backend
@@ -1305,7 +1313,6 @@ impl<'a> Run<'a> {
             (rank + 2 * self.stride) % self.tasks
         };
         let pattern = Pattern::new(p.data_packet_type, self.data_seed, writer);
-        let spec = open_spec(Access::Read, rank, p.read_bytes);
         let backend = &*self.backend;
         for l in 0..layout.loops {
             let (tree, owner) = self.target(Role::Read, j, l);
@@ -1316,29 +1323,23 @@ impl<'a> Run<'a> {
                 if self.trace {
                     println!("V-3: Rank {rank:>3} mdtest_read file: {}", path.display());
                 }
-                let failed = |action: &str, e: std::io::Error| Error::io(rank, action, path, &e);
-                let mut file = backend
-                    .open(path, &spec)
-                    .map_err(|e| failed("cannot open for reading", e))?;
-                if p.read_bytes > 0 {
-                    let buf = self.read_buf.as_mut_slice();
-                    read_fully(file.as_mut(), buf, 0, false)
-                        .map_err(|e| failed("cannot read", e))?;
-                    if p.verify_read {
-                        let c = pattern.verify(buf, k);
-                        if c.wrong_words > 0 {
-                            self.wrong_files += 1;
-                            self.wrong_bytes += c.wrong_bytes;
-                            if p.verbose >= 1 {
-                                println!(
-                                    "task {rank}: verification error in file: {}",
-                                    path.display()
-                                );
-                            }
+                let buf = self.read_buf.as_mut_slice();
+                backend
+                    .open_read_close(path, buf, rank)
+                    .map_err(|e| Error::io(rank, "cannot read", path, &e))?;
+                if p.verify_read {
+                    let c = pattern.verify(buf, k);
+                    if c.wrong_words > 0 {
+                        self.wrong_files += 1;
+                        self.wrong_bytes += c.wrong_bytes;
+                        if p.verbose >= 1 {
+                            println!(
+                                "task {rank}: verification error in file: {}",
+                                path.display()
+                            );
                         }
                     }
                 }
-                file.close().map_err(|e| failed("cannot close", e))?;
             }
         }
         Ok(layout.loops * count)

@@ -366,8 +366,9 @@ fn push_decimal(buf: &mut String, n: u64) {
             break;
         }
     }
-    // The digits are ASCII.
-    buf.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    for &d in &digits[i..] {
+        buf.push(d as char);
+    }
 }
 
 /// The numbers of the items of one test directory, in creation order
