@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -140,6 +141,11 @@ int main(int argc, char **argv) {
 PHASES = ["File creation", "File stat", "File read", "File removal"]
 
 
+def cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_loop(binary, workdir, tasks, items, iterations):
     out = subprocess.run(
         [binary, os.path.join(workdir, "c"), str(tasks), str(items), str(iterations)],
@@ -209,6 +215,7 @@ def measure(args, loop, mdtest, work):
     results = {}
     for tasks in tasks_list:
         samples = {"loop": {p: [] for p in PHASES}, "pario": {p: [] for p in PHASES}}
+        cpu = {"loop": [], "pario": []}
         for r in range(args.rounds):
             # Alternate which goes first, so neither always runs on a warmer
             # (or more fragmented) file system.
@@ -217,11 +224,15 @@ def measure(args, loop, mdtest, work):
                 order.reverse()
             for name, fn in order:
                 bin_ = loop if name == "loop" else mdtest
-                for row in fn(bin_, work, tasks, args.items, args.iterations):
+                before = cpu_seconds()
+                rows = fn(bin_, work, tasks, args.items, args.iterations)
+                ops = 4 * tasks * args.items * args.iterations
+                cpu[name].append((cpu_seconds() - before) / ops * 1e6)
+                for row in rows:
                     for p in PHASES:
                         samples[name][p].append(row[p])
             print(f"tasks {tasks}: round {r + 1}/{args.rounds} done", file=sys.stderr)
-        results[tasks] = samples
+        results[tasks] = (samples, cpu)
 
     lines = []
     lines.append("# mdtest: pario against a minimal system-call loop\n")
@@ -243,7 +254,7 @@ def measure(args, loop, mdtest, work):
         % (args.items, args.items, args.rounds * args.iterations))
     lines.append("| tasks | phase | loop median | pario median | ratio | loop best | pario best | ratio |")
     lines.append("|---:|---|---:|---:|---:|---:|---:|---:|")
-    for tasks, samples in results.items():
+    for tasks, (samples, _) in results.items():
         for p in PHASES:
             lo, pa = samples["loop"][p], samples["pario"][p]
             lm, pm = statistics.median(lo), statistics.median(pa)
@@ -254,10 +265,20 @@ def measure(args, loop, mdtest, work):
     lines.append("Slowest iteration (ops/s):\n")
     lines.append("| tasks | phase | loop | pario |")
     lines.append("|---:|---|---:|---:|")
-    for tasks, samples in results.items():
+    for tasks, (samples, _) in results.items():
         for p in PHASES:
             lines.append(f"| {tasks} | {p} | {min(samples['loop'][p]):,.0f} "
                          f"| {min(samples['pario'][p]):,.0f} |")
+    lines.append("")
+    lines.append("CPU time (user + system) of each whole run per operation, median over "
+                 "runs: the cost of an operation without the waiting that other load on the "
+                 "machine adds to wall-clock rates (pario's includes its start-up, tree "
+                 "and output):\n")
+    lines.append("| tasks | loop (µs/op) | pario (µs/op) | pario / loop |")
+    lines.append("|---:|---:|---:|---:|")
+    for tasks, (_, cpu) in results.items():
+        lo, pa = statistics.median(cpu["loop"]), statistics.median(cpu["pario"])
+        lines.append(f"| {tasks} | {lo:.3f} | {pa:.3f} | {pa / lo:.3f} |")
     lines.append("")
     lines.append(f"Load average at the end: {os.getloadavg()[0]:.2f} "
                  f"(other work on the machine adds noise to both alike).")

@@ -30,11 +30,31 @@ use crate::backend::{self, read_fully, write_fully, Access, Backend, CreateSpec,
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
 use crate::error::{Error, Result};
+use crate::ior::params::SummaryFormat;
 use crate::ior::report::{machine, version, FsUsage, ParioInfo};
 use crate::output::mdtest_formats::sinks_for;
 use crate::output::mdtest_text::c_exp;
 use crate::pattern::Pattern;
 use crate::random::Permutation;
+
+/// A line from one task (traces, verification errors): on stdout with
+/// mdtest's text, on stderr when stdout carries JSON or CSV.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if crate::mdtest::runner::quiet_stdout() {
+            eprintln!($($arg)*);
+        } else {
+            println!($($arg)*);
+        }
+    };
+}
+
+static QUIET_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether stdout carries a machine-readable format (set once per run).
+pub(crate) fn quiet_stdout() -> bool {
+    QUIET_STDOUT.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// The outputs of rank 0 (empty on other ranks).
 pub struct Outputs {
@@ -70,6 +90,10 @@ impl Outputs {
 /// outcome.
 pub fn run(comm: &dyn Comm, p: &MdtestParams, command_line: &str) -> Result<()> {
     validate_tasks(p, comm.size())?;
+    QUIET_STDOUT.store(
+        p.summary_format != SummaryFormat::Default && p.summary_file.is_none(),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     let sinks = if comm.rank() == 0 {
         sinks_for(p.summary_format, p.summary_file.as_deref(), p.verbose)
             .map_err(|e| Error::task(0, e.to_string()))
@@ -628,7 +652,7 @@ impl<'a> Run<'a> {
             &mut |d| {
                 let dir = layout.dir_path(tree, d);
                 if trace {
-                    println!("V-2: Rank {rank:>3} Making directory '{}'", dir.display());
+                    say!("V-2: Rank {rank:>3} Making directory '{}'", dir.display());
                 }
                 match backend.mkdir(&dir) {
                     Ok(()) => {
@@ -687,7 +711,7 @@ impl<'a> Run<'a> {
     fn remove_created_tree_dirs(&mut self, quiet: bool) -> Result<()> {
         while let Some(dir) = self.created.tree_dirs.pop() {
             if self.trace {
-                println!(
+                say!(
                     "V-2: Rank {:>3} Remove directory '{}'",
                     self.rank,
                     dir.display()
@@ -1178,7 +1202,7 @@ impl<'a> Run<'a> {
         for k in creation_order(&layout, to).skip(from as usize) {
             let path = paths.path(k);
             if trace {
-                println!(
+                say!(
                     "V-3: Rank {rank:>3} create {}: {}",
                     kind_name(kind),
                     path.display()
@@ -1239,7 +1263,7 @@ impl<'a> Run<'a> {
                                 self.wrong_files += 1;
                                 self.wrong_bytes += c.wrong_bytes;
                                 if p.verbose >= 1 {
-                                    println!(
+                                    say!(
                                         "task {rank}: verification error in file: {}",
                                         path.display()
                                     );
@@ -1282,7 +1306,7 @@ impl<'a> Run<'a> {
                 let k = first + order.as_ref().map_or(i, |o| o.at(i));
                 let path = paths.path(k);
                 if self.trace {
-                    println!(
+                    say!(
                         "V-3: Rank {rank:>3} mdtest_stat {}: {}",
                         kind_name(kind),
                         path.display()
@@ -1321,7 +1345,7 @@ impl<'a> Run<'a> {
                 let k = first + order.as_ref().map_or(i, |o| o.at(i));
                 let path = paths.path(k);
                 if self.trace {
-                    println!("V-3: Rank {rank:>3} mdtest_read file: {}", path.display());
+                    say!("V-3: Rank {rank:>3} mdtest_read file: {}", path.display());
                 }
                 let buf = self.read_buf.as_mut_slice();
                 backend
@@ -1333,7 +1357,7 @@ impl<'a> Run<'a> {
                         self.wrong_files += 1;
                         self.wrong_bytes += c.wrong_bytes;
                         if p.verbose >= 1 {
-                            println!(
+                            say!(
                                 "task {rank}: verification error in file: {}",
                                 path.display()
                             );
@@ -1375,7 +1399,7 @@ impl<'a> Run<'a> {
                     (item.clone(), last.clone())
                 };
                 if self.trace {
-                    println!("V-3: Rank {rank:>3} mdtest_rename dir: {}", from.display());
+                    say!("V-3: Rank {rank:>3} mdtest_rename dir: {}", from.display());
                 }
                 self.backend.rename(&from, &to).map_err(|e| {
                     Error::task(
@@ -1426,7 +1450,7 @@ impl<'a> Run<'a> {
             for k in creation_order(&layout, count) {
                 let path = paths.path(k);
                 if self.trace {
-                    println!(
+                    say!(
                         "V-3: Rank {rank:>3} remove {}: {}",
                         kind_name(kind),
                         path.display()
