@@ -760,3 +760,59 @@ fn help_and_the_pario_front_end() {
         .contains("Command line used: pario mdtest '-n' '2' '-d' 'p'"));
     assert!(!Path::new(&dir.path().join("p")).exists());
 }
+
+#[test]
+fn options_for_timing_and_reporting() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(
+        dir.path(),
+        2,
+        &[
+            "-n",
+            "5",
+            "-w",
+            "8",
+            "-e",
+            "8",
+            "-y",
+            "-Y",
+            "-t",
+            "-u",
+            "-p",
+            "0",
+            "-i",
+            "2",
+            "-V",
+            "1",
+            "--showRankStatistics",
+            "--print-all-procs",
+            "--saveRankPerformanceDetails=ranks.csv",
+            "-d",
+            "out",
+        ],
+    );
+    run.ok();
+    assert!(run.stdout.contains(
+        "   Operation     per Rank: Max            Min           Mean      per Iteration: Max"
+    ));
+    assert!(run
+        .stdout
+        .contains("\nPer process result (rate):\niteration: 0\nTest Directory creation "));
+    assert!(run
+        .stdout
+        .contains("V-1: Rank   0 unique_dir_per_task     : True"));
+    assert!(run.stdout.contains("V-1: Rank   0    File read         : "));
+    let csv = std::fs::read_to_string(dir.path().join("ranks.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0]
+        .starts_with("rank,iteration,items,rate-Directory creation,time-Directory creation,"));
+    // Per iteration: one row for all tasks, one per task.
+    assert_eq!(lines.len(), 1 + 2 * 3);
+    assert!(lines[1].starts_with("all,0,10,"));
+    assert!(lines[2].starts_with("0,0,5,"));
+    assert!(lines
+        .iter()
+        .skip(1)
+        .all(|l| l.split(',').count() == 3 + 2 * 10));
+    assert!(!dir.path().join("out").exists());
+}

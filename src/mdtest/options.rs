@@ -455,6 +455,16 @@ pub fn validate(p: &MdtestParams) -> Result<(), UsageError> {
             p.write_bytes
         ));
     }
+    if p.make_node && (p.collective_creates || p.shared_file) {
+        return err(format!(
+            "-k (mknod) cannot be combined with {}: that file would be made twice",
+            if p.collective_creates {
+                "-c (task 0 creates every file first)"
+            } else {
+                "-S (every task creates the same files)"
+            }
+        ));
+    }
     if p.verify_read && !p.read {
         return err(
             "-X verifies the data read, so it needs the read phase (-E, or no phase option)".into(),

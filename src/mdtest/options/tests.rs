@@ -100,6 +100,8 @@ fn combinations_mdtest_rejects() {
         ("-u -N 1 -d a@b", "stride between tasks"),
         ("-d a@b", "need -u"),
         ("-k -w 1", "mknod"),
+        ("-k -c", "made twice"),
+        ("-k -S", "made twice"),
         ("-X -C -e 8", "needs the read phase"),
         ("-X -e 0", "-e (bytes to read) above 0"),
         ("-C -E -e 9 -w 8", "cannot read more bytes"),
