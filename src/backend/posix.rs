@@ -17,12 +17,20 @@ pub const DIRECT_ALIGNMENT: u64 = 4096;
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "POSIX",
-    options: &[ModuleOption {
-        name: "posix.odirect",
-        flag: true,
-        default: "",
-        help: "Direct I/O Mode (O_DIRECT: sizes and offsets must be multiples of 4 KiB)",
-    }],
+    options: &[
+        ModuleOption {
+            name: "posix.odirect",
+            flag: true,
+            default: "",
+            help: "Direct I/O Mode (O_DIRECT: sizes and offsets must be multiples of 4 KiB)",
+        },
+        ModuleOption {
+            name: "posix.evict",
+            flag: true,
+            default: "",
+            help: "Sync and drop the test files from the page cache before each read (fadvise DONTNEED)",
+        },
+    ],
     build,
 };
 

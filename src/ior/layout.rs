@@ -17,6 +17,90 @@ use std::ops::ControlFlow;
 use super::params::Ordering;
 use crate::random::{mix, splitmix64, Permutation};
 
+/// An iterator over a task's transfer offsets (see [`Layout::offsets_in`]):
+/// a few additions per step for sequential access, no tables.
+#[derive(Debug, Clone)]
+pub struct Offsets {
+    state: OffsetState,
+    left: u64,
+    transfer: u64,
+}
+
+#[derive(Debug, Clone)]
+enum OffsetState {
+    Sequential {
+        offset: u64,
+        run_left: u64,
+        per_block: u64,
+        jump: u64,
+    },
+    Shuffled {
+        order: Permutation,
+        k: u64,
+    },
+    Random {
+        key: u64,
+        range: u64,
+        k: u64,
+    },
+}
+
+impl Iterator for Offsets {
+    type Item = u64;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u64> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        // Sequential access is the common case: a few additions, inlined.
+        if let OffsetState::Sequential {
+            offset,
+            run_left,
+            per_block,
+            jump,
+        } = &mut self.state
+        {
+            let here = *offset;
+            *offset += self.transfer;
+            *run_left -= 1;
+            if *run_left == 0 {
+                *offset += *jump;
+                *run_left = *per_block;
+            }
+            return Some(here);
+        }
+        Some(self.next_scattered())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (n, Some(n))
+    }
+}
+
+impl Offsets {
+    /// The next offset of a shuffled or random order.
+    #[inline(never)]
+    fn next_scattered(&mut self) -> u64 {
+        let t = self.transfer;
+        match &mut self.state {
+            OffsetState::Shuffled { order, k } => {
+                let here = order.at(*k) * t;
+                *k += 1;
+                here
+            }
+            OffsetState::Random { key, range, k } => {
+                let here = (splitmix64(*key ^ k.wrapping_mul(0x9e37_79b9)) % *range) * t;
+                *k += 1;
+                here
+            }
+            OffsetState::Sequential { .. } => unreachable!("handled inline"),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Layout {
     pub transfer: u64,
@@ -71,8 +155,7 @@ impl Layout {
     }
 
     /// Visits the offsets of `task`'s transfers number `from` to `to - 1` (in
-    /// its order of access), until `visit` breaks. Stonewalling resumes a
-    /// phase with it; `to` may not exceed [`Layout::transfers_per_task`].
+    /// its order of access), until `visit` breaks.
     #[inline]
     pub fn for_each_offset_in<B>(
         &self,
@@ -81,13 +164,21 @@ impl Layout {
         to: u64,
         mut visit: impl FnMut(u64) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
+        for offset in self.offsets_in(task, from, to) {
+            visit(offset)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The offsets of `task`'s transfers number `from` to `to - 1`, in its
+    /// order of access. Stonewalling resumes a phase with it; `to` is capped
+    /// at [`Layout::transfers_per_task`].
+    pub fn offsets_in(&self, task: usize, from: u64, to: u64) -> Offsets {
         let task = task as u64;
         let t = self.transfer;
         let to = to.min(self.transfers_per_task());
-        if from >= to {
-            return ControlFlow::Continue(());
-        }
-        match self.ordering {
+        let left = to.saturating_sub(from);
+        let state = match self.ordering {
             Ordering::Sequential => {
                 let per_block = self.per_block();
                 let stride = if self.file_per_proc {
@@ -100,45 +191,63 @@ impl Layout {
                 } else {
                     task * self.block
                 };
-                let mut left = to - from;
-                let mut segment = from / per_block;
-                let mut j = from % per_block;
-                while left > 0 {
-                    let mut offset = first + segment * stride + j * t;
-                    let run = (per_block - j).min(left);
-                    for _ in 0..run {
-                        visit(offset)?;
-                        offset += t;
-                    }
-                    left -= run;
-                    segment += 1;
-                    j = 0;
+                let (segment, j) = (from / per_block, from % per_block);
+                OffsetState::Sequential {
+                    offset: first + segment * stride + j * t,
+                    run_left: per_block - j,
+                    per_block,
+                    jump: stride - per_block * t,
                 }
             }
             Ordering::Shuffled => {
                 let count = self.transfers_per_task();
-                if self.file_per_proc {
-                    let order = Permutation::new(count, mix(&[self.seed, task]));
-                    for k in from..to {
-                        visit(order.at(k) * t)?;
-                    }
+                let (order, first) = if self.file_per_proc {
+                    (Permutation::new(count, mix(&[self.seed, task])), 0)
                 } else {
-                    let order = Permutation::new(self.transfers_in_file(), mix(&[self.seed]));
-                    let first = task * count;
-                    for k in first + from..first + to {
-                        visit(order.at(k) * t)?;
-                    }
+                    (
+                        Permutation::new(self.transfers_in_file(), mix(&[self.seed])),
+                        task * count,
+                    )
+                };
+                OffsetState::Shuffled {
+                    order,
+                    k: first + from,
                 }
             }
-            Ordering::Random => {
-                let range = self.transfers_in_file();
-                let key = mix(&[self.seed, task]);
-                for k in from..to {
-                    visit((splitmix64(key ^ k.wrapping_mul(0x9e37_79b9)) % range) * t)?;
-                }
-            }
+            Ordering::Random => OffsetState::Random {
+                key: mix(&[self.seed, task]),
+                range: self.transfers_in_file(),
+                k: from,
+            },
+        };
+        Offsets {
+            state,
+            left,
+            transfer: t,
         }
-        ControlFlow::Continue(())
+    }
+
+    /// Where `task`'s data lies in its file, as (offset, length) ranges, and
+    /// the bytes they hold. At most `max_ranges` ranges: segments beyond that
+    /// are sampled evenly (the byte count stays the whole). With `-z` on a
+    /// shared file a task's transfers are spread over the whole file, so its
+    /// share is taken as one equal slice of it.
+    pub fn task_ranges(&self, task: usize, max_ranges: u64) -> (Vec<(u64, u64)>, u64) {
+        let task = task as u64;
+        let per_task = self.segments * self.block;
+        if self.file_per_proc {
+            return (vec![(0, per_task)], per_task);
+        }
+        if self.ordering != Ordering::Sequential {
+            return (vec![(task * per_task, per_task)], per_task);
+        }
+        let stride = self.block * self.tasks;
+        let picked = self.segments.min(max_ranges.max(1));
+        let ranges = (0..picked)
+            .map(|i| i * self.segments / picked)
+            .map(|segment| (segment * stride + task * self.block, self.block))
+            .collect();
+        (ranges, per_task)
     }
 
     /// All offsets of a task, in order (for tests and small tools).
@@ -260,6 +369,24 @@ mod tests {
                 assert_eq!(some, all[..6]);
             }
         }
+    }
+
+    #[test]
+    fn task_ranges_cover_its_blocks() {
+        let shared = layout(4, 8, 3, 2, false, Ordering::Sequential);
+        assert_eq!(
+            shared.task_ranges(1, 100),
+            (vec![(8, 8), (24, 8), (40, 8)], 24)
+        );
+        assert_eq!(
+            shared.task_ranges(1, 2),
+            (vec![(8, 8), (24, 8)], 24),
+            "sampled segments"
+        );
+        let fpp = layout(4, 8, 3, 2, true, Ordering::Sequential);
+        assert_eq!(fpp.task_ranges(1, 100), (vec![(0, 24)], 24));
+        let shuffled = layout(4, 8, 3, 2, false, Ordering::Shuffled);
+        assert_eq!(shuffled.task_ranges(1, 100), (vec![(24, 24)], 24));
     }
 
     #[test]

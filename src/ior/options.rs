@@ -279,7 +279,7 @@ pub fn grammar() -> Grammar<IorParams> {
         }),
         value('j', &["outlierThreshold"], "0", "outlierThreshold -- warn on outlier N seconds from mean", |p, s| {
             p.outlier_threshold = non_negative(s.value())?;
-            not_built(s, "outlier warnings are not built yet in this version of pario")
+            Ok(())
         }),
         value('J', &["setAlignment"], "1", "setAlignment -- HDF5 alignment in bytes (e.g.: 8, 4k, 2m, 1g)", |_, s| {
             parse_size(s.value())?;
@@ -363,6 +363,26 @@ pub fn grammar() -> Grammar<IorParams> {
         directive(&["memoryPerTask"], "0", "-- hog this much memory on each task (e.g.: 512m)", |p, s| {
             p.memory_per_task = Some(parse_size(s.value())?);
             p.memory_per_node = None;
+            Ok(())
+        }),
+        directive(&["recordLatency"], "1", "-- record every transfer's latency in a histogram (percentiles after the Results table)", |p, s| {
+            p.record_latency = s.flag_bool()?;
+            Ok(())
+        }),
+        directive(&["latencyHistogramFile"], "FILE", "-- write the full merged latency histograms to FILE (CSV)", |p, s| {
+            p.latency_file = Some(s.value().to_string());
+            Ok(())
+        }),
+        directive(&["cacheCheck"], "1", "-- measure how much of the data is in the page cache before each read (mincore)", |p, s| {
+            p.cache_check = s.flag_bool()?;
+            Ok(())
+        }),
+        directive(&["evictBeforeRead"], "0", "-- sync and drop the test files from the page cache before each read (fadvise DONTNEED)", |p, s| {
+            p.evict_before_read = s.flag_bool()?;
+            Ok(())
+        }),
+        long_value(&["progress"], "1", "show live progress of long phases on a terminal (0: never)", |p, s| {
+            p.progress = s.flag_bool()?;
             Ok(())
         }),
         directive(&["platform"], "STRING", "-- a label for the platform, shown in the JSON parameters", |p, s| {

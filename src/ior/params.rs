@@ -93,6 +93,17 @@ pub struct IorParams {
     pub module_options: BTreeMap<String, String>,
     /// `-O platform=`: a label shown in the JSON parameters.
     pub platform: String,
+    /// `-O recordLatency=`: per-transfer latency histograms.
+    pub record_latency: bool,
+    /// `-O latencyHistogramFile=`: the full merged histograms, as CSV.
+    pub latency_file: Option<String>,
+    /// `-O cacheCheck=`: measure page-cache residency before reads.
+    pub cache_check: bool,
+    /// `-O evictBeforeRead=` (or `--posix.evict`): drop the test files from
+    /// the page cache before each read phase.
+    pub evict_before_read: bool,
+    /// `-O progress=` / `--progress=`: live progress on a terminal.
+    pub progress: bool,
 }
 
 impl Default for IorParams {
@@ -150,6 +161,11 @@ impl Default for IorParams {
             save_rank_details_csv: None,
             module_options: BTreeMap::new(),
             platform: String::new(),
+            record_latency: true,
+            latency_file: None,
+            cache_check: true,
+            evict_before_read: false,
+            progress: true,
         }
     }
 }
@@ -194,6 +210,12 @@ impl IorParams {
             .get(key)
             .and_then(|v| v.parse::<i64>().ok())
             .is_some_and(|v| v != 0)
+    }
+
+    /// Whether reads are preceded by eviction (`-O evictBeforeRead=1` or
+    /// `--posix.evict`).
+    pub fn evicts(&self) -> bool {
+        self.evict_before_read || self.module_flag("posix.evict")
     }
 
     /// Transfers one task makes in one phase.

@@ -14,6 +14,8 @@ use serde::Serialize;
 
 use super::stonewall::StonewallResult;
 use crate::backend::Access;
+use crate::latency::Percentiles;
+use crate::pagecache::CacheReport;
 use crate::units::{KIB, MIB};
 
 /// One task's record of one phase.
@@ -116,6 +118,87 @@ pub struct PhaseResult {
     /// With `-D`: what stonewalling did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stonewall: Option<StonewallResult>,
+    /// The merged distribution of per-transfer latencies.
+    #[serde(rename = "latencyPercentiles", skip_serializing_if = "Option::is_none")]
+    pub latency_percentiles: Option<Percentiles>,
+    /// The fastest and slowest task.
+    #[serde(rename = "taskTimes", skip_serializing_if = "Option::is_none")]
+    pub spread: Option<TaskSpread>,
+    /// Read phases: the page cache before (and after eviction).
+    #[serde(rename = "pageCache", skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<CacheReport>,
+}
+
+/// Per phase, the fastest and slowest task's open, transfer and close times
+/// (seconds), and which task was slowest overall.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskSpread {
+    pub open_min: f64,
+    pub open_max: f64,
+    pub xfer_min: f64,
+    pub xfer_max: f64,
+    pub close_min: f64,
+    pub close_max: f64,
+    pub total_min: f64,
+    pub total_max: f64,
+    pub total_mean: f64,
+    /// The task with the longest open-to-close time.
+    pub slowest: usize,
+}
+
+/// The spread of the tasks' times in one phase.
+pub fn task_spread(tasks: &[TaskTimes]) -> Option<TaskSpread> {
+    let active: Vec<(usize, &TaskTimes)> =
+        tasks.iter().enumerate().filter(|(_, t)| t.active).collect();
+    if active.is_empty() {
+        return None;
+    }
+    let range = |f: &dyn Fn(&TaskTimes) -> f64| {
+        active
+            .iter()
+            .map(|(_, t)| f(t))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
+    };
+    let total = |t: &TaskTimes| t.close_end - t.open_start;
+    let (open_min, open_max) = range(&|t| t.open_end - t.open_start);
+    let (xfer_min, xfer_max) = range(&|t| t.xfer_end - t.xfer_start);
+    let (close_min, close_max) = range(&|t| t.close_end - t.close_start);
+    let (total_min, total_max) = range(&total);
+    let slowest = active
+        .iter()
+        .max_by(|a, b| total(a.1).total_cmp(&total(b.1)))
+        .map(|(r, _)| *r)
+        .unwrap_or(0);
+    Some(TaskSpread {
+        open_min,
+        open_max,
+        xfer_min,
+        xfer_max,
+        close_min,
+        close_max,
+        total_min,
+        total_max,
+        total_mean: active.iter().map(|(_, t)| total(t)).sum::<f64>() / active.len() as f64,
+        slowest,
+    })
+}
+
+/// Tasks whose open-to-close time is more than `threshold` seconds from the
+/// mean (`-j`): (task, its time).
+pub fn outliers(tasks: &[TaskTimes], threshold: f64) -> Vec<(usize, f64)> {
+    let Some(spread) = task_spread(tasks) else {
+        return Vec::new();
+    };
+    tasks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.active)
+        .map(|(r, t)| (r, t.close_end - t.open_start))
+        .filter(|(_, total)| (total - spread.total_mean).abs() > threshold)
+        .collect()
 }
 
 pub fn access_name(access: Access) -> &'static str {
@@ -174,6 +257,9 @@ pub fn reduce_phase(
         transfers,
         tasks: active.len(),
         stonewall: None,
+        latency_percentiles: None,
+        spread: task_spread(tasks),
+        page_cache: None,
     }
 }
 
@@ -313,6 +399,25 @@ mod tests {
         let r = reduce_phase(Access::Write, 0, &tasks, 16 << 20, 1 << 20);
         assert_eq!(crate::units::table_cell(r.bw_mib), "3529.68   ");
         assert_eq!(crate::units::table_cell(r.iops), "3534.93   ");
+    }
+
+    #[test]
+    fn spread_names_the_slowest_task() {
+        let tasks = [
+            task((0.0, 1.0), (1.0, 3.0), (3.0, 3.5), 10, 1),
+            task((0.0, 0.5), (0.5, 6.0), (6.0, 7.0), 10, 1),
+            TaskTimes::default(),
+            task((0.0, 0.25), (0.25, 1.0), (1.0, 1.5), 10, 1),
+        ];
+        let s = task_spread(&tasks).unwrap();
+        assert_eq!((s.open_min, s.open_max), (0.25, 1.0));
+        assert_eq!((s.xfer_min, s.xfer_max), (0.75, 5.5));
+        assert_eq!((s.close_min, s.close_max), (0.5, 1.0));
+        assert_eq!((s.total_min, s.total_max, s.slowest), (1.5, 7.0, 1));
+        assert_eq!(s.total_mean, 4.0);
+        assert_eq!(outliers(&tasks, 2.4), vec![(1, 7.0), (3, 1.5)]);
+        assert!(outliers(&tasks, 3.5).is_empty());
+        assert!(task_spread(&[TaskTimes::default()]).is_none());
     }
 
     #[test]

@@ -22,16 +22,19 @@ use super::report::{
     machine, now_string, version, FsUsage, OptionsEcho, ParametersEcho, ParioInfo, RunReport,
     SummaryRow, TestReport, VerifyCounts,
 };
-use super::results::{access_name, reduce_phase, summarize, TaskTimes};
+use super::results::{access_name, outliers, reduce_phase, summarize, TaskTimes};
 use super::stonewall::{read_status, write_status, CollectiveStop, Deadline, StonewallResult};
 use super::xfer::{Pass, Progress, XferOptions};
 use crate::backend::{self, write_fully, Access, Backend, BlockView, File, OpenSpec};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
 use crate::error::{Error, Result};
+use crate::latency::{self, LatencyRecorder, Percentiles};
 use crate::memhog::{self, MemoryHog};
 use crate::output::{sinks_for, IorSink};
+use crate::pagecache::{self, CacheReport, Residency};
 use crate::pattern::Pattern;
+use crate::progress;
 
 /// The outputs of rank 0 (empty on other ranks).
 pub struct Outputs {
@@ -143,6 +146,13 @@ pub fn run_with(
         }),
         None => Ok(()),
     }
+}
+
+/// What one task brings back from a phase.
+struct PhaseOutcome {
+    times: TaskTimes,
+    errors: VerifyCounts,
+    latency: Option<LatencyRecorder>,
 }
 
 /// How a phase ends: at its last transfer, at a deadline, or at a count.
@@ -512,6 +522,11 @@ impl<'a> TestRun<'a> {
                 self.status_count = Some(count);
             }
         }
+        let cache = if access == Access::Read {
+            self.page_cache_before_read(rep)?
+        } else {
+            None
+        };
         let name = access_name(access);
         self.out.note(
             1,
@@ -520,9 +535,13 @@ impl<'a> TestRun<'a> {
         self.comm.barrier()?;
         let verify = access == Access::Read && self.p.check_read && self.backend.stores_data();
         let outcome = self.timed_io(access, rep, self.pretend(access), verify);
-        let (times, errors) = agree(self.comm, outcome)?;
-        let records = gather_f64(self.comm, 0, &times.to_record())?;
-        let errors = self.sum_errors(errors)?;
+        let outcome = agree(self.comm, outcome)?;
+        let records = gather_f64(self.comm, 0, &outcome.times.to_record())?;
+        let errors = self.sum_errors(outcome.errors)?;
+        let merged = match &outcome.latency {
+            Some(recorder) => Some(latency::merge(self.comm, 0, recorder.histogram())?),
+            None => None,
+        };
         let plan = self.plan(access);
         let mut status = Ok(());
         if self.rank == 0 {
@@ -550,6 +569,30 @@ impl<'a> TestRun<'a> {
                 }
                 row.stonewall = Some(wall);
             }
+            row.latency_percentiles = merged.as_ref().and_then(Percentiles::of);
+            if let (Some(h), Some(path)) = (&merged, &self.p.latency_file) {
+                status = status.and(self.write_histogram(path, name, rep, h));
+            }
+            if let Some(mut cache) = cache {
+                self.out
+                    .note(1, &format!("{name}-{rep}: {}", cache.describe()));
+                cache.assess();
+                if let Some(w) = &cache.warning {
+                    self.report.warnings.push(w.clone());
+                }
+                row.page_cache = Some(cache);
+            }
+            if self.p.outlier_threshold > 0 {
+                for (task, total) in outliers(&all, self.p.outlier_threshold as f64) {
+                    let mean = row.spread.as_ref().map_or(0.0, |s| s.total_mean);
+                    let text = format!(
+                        "WARNING: task {task} took {total:.6} s for {name} (open to close), more than {} s from the mean of {mean:.6} s",
+                        self.p.outlier_threshold
+                    );
+                    self.out.note(0, &text);
+                    self.report.warnings.push(text);
+                }
+            }
             self.out.each(|s| s.phase_done(&row));
             self.report.results.push(row);
             self.write_rank_details(name, rep, &all);
@@ -571,6 +614,106 @@ impl<'a> TestRun<'a> {
         Ok(errors)
     }
 
+    /// Before a read: how much of the data each task is about to read is in
+    /// its node's page cache, and, if asked, eviction and a second look.
+    fn page_cache_before_read(&mut self, rep: u64) -> Result<Option<CacheReport>> {
+        if !self.p.cache_check || !self.backend.stores_data() {
+            return Ok(None);
+        }
+        let evict = self.p.evicts();
+        let mine = if self.active {
+            let pretend = self.pretend(Access::Read);
+            let path = self.names.path(pretend, rep);
+            let (ranges, total) = self.layout.task_ranges(pretend, 4096);
+            // A file that cannot be examined (it may not exist yet: the read
+            // will say so) simply counts as examined-nothing.
+            let look = |ranges: &[(u64, u64)]| {
+                pagecache::residency(&path, ranges)
+                    .map(|r| Residency { total, ..r })
+                    .unwrap_or_default()
+            };
+            let before = look(&ranges);
+            let after = if evict && path.exists() {
+                pagecache::evict(&path, &ranges).map_err(|e| {
+                    Error::io(self.rank, "cannot evict from the page cache", &path, &e)
+                })?;
+                Some(look(&ranges))
+            } else {
+                None
+            };
+            Ok((before, after))
+        } else {
+            Ok((Residency::default(), None))
+        };
+        let (before, after) = agree(self.comm, mine)?;
+        let after = after.unwrap_or_default();
+        let mut v = [
+            before.resident,
+            before.examined,
+            before.total,
+            after.resident,
+            after.examined,
+            after.total,
+        ];
+        self.comm.all_reduce_u64(&mut v, ReduceOp::Sum)?;
+        let readers_elsewhere = (0..self.topology.size())
+            .filter(|&r| {
+                self.topology.node_of(r) != self.topology.node_of(self.readers.writer_of(r))
+            })
+            .count();
+        Ok(Some(CacheReport {
+            before: Residency {
+                resident: v[0],
+                examined: v[1],
+                total: v[2],
+            },
+            after_eviction: evict.then_some(Residency {
+                resident: v[3],
+                examined: v[4],
+                total: v[5],
+            }),
+            cross_node: self.topology.num_nodes() > 1 && readers_elsewhere == self.topology.size(),
+            direct: self.backend.alignment().is_some(),
+            warning: None,
+        }))
+    }
+
+    /// `-O latencyHistogramFile`: appends one phase's merged distribution.
+    fn write_histogram(
+        &self,
+        path: &str,
+        access: &str,
+        rep: u64,
+        h: &hdrhistogram::Histogram<u64>,
+    ) -> Result<()> {
+        use std::io::Write;
+        let fail = |e: std::io::Error| Error::io(0, "cannot write", Path::new(path), &e);
+        let fresh = self.report.results.is_empty() && self.report.test_id == 0;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(!fresh)
+            .truncate(fresh)
+            .open(path)
+            .map_err(fail)?;
+        if fresh {
+            writeln!(
+                f,
+                "test,access,iteration,latency_s,cumulative_fraction,count"
+            )
+            .map_err(fail)?;
+        }
+        for (value, fraction, count) in latency::distribution_lines(h) {
+            writeln!(
+                f,
+                "{},{access},{rep},{value:.9},{fraction:.6},{count}",
+                self.report.test_id
+            )
+            .map_err(fail)?;
+        }
+        Ok(())
+    }
+
     /// `-W`: reads back what this task wrote and verifies it, untimed.
     fn check_phase(&mut self, rep: u64) -> Result<VerifyCounts> {
         self.out.note(
@@ -582,8 +725,8 @@ impl<'a> TestRun<'a> {
         );
         self.comm.barrier()?;
         let outcome = self.timed_io(Access::Read, rep, self.rank, true);
-        let (_, errors) = agree(self.comm, outcome)?;
-        let errors = self.sum_errors(errors)?;
+        let outcome = agree(self.comm, outcome)?;
+        let errors = self.sum_errors(outcome.errors)?;
         if errors.transfers > 0 {
             self.warn(&format!(
                 "WARNING: incorrect data on write ({} errors found: {} of {} transfers, {} bytes wrong)",
@@ -651,7 +794,7 @@ impl<'a> TestRun<'a> {
         rep: u64,
         pretend: usize,
         verify: bool,
-    ) -> Result<(TaskTimes, VerifyCounts)> {
+    ) -> Result<PhaseOutcome> {
         let plan = self.plan(access);
         let in_step = self.p.intra_test_barriers || plan.wear_out || plan.collective_checks;
         let comm = self.comm;
@@ -700,6 +843,16 @@ impl<'a> TestRun<'a> {
             trace: self.p.verbose >= 5,
         };
         let mut progress = Progress::default();
+        let mut recorder = self.p.record_latency.then(LatencyRecorder::new);
+        let live = (self.active && progress::wanted(self.p.progress, self.rank)).then(|| {
+            progress::Progress::start(
+                format!("{}-{rep}", access_name(access)),
+                plan.limit * self.p.transfer_size,
+                self.layout.tasks,
+                "bytes",
+                plan.deadline,
+            )
+        });
         let deadline = plan.deadline.map(Deadline::start);
         let mut collective = deadline
             .as_ref()
@@ -716,6 +869,8 @@ impl<'a> TestRun<'a> {
                 pattern: &pattern,
                 buf: self.buffer.as_mut_slice(),
                 options,
+                latency: recorder.as_mut(),
+                progress: live.as_ref().map(|l| &l.counter),
             };
             loop {
                 let count = match (deadline.as_ref(), collective.as_mut()) {
@@ -759,6 +914,8 @@ impl<'a> TestRun<'a> {
                     pattern: &pattern,
                     buf: self.buffer.as_mut_slice(),
                     options,
+                    latency: recorder.as_mut(),
+                    progress: live.as_ref().map(|l| &l.counter),
                 };
                 while reached < target && plan.limit > 0 && !progress.failed() {
                     let from = reached % plan.limit;
@@ -769,6 +926,7 @@ impl<'a> TestRun<'a> {
             step(comm, in_step, progress.failure.take().map_or(Ok(()), Err))?;
         }
         t.xfer_end = comm.wtime();
+        drop(live);
         t.close_start = comm.wtime();
         let closed = match file {
             Some(mut f) => {
@@ -790,7 +948,11 @@ impl<'a> TestRun<'a> {
         step(comm, in_step, closed)?;
         t.bytes = progress.bytes;
         t.transfers = progress.transfers;
-        Ok((t, progress.errors))
+        Ok(PhaseOutcome {
+            times: t,
+            errors: progress.errors,
+            latency: recorder,
+        })
     }
 
     /// `--randomPrefill`: before a random write phase, every task writes its

@@ -10,14 +10,15 @@
 //! must make the same calls, so a failed task keeps taking part with empty
 //! transfers until the range ends and reports the failure afterwards.
 
-use std::ops::ControlFlow;
 use std::path::Path;
 
 use super::layout::Layout;
 use super::report::VerifyCounts;
 use crate::backend::{read_fully, write_fully, Access, File};
 use crate::error::Error;
-use crate::pattern::Pattern;
+use crate::latency::LatencyRecorder;
+use crate::pattern::{PacketType, Pattern};
+use crate::progress::Counter;
 
 /// How many mismatching words one task lists per phase at `-v -v -v`.
 pub const MISMATCHES_LISTED: usize = 10;
@@ -73,6 +74,10 @@ pub struct Pass<'a> {
     pub pattern: &'a Pattern,
     pub buf: &'a mut [u8],
     pub options: XferOptions,
+    /// Per-transfer latency, when recorded.
+    pub latency: Option<&'a mut LatencyRecorder>,
+    /// Where the live progress display reads the count, when shown.
+    pub progress: Option<&'a Counter>,
 }
 
 impl Pass<'_> {
@@ -85,86 +90,196 @@ impl Pass<'_> {
         from: u64,
         to: u64,
         progress: &mut Progress,
-        mut stop: impl FnMut(u64) -> bool,
+        stop: impl FnMut(u64) -> bool,
     ) -> u64 {
-        let collective = self.file.collective();
-        let o = self.options;
-        let single = o.single_attempt || collective;
-        let quit = o.quit_on_error && !collective;
-        let rank = o.rank;
-        let path = self.path;
-        let file = &mut *self.file;
-        let buf = &mut *self.buf;
-        let pattern = self.pattern;
-        let mut count = from;
-        let failed = |what: &str, offset: u64, e: std::io::Error| {
-            Error::task(
-                rank,
-                format!("{what} {} at offset {offset}: {e}", path.display()),
-            )
+        if let Some(l) = self.latency.as_deref_mut() {
+            l.start();
+        }
+        let count = match self.access {
+            Access::Write => self.walk(from, to, progress, stop, Self::write_one),
+            Access::Read => self.walk(from, to, progress, stop, Self::read_one),
         };
-        let _ = self
-            .layout
-            .for_each_offset_in::<()>(self.task, from, to, |offset| {
-                count += 1;
-                if progress.failure.is_some() {
-                    // Only collective files get here: keep the call count equal.
-                    let _ = file.skip();
-                } else {
-                    if o.trace {
-                        let verb = if self.access == Access::Write {
-                            "write"
-                        } else {
-                            "read"
-                        };
-                        println!(
-                            "task {rank}: {verb} {} bytes at offset {offset} of {}",
-                            o.size,
-                            path.display()
-                        );
-                    }
-                    let moved = match self.access {
-                        Access::Write => {
-                            pattern.stamp(buf, offset);
-                            write_fully(file, buf, offset, single)
-                                .map_err(|e| failed("cannot write", offset, e))
-                                .and_then(|_| {
-                                    if o.fsync_per_write {
-                                        file.sync().map_err(|e| failed("cannot fsync", offset, e))
-                                    } else {
-                                        Ok(())
-                                    }
-                                })
-                        }
-                        Access::Read => read_fully(file, buf, offset, single)
-                            .map_err(|e| failed("cannot read", offset, e)),
-                    };
-                    match moved {
-                        Ok(()) => {
-                            progress.bytes += o.size;
-                            progress.transfers += 1;
-                            if o.verify && !check(pattern, buf, offset, path, &o, progress) && quit
-                            {
-                                progress.quit = true;
-                                return ControlFlow::Break(());
-                            }
-                        }
-                        Err(e) => {
-                            progress.failure = Some(e);
-                            if !collective {
-                                return ControlFlow::Break(());
-                            }
-                        }
-                    }
-                }
-                if stop(count) {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            });
+        if let Some(l) = self.latency.as_deref_mut() {
+            l.finish();
+        }
+        if let Some(c) = self.progress {
+            c.set(progress.bytes);
+        }
         count
     }
+
+    /// The loop, specialised per direction by `one` (a plain function, so it
+    /// inlines). The counters live in locals and are stored once at the end.
+    #[inline(always)]
+    fn walk(
+        &mut self,
+        from: u64,
+        to: u64,
+        progress: &mut Progress,
+        mut stop: impl FnMut(u64) -> bool,
+        one: fn(&mut Self, u64, &mut Progress, Rules) -> Step,
+    ) -> u64 {
+        let collective = self.file.collective();
+        let rules = Rules {
+            single: self.options.single_attempt || collective,
+            quit: self.options.quit_on_error && !collective,
+            stamp: self.pattern.packet() != PacketType::Timestamp,
+        };
+        let size = self.options.size;
+        let trace = self.options.trace;
+        let mut count = from;
+        let mut bytes = 0u64;
+        let mut transfers = 0u64;
+        for offset in self.layout.offsets_in(self.task, from, to) {
+            count += 1;
+            if progress.failure.is_some() {
+                // Only collective files get here: keep the call count equal.
+                let _ = self.file.skip();
+            } else {
+                if trace {
+                    let verb = if self.access == Access::Write {
+                        "write"
+                    } else {
+                        "read"
+                    };
+                    println!(
+                        "task {}: {verb} {size} bytes at offset {offset} of {}",
+                        self.options.rank,
+                        self.path.display()
+                    );
+                }
+                match one(self, offset, progress, rules) {
+                    Step::Done => {
+                        bytes += size;
+                        transfers += 1;
+                        if let Some(l) = self.latency.as_deref_mut() {
+                            l.tick();
+                        }
+                        if let Some(c) = self.progress {
+                            if transfers % 256 == 0 {
+                                c.set(progress.bytes + bytes);
+                            }
+                        }
+                    }
+                    Step::Quit => {
+                        bytes += size;
+                        transfers += 1;
+                        progress.quit = true;
+                        break;
+                    }
+                    Step::Failed => {
+                        if !collective {
+                            break;
+                        }
+                    }
+                }
+            }
+            if stop(count) {
+                break;
+            }
+        }
+        progress.bytes += bytes;
+        progress.transfers += transfers;
+        count
+    }
+
+    #[inline(always)]
+    fn write_one(&mut self, offset: u64, progress: &mut Progress, rules: Rules) -> Step {
+        if rules.stamp {
+            self.pattern.stamp(self.buf, offset);
+        }
+        let single = rules.single;
+        let written = match self.file.write_at(self.buf, offset) {
+            Ok(n) if n == self.buf.len() => Ok(()),
+            Ok(n) if single => {
+                Err(self.failure("cannot write", offset, short("write", n, self.buf.len())))
+            }
+            Ok(n) => write_fully(self.file, &self.buf[n..], offset + n as u64, single)
+                .map_err(|e| self.failure("cannot write", offset, e)),
+            Err(e) => Err(self.failure("cannot write", offset, e)),
+        };
+        let synced = written.and_then(|()| match self.options.fsync_per_write {
+            true => self
+                .file
+                .sync()
+                .map_err(|e| self.failure("cannot fsync", offset, e)),
+            false => Ok(()),
+        });
+        match synced {
+            Ok(()) => Step::Done,
+            Err(e) => {
+                progress.failure = Some(e);
+                Step::Failed
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn read_one(&mut self, offset: u64, progress: &mut Progress, rules: Rules) -> Step {
+        let single = rules.single;
+        let read = match self.file.read_at(self.buf, offset) {
+            Ok(n) if n == self.buf.len() => Ok(()),
+            Ok(n) if single && n > 0 => {
+                Err(self.failure("cannot read", offset, short("read", n, self.buf.len())))
+            }
+            Ok(n) => read_fully(self.file, &mut self.buf[n..], offset + n as u64, single)
+                .map_err(|e| self.failure("cannot read", offset, e)),
+            Err(e) => Err(self.failure("cannot read", offset, e)),
+        };
+        if let Err(e) = read {
+            progress.failure = Some(e);
+            return Step::Failed;
+        }
+
+        if self.options.verify
+            && !check(
+                self.pattern,
+                self.buf,
+                offset,
+                self.path,
+                &self.options,
+                progress,
+            )
+            && rules.quit
+        {
+            return Step::Quit;
+        }
+        Step::Done
+    }
+
+    fn failure(&self, what: &str, offset: u64, e: std::io::Error) -> Error {
+        Error::task(
+            self.options.rank,
+            format!("{what} {} at offset {offset}: {e}", self.path.display()),
+        )
+    }
+}
+
+/// The error of a short transfer that `-x` (or collective I/O) forbids retrying.
+fn short(what: &str, done: usize, wanted: usize) -> std::io::Error {
+    std::io::Error::other(format!(
+        "short {what}: {done} of {wanted} bytes (not retried)"
+    ))
+}
+
+/// Per-pass decisions, taken once rather than per transfer.
+#[derive(Clone, Copy)]
+struct Rules {
+    /// A short transfer is an error (`-x`, or collective I/O).
+    single: bool,
+    /// `-q` applies (never with collective I/O).
+    quit: bool,
+    /// The packet type has offset-dependent words.
+    stamp: bool,
+}
+
+/// What became of one transfer.
+enum Step {
+    Done,
+    /// `-q` and the transfer held wrong data.
+    Quit,
+    /// The transfer failed; the failure is in the progress.
+    Failed,
 }
 
 /// Verifies one transfer; false if it was wrong.

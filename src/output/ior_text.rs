@@ -109,6 +109,93 @@ pub fn summary_row(s: &SummaryRow) -> String {
     l
 }
 
+/// Width of the label column of the explanation block.
+const LABEL: usize = 26;
+
+fn cells(values: &[f64]) -> String {
+    values
+        .iter()
+        .map(|v| format!("{} ", table_cell(*v)))
+        .collect::<String>()
+        .trim_end()
+        .to_string()
+}
+
+/// What explains the numbers of a test, printed after its Results table (never
+/// inside it, so IOR parsers are unaffected; no line starts with `write` or
+/// `read`): latency percentiles, the fastest and slowest task, the page cache.
+pub fn explanation_block(test: &TestReport) -> String {
+    let mut t = String::new();
+    let label = |r: &PhaseResult| format!("  {}-{}", r.access, r.iteration);
+    let with_latency: Vec<_> = test
+        .results
+        .iter()
+        .filter(|r| r.latency_percentiles.is_some())
+        .collect();
+    if !with_latency.is_empty() {
+        t.push_str(&format!(
+            "{:<LABEL$}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{}\n",
+            "Latency per transfer (s):", "count", "min", "p50", "p90", "p99", "p99.9", "max"
+        ));
+        for r in with_latency {
+            let p = r.latency_percentiles.as_ref().expect("filtered");
+            t.push_str(&format!(
+                "{:<LABEL$}{:<11}{}\n",
+                label(r),
+                p.count,
+                cells(&[p.min, p.p50, p.p90, p.p99, p.p999, p.max])
+            ));
+        }
+    }
+    let with_spread: Vec<_> = test.results.iter().filter(|r| r.spread.is_some()).collect();
+    if !with_spread.is_empty() {
+        t.push_str(&format!(
+            "{:<LABEL$}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{}\n",
+            "Task times (s):",
+            "open min",
+            "open max",
+            "xfer min",
+            "xfer max",
+            "close min",
+            "close max",
+            "slowest task"
+        ));
+        for r in with_spread {
+            let s = r.spread.as_ref().expect("filtered");
+            t.push_str(&format!(
+                "{:<LABEL$}{} task {} ({} s)\n",
+                label(r),
+                cells(&[
+                    s.open_min,
+                    s.open_max,
+                    s.xfer_min,
+                    s.xfer_max,
+                    s.close_min,
+                    s.close_max
+                ]),
+                s.slowest,
+                table_cell(s.total_max).trim_end()
+            ));
+        }
+    }
+    let with_cache: Vec<_> = test
+        .results
+        .iter()
+        .filter(|r| r.page_cache.is_some())
+        .collect();
+    if !with_cache.is_empty() {
+        t.push_str("Page cache:\n");
+        for r in with_cache {
+            let c = r.page_cache.as_ref().expect("filtered");
+            t.push_str(&format!("{:<LABEL$}{}\n", label(r), c.describe()));
+            if let Some(w) = &c.warning {
+                t.push_str(&format!("{w}\n"));
+            }
+        }
+    }
+    t
+}
+
 /// The streaming text output.
 pub struct IorText {
     out: Box<dyn Write + Send>,
@@ -176,6 +263,11 @@ impl IorSink for IorText {
         }
         if let (Some(mib), Some(mb)) = (test.max.read_mib, test.max.read_mb) {
             t.push_str(&format!("Max Read:  {mib:.2} MiB/sec ({mb:.2} MB/sec)\n"));
+        }
+        let block = explanation_block(test);
+        if !block.is_empty() {
+            t.push('\n');
+            t.push_str(&block);
         }
         t.push('\n');
         self.emit(&t)
@@ -249,6 +341,9 @@ mod tests {
             transfers: 0,
             tasks: 2,
             stonewall: None,
+            latency_percentiles: None,
+            spread: None,
+            page_cache: None,
         };
         assert_eq!(
             result_row(&r),

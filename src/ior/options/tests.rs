@@ -291,7 +291,6 @@ fn features_not_built_are_rejected_not_ignored() {
         "-c: collective I/O needs -a MPIIO, not -a POSIX"
     );
     assert_eq!(error("-C -Z"), "-C and -Z both reorder tasks: choose one");
-    assert!(error("-j 5").contains("outlier warnings are not built yet"));
     for (flag, module) in [
         ("-p", "mpiio.preallocate"),
         ("-V", "mpiio.useFileView"),
@@ -344,6 +343,17 @@ fn memory_hog_options() {
     assert_eq!(one("-M 1m -O memoryPerTask=2m").memory_per_node, None);
     assert!(error("-M 101%").contains("between 0 and 100"));
     assert!(error("-M 1e").contains("more than this node's memory"));
+}
+
+#[test]
+fn explanation_options() {
+    let p = one("-j 3 -O recordLatency=0 -O latencyHistogramFile=h.csv -O cacheCheck=0 -O evictBeforeRead=1 --progress=0");
+    assert_eq!(p.outlier_threshold, 3);
+    assert!(!p.record_latency && !p.cache_check && !p.progress && p.evict_before_read);
+    assert_eq!(p.latency_file.as_deref(), Some("h.csv"));
+    assert!(one("--posix.evict").evicts());
+    let d = one("");
+    assert!(d.record_latency && d.cache_check && d.progress && !d.evicts());
 }
 
 #[test]
