@@ -142,7 +142,11 @@ fn mpiio_independent_and_collective() {
         args.extend_from_slice(extra);
         let run = mpirun(dir.path(), 4, &args, &[]);
         run.ok();
-        assert!(!run.stdout.contains("incorrect data"), "{extra:?}: {}", run.stdout);
+        assert!(
+            !run.stdout.contains("incorrect data"),
+            "{extra:?}: {}",
+            run.stdout
+        );
         assert_eq!(
             header(&run.stdout, "type"),
             if extra.contains(&"-c") {
