@@ -1,10 +1,13 @@
 //! Speed of IOR's data patterns on a 1 MiB transfer already in cache.
 //!
-//! `verify/<type>` is compared with `sum`, a plain wrapping sum of the same
-//! 1 MiB buffer's 64-bit words: the least work any check that reads every
-//! word can do. `fill/<type>` is the once-per-phase fill, `stamp/<type>` the
-//! per-transfer update before a write. Ratios are in `docs/bench-integrity.md`
-//! (`scripts/bench-integrity.sh` computes them from criterion's estimates).
+//! `verify_1MiB/<type>` is compared with `verify_1MiB/sum`, a plain wrapping
+//! sum of the same 1 MiB buffer's 64-bit words: the least work any check that
+//! reads every word can do. `fill_1MiB/<type>` is the once-per-phase fill,
+//! `stamp_1MiB/<type>` the per-transfer update before a write.
+//! `read_then_1MiB/*` reads 1 MiB transfers of a 64 MiB file in /dev/shm (or
+//! the temporary directory) with `pread` and then does nothing, sums, or
+//! verifies them: the single-task, in-process version of `-r` vs `-r -R`.
+//! Ratios are in `docs/bench-integrity.md`.
 //!
 //! Run: `cargo bench --bench pattern`.
 
@@ -82,5 +85,60 @@ fn fill_and_stamp(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, verify, fill_and_stamp);
+/// `-r` against `-r -R`, one task, no runner: pread of each 1 MiB transfer of
+/// a 64 MiB file (in memory: /dev/shm when there is one), then nothing, a
+/// plain sum, or verification.
+fn read_then(c: &mut Criterion) {
+    use std::os::unix::fs::FileExt;
+    let dir = ["/dev/shm"]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|d| d.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
+    let tmp = tempfile::tempdir_in(dir).unwrap();
+    let path = tmp.path().join("data");
+    let p = pattern(PacketType::Timestamp);
+    let count = 64u64;
+    {
+        let f = std::fs::File::create(&path).unwrap();
+        let mut buf = vec![0u8; SIZE];
+        p.fill(&mut buf);
+        for k in 0..count {
+            p.stamp(&mut buf, k * SIZE as u64);
+            f.write_all_at(&buf, k * SIZE as u64).unwrap();
+        }
+    }
+    let f = std::fs::File::open(&path).unwrap();
+    let mut buf = pario::buffer::AlignedBuffer::new(SIZE, pario::buffer::PAGE);
+    let mut g = c.benchmark_group("read_then_1MiB");
+    g.throughput(Throughput::Bytes(SIZE as u64));
+    let mut k = 0u64;
+    let mut next = || {
+        k = (k + 1) % count;
+        k * SIZE as u64
+    };
+    g.bench_function("read", |b| {
+        b.iter(|| {
+            let offset = next();
+            f.read_exact_at(buf.as_mut_slice(), offset).unwrap();
+        })
+    });
+    g.bench_function("read+sum", |b| {
+        b.iter(|| {
+            let offset = next();
+            f.read_exact_at(buf.as_mut_slice(), offset).unwrap();
+            sum(buf.as_slice())
+        })
+    });
+    g.bench_function("read+verify_t", |b| {
+        b.iter(|| {
+            let offset = next();
+            f.read_exact_at(buf.as_mut_slice(), offset).unwrap();
+            assert!(p.matches(buf.as_slice(), offset));
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, verify, fill_and_stamp, read_then);
 criterion_main!(benches);
