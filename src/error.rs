@@ -24,9 +24,14 @@ pub enum Error {
     /// The task engine failed. Exit status 1.
     #[error("{0}")]
     Comm(String),
-    /// Verification found wrong data. Exit status 3.
-    #[error("{transfers} errors found: {transfers} transfers and {bytes} bytes were wrong")]
-    Data { transfers: u64, bytes: u64 },
+    /// Verification found wrong data. Exit status 3. `units` names what was
+    /// counted (ior: transfers; mdtest: files).
+    #[error("{wrong} errors found: {wrong} {units} and {bytes} bytes were wrong")]
+    Data {
+        wrong: u64,
+        units: &'static str,
+        bytes: u64,
+    },
 }
 
 impl Error {

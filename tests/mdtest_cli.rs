@@ -411,7 +411,11 @@ fn verification_catches_a_corrupted_file() {
     assert!(bad.stdout.contains(
         "ERROR: verifying the data on read (1 errors)! Take the performance values with care!"
     ));
-    assert!(bad.stderr.contains("1 errors found"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("1 errors found: 1 files and "),
+        "{}",
+        bad.stderr
+    );
     // A different seed makes every file wrong.
     let seed = mdtest(
         dir.path(),

@@ -141,7 +141,8 @@ pub fn run_with(
     match failure {
         Some(e) => Err(e),
         None if data_errors.transfers > 0 => Err(Error::Data {
-            transfers: data_errors.transfers,
+            wrong: data_errors.transfers,
+            units: "transfers",
             bytes: data_errors.bytes,
         }),
         None => Ok(()),
@@ -429,7 +430,8 @@ impl<'a> TestRun<'a> {
             self.report.data_errors.add(errors);
             if self.p.quit_on_error && errors.transfers > 0 {
                 return Err(Error::Data {
-                    transfers: errors.transfers,
+                    wrong: errors.transfers,
+                    units: "transfers",
                     bytes: errors.bytes,
                 });
             }

@@ -350,7 +350,8 @@ impl<'a> Run<'a> {
         let (files, bytes) = self.total_wrong;
         if files > 0 {
             return Err(Error::Data {
-                transfers: files,
+                wrong: files,
+                units: "files",
                 bytes,
             });
         }
