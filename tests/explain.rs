@@ -361,3 +361,61 @@ fn progress_only_on_a_terminal_and_can_be_turned_off() {
     let hidden = on_tty("--progress=0");
     assert!(!hidden.contains("write-0 ["));
 }
+
+#[test]
+fn mdtest_records_every_operations_latency() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(
+        dir.path(),
+        2,
+        &[
+            "-a",
+            "DUMMY",
+            "--dummy.delay-create=2000",
+            "-n",
+            "10",
+            "-F",
+            "-C",
+            "-d",
+            "md",
+            "--summaryFormat=JSON",
+            "--summaryFile=out.json",
+        ],
+    );
+    run.ok();
+    let doc = json(&dir.path().join("out.json"));
+    let phases = doc["tests"][0]["iterations"][0]["phases"]
+        .as_array()
+        .unwrap();
+    let create = phases
+        .iter()
+        .find(|p| p["operation"] == "File creation")
+        .unwrap();
+    let l = &create["latencyPercentiles"];
+    assert_eq!(l["count"], 20);
+    assert!(l["p50"].as_f64().unwrap() >= 0.002, "{l}");
+    assert!(run.stdout.contains("Latency per operation (s):"));
+    assert!(
+        run.stdout
+            .contains("\n   File creation#0          20         0.00"),
+        "{}",
+        run.stdout
+    );
+    let off = mdtest(
+        dir.path(),
+        2,
+        &[
+            "-a",
+            "DUMMY",
+            "-n",
+            "10",
+            "-F",
+            "-C",
+            "-d",
+            "md2",
+            "--recordLatency=0",
+        ],
+    );
+    off.ok();
+    assert!(!off.stdout.contains("Latency per operation"));
+}

@@ -299,6 +299,14 @@ pub fn grammar() -> Grammar<MdtestParams> {
             p.warning_as_errors = s.flag_bool()?;
             Ok(())
         }),
+        long_value(&["recordLatency"], "1", "pario: record every operation's latency in a histogram (percentiles after the summary)", |p, s| {
+            p.record_latency = s.flag_bool()?;
+            Ok(())
+        }),
+        long_value(&["progress"], "1", "pario: show live progress of long phases on a terminal (0: never)", |p, s| {
+            p.progress = s.flag_bool()?;
+            Ok(())
+        }),
         long_value(&["saveRankPerformanceDetails"], "", "Save the individual rank information into this CSV file.", |p, s| {
             p.save_rank_details = Some(text(s, "file name")?);
             Ok(())

@@ -54,6 +54,10 @@ pub struct MdtestParams {
     pub leaf_only: bool,
     /// `-n`: items per task.
     pub items: u64,
+    /// `--recordLatency`: per-operation latency histograms.
+    pub record_latency: bool,
+    /// `--progress`: live progress of long phases on a terminal.
+    pub progress: bool,
     /// `-N`: neighbour stride: task t stats the items of t+N, reads those of
     /// t+2N and removes those of t+3N.
     pub nstride: usize,
@@ -138,6 +142,8 @@ impl Default for MdtestParams {
             make_node: false,
             leaf_only: false,
             items: 0,
+            record_latency: true,
+            progress: true,
             nstride: 0,
             pre_delay: 0,
             print_rate_and_time: false,

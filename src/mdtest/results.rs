@@ -10,6 +10,8 @@
 
 use serde::Serialize;
 
+use crate::latency::Percentiles;
+
 /// The operations, in mdtest's table order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -137,6 +139,9 @@ pub struct PhaseResult {
     pub time_s: f64,
     /// `items / time_s` (0 when no item was handled).
     pub rate: f64,
+    /// The merged distribution of the operations' latencies, seconds.
+    #[serde(rename = "latencyPercentiles", skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Percentiles>,
 }
 
 /// Reduces one iteration's samples of `op` (tasks in rank order; only the
@@ -164,6 +169,7 @@ pub fn reduce(op: Op, tasks: &[TaskIteration]) -> Option<PhaseResult> {
         } else {
             items as f64 / time
         },
+        latency: None,
     })
 }
 
@@ -240,6 +246,7 @@ pub fn summarize(iterations: &[Vec<TaskIteration>]) -> Vec<SummaryRow> {
                         items: 0,
                         time_s: 0.0,
                         rate: 0.0,
+                        latency: None,
                     })
                 })
                 .collect();

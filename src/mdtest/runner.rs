@@ -32,10 +32,27 @@ use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
 use crate::error::{Error, Result};
 use crate::ior::params::SummaryFormat;
 use crate::ior::report::{machine, version, FsUsage, ParioInfo};
+use crate::latency::{self, LatencyRecorder, Percentiles};
 use crate::output::mdtest_formats::sinks_for;
 use crate::output::mdtest_text::c_exp;
 use crate::pattern::Pattern;
+use crate::progress;
 use crate::random::Permutation;
+
+/// After each item operation: its latency, and the count for the progress
+/// display. A macro, because the item loops hold borrows of other fields.
+macro_rules! item_done {
+    ($run:expr, $count:expr) => {
+        if let Some(l) = $run.recording.as_mut() {
+            l.tick();
+        }
+        if let Some(live) = &$run.live {
+            if $count % 64 == 0 {
+                live.counter.set($count);
+            }
+        }
+    };
+}
 
 /// A line from one task (traces, verification errors): on stdout with
 /// mdtest's text, on stderr when stdout carries JSON or CSV.
@@ -210,6 +227,12 @@ struct Run<'a> {
     /// With `-B`: a failure held until the end of the iteration.
     pending: Option<Error>,
     samples: TaskIteration,
+    /// The latency of the current phase's operations, when recorded.
+    recording: Option<LatencyRecorder>,
+    /// Per operation of the current iteration: its latency recorder.
+    recorders: Vec<Option<LatencyRecorder>>,
+    /// The live progress display of the current phase (rank 0, terminal).
+    live: Option<progress::Progress>,
     stonewall: Option<Stonewall>,
     /// Files with wrong data found by this task in this sweep step.
     wrong_files: u64,
@@ -306,6 +329,9 @@ impl<'a> Run<'a> {
             created: Created::default(),
             pending: None,
             samples: [Sample::default(); OPS],
+            recording: None,
+            recorders: (0..OPS).map(|_| None).collect(),
+            live: None,
             stonewall: None,
             wrong_files: 0,
             wrong_bytes: 0,
@@ -474,6 +500,7 @@ impl<'a> Run<'a> {
         let mut iterations = Vec::new();
         for j in 0..p.iterations {
             self.iteration(j)?;
+            let latencies = self.merge_latencies()?;
             let all = gather_f64(self.comm, 0, &encode(&self.samples))?;
             let stonewall = self.stonewall;
             if self.rank == 0 {
@@ -481,7 +508,12 @@ impl<'a> Run<'a> {
                     all.iter().take(tasks).map(|v| decode(v)).collect();
                 let phases = Op::ALL
                     .iter()
-                    .filter_map(|&op| reduce(op, &tasks_samples))
+                    .filter_map(|&op| {
+                        reduce(op, &tasks_samples).map(|mut r| {
+                            r.latency = latencies[op as usize];
+                            r
+                        })
+                    })
                     .collect();
                 let it = IterationReport {
                     iteration: j,
@@ -542,6 +574,7 @@ impl<'a> Run<'a> {
     /// One iteration: trees, directory phases, file phases, tree removal.
     fn iteration(&mut self, j: u64) -> Result<()> {
         self.samples = [Sample::default(); OPS];
+        self.recorders = (0..OPS).map(|_| None).collect();
         self.stonewall = None;
         self.file_layout = self.layout.clone();
         if self.p.create {
@@ -870,12 +903,35 @@ impl<'a> Run<'a> {
                 start = self.comm.wtime();
             }
         }
+        self.recording = p.record_latency.then(LatencyRecorder::new);
+        if let Some(l) = self.recording.as_mut() {
+            l.start();
+        }
+        if self.active && progress::wanted(p.progress, self.rank) && !op.is_tree() {
+            let items = if op.is_dir() {
+                self.layout.items_per_task()
+            } else {
+                self.file_layout.items_per_task()
+            };
+            self.live = Some(progress::Progress::start(
+                op.name().to_string(),
+                items,
+                self.tasks as u64,
+                "items",
+                None,
+            ));
+        }
         let mut outcome = if self.pending.is_none() {
             work(self)
         } else {
             Ok(0)
         };
         let own_end = self.comm.wtime();
+        self.live = None;
+        if let Some(mut l) = self.recording.take() {
+            l.finish();
+            self.recorders[op as usize] = Some(l);
+        }
         if self.active && outcome.is_ok() {
             if p.call_sync {
                 let root = self.root_of(self.rank);
@@ -908,6 +964,20 @@ impl<'a> Run<'a> {
             items,
         };
         Ok(())
+    }
+
+    /// Merges every operation's latency histogram of this iteration on
+    /// rank 0 (every task takes part in the same phases, so in the same
+    /// gathers).
+    fn merge_latencies(&mut self) -> Result<Vec<Option<Percentiles>>> {
+        let mut out = vec![None; OPS];
+        for (i, recorder) in std::mem::take(&mut self.recorders).into_iter().enumerate() {
+            if let Some(r) = recorder {
+                let merged = latency::merge(self.comm, 0, r.histogram())?;
+                out[i] = Percentiles::of(&merged);
+            }
+        }
+        Ok(out)
     }
 
     fn pre_delay(&self) {
@@ -1276,6 +1346,7 @@ impl<'a> Run<'a> {
                 }
             }
             position += 1;
+            item_done!(self, position - from);
             if let Some(d) = deadline {
                 if comm.wtime() > d {
                     break;
@@ -1316,6 +1387,7 @@ impl<'a> Run<'a> {
                 backend
                     .stat(path)
                     .map_err(|e| Error::io(rank, "cannot stat", path, &e))?;
+                item_done!(self, l * count + i + 1);
             }
         }
         Ok(layout.loops * count)
@@ -1365,6 +1437,7 @@ impl<'a> Run<'a> {
                         }
                     }
                 }
+                item_done!(self, l * count + i + 1);
             }
         }
         Ok(layout.loops * count)
@@ -1414,6 +1487,7 @@ impl<'a> Run<'a> {
                     self.created.renamed_aside = None;
                 }
                 last = item;
+                item_done!(self, l * count + i + 1);
             }
         }
         Ok(layout.loops * count)
@@ -1446,6 +1520,7 @@ impl<'a> Run<'a> {
         }
         let backend = &*self.backend;
         let rank = self.rank;
+        let mut done = 0u64;
         for (tree, owner) in targets {
             let mut paths = ItemPaths::new(&layout, &tree, kind, owner);
             for k in creation_order(&layout, count) {
@@ -1462,6 +1537,8 @@ impl<'a> Run<'a> {
                     Kind::Dir => backend.rmdir(path),
                 }
                 .map_err(|e| Error::io(rank, "cannot remove", path, &e))?;
+                done += 1;
+                item_done!(self, done);
             }
         }
         Ok(layout.loops * count)

@@ -4,10 +4,12 @@
 
 use std::io::{self, Write};
 
+use crate::latency::Percentiles;
 use crate::mdtest::report::{
     IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
 };
 use crate::mdtest::results::{Op, SummaryRow};
+use crate::units::table_cell;
 
 fn key_value(key: &str, value: &str) -> String {
     format!("{key:<20}: {value}\n")
@@ -149,11 +151,43 @@ pub fn summary(sweep: &SweepReport, o: &TextOptions) -> String {
         }
         t.push_str(&table(sweep, which, o));
     }
+    t.push_str(&latency_block(sweep));
     if sweep.verification_errors > 0 {
         t.push_str(&format!(
             "\nERROR: verifying the data on read ({} errors)! Take the performance values with care!\n\n",
             sweep.verification_errors
         ));
+    }
+    t
+}
+
+/// The latency percentiles of every operation of every iteration, after the
+/// tables. Labels join the operation and the iteration with `#` so that no
+/// line reads like a row of the SUMMARY tables to a parser.
+pub fn latency_block(sweep: &SweepReport) -> String {
+    let rows: Vec<(String, Percentiles)> = sweep
+        .iterations
+        .iter()
+        .flat_map(|it| {
+            it.phases.iter().filter_map(move |p| {
+                p.latency
+                    .map(|l| (format!("   {}#{}", p.operation, it.iteration), l))
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut t = format!(
+        "\n{:<28}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{}\n",
+        "Latency per operation (s):", "count", "min", "p50", "p90", "p99", "p99.9", "max"
+    );
+    for (label, l) in rows {
+        let cells: String = [l.min, l.p50, l.p90, l.p99, l.p999, l.max]
+            .iter()
+            .map(|v| format!("{} ", table_cell(*v)))
+            .collect();
+        t.push_str(&format!("{label:<28}{:<11}{}\n", l.count, cells.trim_end()));
     }
     t
 }
