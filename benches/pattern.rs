@@ -7,13 +7,16 @@
 //! `read_then_1MiB/*` reads 1 MiB transfers of a 64 MiB file in /dev/shm (or
 //! the temporary directory) with `pread` and then does nothing, sums, or
 //! verifies them: the single-task, in-process version of `-r` vs `-r -R`.
-//! Ratios are in `docs/bench-integrity.md`.
+//! After criterion's groups, `--bench` runs also print the same comparisons
+//! measured interleaved (best of many short rounds, each candidate in turn),
+//! which a busy machine disturbs far less than criterion's one-after-another
+//! means. Ratios are in `docs/bench-integrity.md`.
 //!
 //! Run: `cargo bench --bench pattern`.
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use pario::pattern::{PacketType, Pattern};
 
 const SIZE: usize = 1 << 20;
@@ -85,10 +88,10 @@ fn fill_and_stamp(c: &mut Criterion) {
     g.finish();
 }
 
-/// `-r` against `-r -R`, one task, no runner: pread of each 1 MiB transfer of
-/// a 64 MiB file (in memory: /dev/shm when there is one), then nothing, a
-/// plain sum, or verification.
-fn read_then(c: &mut Criterion) {
+/// A 64 MiB file of 1 MiB transfers written with [`pattern`]`(t)`, in
+/// /dev/shm when there is one; returns it open (and its directory, removed
+/// on drop) and the number of transfers.
+fn transfers_file() -> (tempfile::TempDir, std::fs::File, u64) {
     use std::os::unix::fs::FileExt;
     let dir = ["/dev/shm"]
         .iter()
@@ -99,16 +102,24 @@ fn read_then(c: &mut Criterion) {
     let path = tmp.path().join("data");
     let p = pattern(PacketType::Timestamp);
     let count = 64u64;
-    {
-        let f = std::fs::File::create(&path).unwrap();
-        let mut buf = vec![0u8; SIZE];
-        p.fill(&mut buf);
-        for k in 0..count {
-            p.stamp(&mut buf, k * SIZE as u64);
-            f.write_all_at(&buf, k * SIZE as u64).unwrap();
-        }
+    let f = std::fs::File::create(&path).unwrap();
+    let mut buf = vec![0u8; SIZE];
+    p.fill(&mut buf);
+    for k in 0..count {
+        p.stamp(&mut buf, k * SIZE as u64);
+        f.write_all_at(&buf, k * SIZE as u64).unwrap();
     }
-    let f = std::fs::File::open(&path).unwrap();
+    drop(f);
+    (tmp, std::fs::File::open(&path).unwrap(), count)
+}
+
+/// `-r` against `-r -R`, one task, no runner: pread of each 1 MiB transfer of
+/// a 64 MiB file (in memory: /dev/shm when there is one), then nothing, a
+/// plain sum, or verification.
+fn read_then(c: &mut Criterion) {
+    use std::os::unix::fs::FileExt;
+    let (_tmp, f, count) = transfers_file();
+    let p = pattern(PacketType::Timestamp);
     let mut buf = pario::buffer::AlignedBuffer::new(SIZE, pario::buffer::PAGE);
     let mut g = c.benchmark_group("read_then_1MiB");
     g.throughput(Throughput::Bytes(SIZE as u64));
@@ -141,4 +152,104 @@ fn read_then(c: &mut Criterion) {
 }
 
 criterion_group!(benches, verify, fill_and_stamp, read_then);
-criterion_main!(benches);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    // Not in `cargo test` (test mode): only when benchmarking.
+    if std::env::args().any(|a| a == "--bench") {
+        interleaved();
+    }
+}
+
+/// A named thing to time.
+type Candidate<'a> = (&'static str, Box<dyn FnMut() + 'a>);
+
+/// Best time of `f` over `rounds` rounds of `reps` calls, the candidates
+/// taking turns within each round.
+fn best_of(rounds: usize, reps: usize, candidates: &mut [Candidate<'_>]) -> Vec<f64> {
+    let mut best = vec![f64::MAX; candidates.len()];
+    for _ in 0..rounds {
+        for (k, (_, f)) in candidates.iter_mut().enumerate() {
+            let start = std::time::Instant::now();
+            for _ in 0..reps {
+                f();
+            }
+            best[k] = best[k].min(start.elapsed().as_secs_f64() / reps as f64);
+        }
+    }
+    best
+}
+
+fn interleaved() {
+    let gib = |s: f64| SIZE as f64 / s / (1u64 << 30) as f64;
+    let sum_buf = written(PacketType::Timestamp);
+    let bufs: Vec<(PacketType, Vec<u8>)> = PACKETS.iter().map(|&(_, p)| (p, written(p))).collect();
+    let mut candidates: Vec<Candidate> = vec![(
+        "sum",
+        Box::new(|| {
+            black_box(sum(black_box(&sum_buf)));
+        }),
+    )];
+    for ((name, _), (packet, buf)) in PACKETS.iter().zip(&bufs) {
+        let p = pattern(*packet);
+        candidates.push((
+            name,
+            Box::new(move || {
+                black_box(p.verify(black_box(buf), black_box(OFFSET)));
+            }),
+        ));
+    }
+    let best = best_of(300, 20, &mut candidates);
+    println!("\nverify_1MiB, interleaved, best of 300 rounds of 20 calls:");
+    for ((name, _), t) in candidates.iter().zip(&best) {
+        println!(
+            "  {name:<4} {:>7.2} µs {:>7.2} GiB/s  {:.2} of sum",
+            t * 1e6,
+            gib(*t),
+            best[0] / t
+        );
+    }
+    drop(candidates);
+
+    // pread + nothing / sum / verify, the same transfers in turn; best of
+    // rounds that each read the whole 64 MiB file.
+    use std::os::unix::fs::FileExt;
+    let (_tmp, f, count) = transfers_file();
+    let p = pattern(PacketType::Timestamp);
+    let buf = std::cell::RefCell::new(pario::buffer::AlignedBuffer::new(SIZE, pario::buffer::PAGE));
+    let whole = |then: &dyn Fn(&[u8], u64)| {
+        let mut b = buf.borrow_mut();
+        for k in 0..count {
+            let offset = k * SIZE as u64;
+            f.read_exact_at(b.as_mut_slice(), offset).unwrap();
+            then(b.as_slice(), offset);
+        }
+    };
+    let mut candidates: Vec<Candidate> = vec![
+        ("read", Box::new(|| whole(&|_, _| {}))),
+        (
+            "read+sum",
+            Box::new(|| {
+                whole(&|b, _| {
+                    black_box(sum(b));
+                })
+            }),
+        ),
+        (
+            "read+verify_t",
+            Box::new(|| whole(&|b, o| assert!(p.matches(b, o)))),
+        ),
+    ];
+    let best = best_of(40, 1, &mut candidates);
+    println!("\nread_then_1MiB, interleaved, best of 40 passes over 64 MiB:");
+    for ((name, _), t) in candidates.iter().zip(&best) {
+        let per = t / count as f64;
+        println!(
+            "  {name:<13} {:>7.2} µs {:>6.2} GiB/s  {:.2} of read",
+            per * 1e6,
+            gib(per),
+            best[0] / t
+        );
+    }
+}
