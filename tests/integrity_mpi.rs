@@ -48,7 +48,7 @@ fn assert_clean(run: &Run, what: &str) {
         run.stdout, run.stderr
     );
     assert!(
-        !run.stdout.contains("WARNING") && !run.stdout.contains("wrong data"),
+        !run.stdout.contains("incorrect data") && !run.stdout.contains("wrong data"),
         "{what}:\n{}",
         run.stdout
     );
