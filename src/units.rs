@@ -55,6 +55,20 @@ pub fn parse_int(text: &str) -> Result<i64, String> {
         .map_err(|_| format!("'{text}' is not an integer"))
 }
 
+/// A non-negative integer (no suffix).
+pub fn parse_non_negative(text: &str) -> Result<u64, String> {
+    let n = parse_int(text)?;
+    u64::try_from(n).map_err(|_| format!("'{text}' must not be negative"))
+}
+
+/// An integer of at least 1.
+pub fn parse_positive(text: &str) -> Result<u64, String> {
+    match parse_non_negative(text)? {
+        0 => Err("must be at least 1".into()),
+        n => Ok(n),
+    }
+}
+
 /// Parses a non-negative integer that may carry a size suffix (segment counts
 /// accept `1k` in IOR).
 pub fn parse_count(text: &str) -> Result<u64, String> {

@@ -3,84 +3,14 @@
 
 use crate::backend;
 use crate::memhog::{self, NodeMemory};
-use crate::options::{ArgKind, Grammar, OptSpec, Setting, Store, UsageError};
+use crate::options::{
+    directive, flag, long_flag, long_value, spec, value, ArgKind, Grammar, OptSpec, Setting, Store,
+    UsageError,
+};
 use crate::pattern::PacketType;
-use crate::units::{human_bytes, parse_int, parse_size};
+use crate::units::{human_bytes, parse_int, parse_non_negative, parse_positive, parse_size};
 
 use super::params::{IorParams, Ordering, SummaryFormat};
-
-type Set = fn(&mut IorParams, Setting<'_>) -> Result<(), String>;
-
-fn spec(
-    short: Option<char>,
-    names: &[&'static str],
-    kind: ArgKind,
-    default: &'static str,
-    help: &'static str,
-    set: Set,
-) -> OptSpec<IorParams> {
-    OptSpec {
-        short,
-        names: names.to_vec(),
-        kind,
-        default,
-        help,
-        module: "",
-        directive_only: false,
-        store: Store::Field(set),
-    }
-}
-
-fn flag(short: char, names: &[&'static str], help: &'static str, set: Set) -> OptSpec<IorParams> {
-    spec(Some(short), names, ArgKind::Flag, "", help, set)
-}
-
-fn value(
-    short: char,
-    names: &[&'static str],
-    default: &'static str,
-    help: &'static str,
-    set: Set,
-) -> OptSpec<IorParams> {
-    spec(Some(short), names, ArgKind::Value, default, help, set)
-}
-
-fn long_flag(names: &[&'static str], help: &'static str, set: Set) -> OptSpec<IorParams> {
-    spec(None, names, ArgKind::Flag, "", help, set)
-}
-
-fn long_value(
-    names: &[&'static str],
-    default: &'static str,
-    help: &'static str,
-    set: Set,
-) -> OptSpec<IorParams> {
-    spec(None, names, ArgKind::Value, default, help, set)
-}
-
-fn directive(
-    names: &[&'static str],
-    default: &'static str,
-    help: &'static str,
-    set: Set,
-) -> OptSpec<IorParams> {
-    OptSpec {
-        directive_only: true,
-        ..spec(None, names, ArgKind::Value, default, help, set)
-    }
-}
-
-fn non_negative(v: &str) -> Result<u64, String> {
-    let n = parse_int(v)?;
-    u64::try_from(n).map_err(|_| format!("'{v}' must not be negative"))
-}
-
-fn positive(v: &str) -> Result<u64, String> {
-    match non_negative(v)? {
-        0 => Err("must be at least 1".into()),
-        n => Ok(n),
-    }
-}
 
 /// IOR 3's short flags for what IOR 4 made module options.
 fn module_flag(p: &mut IorParams, key: &str, s: Setting<'_>) -> Result<(), String> {
@@ -112,7 +42,7 @@ const ARE_NOT_SUPPORTED: &str = "are not supported by pario";
 
 /// The table of every IOR option.
 pub fn grammar() -> Grammar<IorParams> {
-    let mut specs = vec![
+    let mut specs: Vec<OptSpec<IorParams>> = vec![
         // Flags, in IOR's help order.
         flag('c', &["collective"], "collective -- collective I/O (-a MPIIO)", |p, s| {
             p.collective = s.flag_bool()?;
@@ -239,11 +169,11 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         value('d', &["interTestDelay"], "0", "interTestDelay -- delay between reps in seconds", |p, s| {
-            p.inter_test_delay = non_negative(s.value())?;
+            p.inter_test_delay = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('D', &["deadlineForStonewalling"], "0", "deadlineForStonewalling -- seconds before stopping write or read phase", |p, s| {
-            p.deadline_for_stonewalling = non_negative(s.value())?;
+            p.deadline_for_stonewalling = parse_non_negative(s.value())?;
             Ok(())
         }),
         directive(&["stoneWallingWearOut"], "1", "-- once the stonewalling timeout is over, all process finish to access the amount of data", |p, s| {
@@ -251,7 +181,7 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         directive(&["stoneWallingWearOutIterations"], "N", "-- stop after processing this number of iterations, needed for reading data back written with stoneWallingWearOut", |p, s| {
-            p.stonewalling_wear_out_iterations = non_negative(s.value())?;
+            p.stonewalling_wear_out_iterations = parse_non_negative(s.value())?;
             Ok(())
         }),
         directive(&["stoneWallingStatusFile"], "FILE", "-- this file keeps the number of iterations from stonewalling during write and allows to use them for read", |p, s| {
@@ -262,7 +192,7 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         directive(&["minTimeDuration"], "0", "-- minimum Runtime for the run (will repeat from beginning of the file if time is not yet over)", |p, s| {
-            p.min_time_duration = non_negative(s.value())?;
+            p.min_time_duration = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('f', &["scriptFile"], "STRING", "scriptFile -- test script name", |p, s| {
@@ -274,11 +204,11 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         value('i', &["repetitions"], "1", "repetitions -- number of repetitions of test", |p, s| {
-            p.repetitions = positive(s.value())?;
+            p.repetitions = parse_positive(s.value())?;
             Ok(())
         }),
         value('j', &["outlierThreshold"], "0", "outlierThreshold -- warn on outlier N seconds from mean", |p, s| {
-            p.outlier_threshold = non_negative(s.value())?;
+            p.outlier_threshold = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('J', &["setAlignment"], "1", "setAlignment -- HDF5 alignment in bytes (e.g.: 8, 4k, 2m, 1g)", |_, s| {
@@ -312,7 +242,7 @@ pub fn grammar() -> Grammar<IorParams> {
         }),
         spec(Some('O'), &["directives"], ArgKind::Directives, "STRING", "string of IOR directives (e.g. -O checkRead=1,GPUid=2)", |_, _| Ok(())),
         value('Q', &["taskPerNodeOffset"], "1", "taskPerNodeOffset for read tests use with -C & -Z options (-C constant N, -Z at least N)", |p, s| {
-            p.task_per_node_offset = positive(s.value())? as i64;
+            p.task_per_node_offset = parse_positive(s.value())? as i64;
             Ok(())
         }),
         value('s', &["segmentCount"], "1", "segmentCount -- number of segments", |p, s| {
@@ -324,7 +254,7 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         value('T', &["maxTimeDuration"], "0", "maxTimeDuration -- max time in minutes executing repeated test; it aborts only between iterations and not within a test!", |p, s| {
-            p.max_time_duration = non_negative(s.value())?;
+            p.max_time_duration = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('U', &["hintsFileName"], "STRING", "hintsFileName -- full name for hints file (same as --mpiio.hintsFileName)", |p, s| {

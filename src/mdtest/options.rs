@@ -4,78 +4,14 @@
 
 use crate::backend;
 use crate::ior::params::SummaryFormat;
-use crate::options::{ArgKind, Grammar, OptSpec, Setting, Store, UsageError};
+use crate::options::{
+    flag, long_flag, long_value, spec, value, ArgKind, Grammar, OptSpec, Setting, Store, UsageError,
+};
 use crate::pattern::PacketType;
-use crate::units::{parse_int, parse_size};
+use crate::units::{parse_int, parse_non_negative, parse_positive, parse_size};
 
 use super::params::MdtestParams;
 use super::tree::Layout;
-
-type Set = fn(&mut MdtestParams, Setting<'_>) -> Result<(), String>;
-
-fn spec(
-    short: Option<char>,
-    names: &[&'static str],
-    kind: ArgKind,
-    default: &'static str,
-    help: &'static str,
-    set: Set,
-) -> OptSpec<MdtestParams> {
-    OptSpec {
-        short,
-        names: names.to_vec(),
-        kind,
-        default,
-        help,
-        module: "",
-        directive_only: false,
-        store: Store::Field(set),
-    }
-}
-
-fn flag(
-    short: char,
-    names: &[&'static str],
-    help: &'static str,
-    set: Set,
-) -> OptSpec<MdtestParams> {
-    spec(Some(short), names, ArgKind::Flag, "", help, set)
-}
-
-fn value(
-    short: char,
-    names: &[&'static str],
-    default: &'static str,
-    help: &'static str,
-    set: Set,
-) -> OptSpec<MdtestParams> {
-    spec(Some(short), names, ArgKind::Value, default, help, set)
-}
-
-fn long_flag(names: &[&'static str], help: &'static str, set: Set) -> OptSpec<MdtestParams> {
-    spec(None, names, ArgKind::Flag, "", help, set)
-}
-
-fn long_value(
-    names: &[&'static str],
-    default: &'static str,
-    help: &'static str,
-    set: Set,
-) -> OptSpec<MdtestParams> {
-    spec(None, names, ArgKind::Value, default, help, set)
-}
-
-fn non_negative(v: &str) -> Result<u64, String> {
-    let n = parse_int(v)?;
-    u64::try_from(n).map_err(|_| format!("'{v}' must not be negative"))
-}
-
-fn positive(v: &str) -> Result<u64, String> {
-    match non_negative(v)? {
-        0 => Err("must be at least 1".into()),
-        n => Ok(n),
-    }
-}
 
 /// A count that may carry a size suffix, as mdtest reads `-n`, `-I`, `-w`, `-e`.
 fn count(v: &str) -> Result<u64, String> {
@@ -99,13 +35,13 @@ fn not_supported(s: Setting<'_>, why: &str) -> Result<(), String> {
 
 /// The table of every mdtest option, in mdtest's help order.
 pub fn grammar() -> Grammar<MdtestParams> {
-    let mut specs = vec![
+    let mut specs: Vec<OptSpec<MdtestParams>> = vec![
         value('a', &["api"], "POSIX", "API for I/O [POSIX|DUMMY]", |p, s| {
             p.api = text(s, "API name")?;
             Ok(())
         }),
         value('b', &["branchingFactor"], "1", "branching factor of hierarchical directory structure", |p, s| {
-            p.branch_factor = non_negative(s.value())?;
+            p.branch_factor = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('d', &["directory"], "./out", "directory or multiple directories where the test will run [dir|dir1@dir2@dir3...]", |p, s| {
@@ -153,7 +89,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('f', &["first"], "1", "first number of tasks on which the test will run", |p, s| {
-            p.first = Some(positive(s.value())? as usize);
+            p.first = Some(parse_positive(s.value())? as usize);
             Ok(())
         }),
         flag('F', &["filesOnly"], "perform test on files only (no directories)", |p, s| {
@@ -168,7 +104,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('i', &["iterations"], "1", "number of iterations the test will run", |p, s| {
-            p.iterations = positive(s.value())?;
+            p.iterations = parse_positive(s.value())?;
             Ok(())
         }),
         value('I', &["itemsPerDir"], "0", "number of items per directory in tree", |p, s| {
@@ -180,7 +116,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('l', &["last"], "0", "last number of tasks on which the test will run", |p, s| {
-            p.last = Some(positive(s.value())? as usize);
+            p.last = Some(parse_positive(s.value())? as usize);
             Ok(())
         }),
         flag('L', &["leafOnly"], "files only at leaf level of tree", |p, s| {
@@ -192,11 +128,11 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('N', &["neighborStride"], "0", "stride # between tasks for file/dir operation (local=0; set to 1 to avoid client cache)", |p, s| {
-            p.nstride = non_negative(s.value())? as usize;
+            p.nstride = parse_non_negative(s.value())? as usize;
             Ok(())
         }),
         value('p', &["preDelay"], "0", "pre-iteration delay (in seconds)", |p, s| {
-            p.pre_delay = non_negative(s.value())?;
+            p.pre_delay = parse_non_negative(s.value())?;
             Ok(())
         }),
         flag('P', &["printRateAndTime"], "print rate AND time", |p, s| {
@@ -220,7 +156,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('s', &["stride"], "1", "stride between the number of tasks for each test", |p, s| {
-            p.sweep_stride = positive(s.value())? as usize;
+            p.sweep_stride = parse_positive(s.value())? as usize;
             Ok(())
         }),
         flag('S', &["sharedFile"], "shared file access (file only, no directories)", |p, s| {
@@ -244,7 +180,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('V', &["verbosity"], "0", "verbosity value", |p, s| {
-            p.verbose = u32::try_from(non_negative(s.value())?).map_err(|_| "too large".to_string())?;
+            p.verbose = u32::try_from(parse_non_negative(s.value())?).map_err(|_| "too large".to_string())?;
             Ok(())
         }),
         value('w', &["writeBytes"], "0", "bytes to write to each file after it is created", |p, s| {
@@ -252,7 +188,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('W', &["stonewallTimer"], "0", "number in seconds; stonewall timer, write as many seconds and ensure all processes did the same number of operations (currently only stops during create phase and files)", |p, s| {
-            p.stonewall_seconds = non_negative(s.value())?;
+            p.stonewall_seconds = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('x', &["stoneWallingStatusFile"], "STRING", "StoneWallingStatusFile; contains the number of iterations of the creation phase, can be used to split phases across runs", |p, s| {
@@ -276,7 +212,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('z', &["depth"], "0", "depth of hierarchical directory structure", |p, s| {
-            p.depth = non_negative(s.value())?;
+            p.depth = parse_non_negative(s.value())?;
             Ok(())
         }),
         flag('Z', &["printTime"], "print time instead of rate", |p, s| {

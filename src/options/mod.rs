@@ -112,6 +112,79 @@ impl<T> OptSpec<T> {
     }
 }
 
+/// How a field option is set from a [`Setting`].
+pub type Setter<T> = fn(&mut T, Setting<'_>) -> Result<(), String>;
+
+/// An option of the tool's own (not a module option).
+pub fn spec<T>(
+    short: Option<char>,
+    names: &[&'static str],
+    kind: ArgKind,
+    default: &'static str,
+    help: &'static str,
+    set: Setter<T>,
+) -> OptSpec<T> {
+    OptSpec {
+        short,
+        names: names.to_vec(),
+        kind,
+        default,
+        help,
+        module: "",
+        directive_only: false,
+        store: Store::Field(set),
+    }
+}
+
+/// A short flag (`-w`), counted on the command line.
+pub fn flag<T>(
+    short: char,
+    names: &[&'static str],
+    help: &'static str,
+    set: Setter<T>,
+) -> OptSpec<T> {
+    spec(Some(short), names, ArgKind::Flag, "", help, set)
+}
+
+/// A short option with a value (`-b 16m`).
+pub fn value<T>(
+    short: char,
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Setter<T>,
+) -> OptSpec<T> {
+    spec(Some(short), names, ArgKind::Value, default, help, set)
+}
+
+/// A flag with only a long name (`--dryRun`).
+pub fn long_flag<T>(names: &[&'static str], help: &'static str, set: Setter<T>) -> OptSpec<T> {
+    spec(None, names, ArgKind::Flag, "", help, set)
+}
+
+/// A value option with only a long name (`--random-offset-seed=3`).
+pub fn long_value<T>(
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Setter<T>,
+) -> OptSpec<T> {
+    spec(None, names, ArgKind::Value, default, help, set)
+}
+
+/// A value documented as `-O name=value` (IOR's directive-only options).
+pub fn directive<T>(
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Setter<T>,
+) -> OptSpec<T> {
+    OptSpec {
+        directive_only: true,
+        ..spec(None, names, ArgKind::Value, default, help, set)
+    }
+}
+
 /// Something that can hold backend module options as text.
 pub trait ModuleOptions {
     fn module_options(&mut self) -> &mut BTreeMap<String, String>;
