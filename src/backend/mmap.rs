@@ -104,22 +104,6 @@ impl Backend for Mmap {
         std::fs::remove_file(path)
     }
 
-    fn exists(&self, path: &Path) -> io::Result<bool> {
-        path.try_exists()
-    }
-
-    fn size_of(&self, path: &Path) -> io::Result<Option<u64>> {
-        Ok(Some(std::fs::metadata(path)?.len()))
-    }
-
-    fn mkdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::create_dir(path)
-    }
-
-    fn rmdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::remove_dir(path)
-    }
-
     // Metadata operations are POSIX's: a file created empty cannot be mapped,
     // so a created file is written through its descriptor.
 

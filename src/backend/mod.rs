@@ -111,11 +111,21 @@ pub trait Backend: Send + Sync {
     }
     fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>>;
     fn remove(&self, path: &Path) -> io::Result<()>;
-    fn exists(&self, path: &Path) -> io::Result<bool>;
+    // The name-space operations below default to the POSIX file system that
+    // holds the paths, which is where every file-based backend keeps them.
+    fn exists(&self, path: &Path) -> io::Result<bool> {
+        path.try_exists()
+    }
     /// The file's size, or `None` when the backend stores nothing.
-    fn size_of(&self, path: &Path) -> io::Result<Option<u64>>;
-    fn mkdir(&self, path: &Path) -> io::Result<()>;
-    fn rmdir(&self, path: &Path) -> io::Result<()>;
+    fn size_of(&self, path: &Path) -> io::Result<Option<u64>> {
+        Ok(Some(std::fs::metadata(path)?.len()))
+    }
+    fn mkdir(&self, path: &Path) -> io::Result<()> {
+        std::fs::create_dir(path)
+    }
+    fn rmdir(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_dir(path)
+    }
     /// Creates a file and opens it for writing from offset 0 (mdtest's create
     /// phase). Files get mode 0664 less the umask, as mdtest's do.
     fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>>;

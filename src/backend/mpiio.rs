@@ -397,22 +397,6 @@ impl Backend for MpiIo {
         )
     }
 
-    fn exists(&self, path: &Path) -> io::Result<bool> {
-        path.try_exists()
-    }
-
-    fn size_of(&self, path: &Path) -> io::Result<Option<u64>> {
-        Ok(Some(std::fs::metadata(path)?.len()))
-    }
-
-    fn mkdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::create_dir(path)
-    }
-
-    fn rmdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::remove_dir(path)
-    }
-
     fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
         // A file of one task, opened on MPI_COMM_SELF like a file per process.
         let mut mode = ffi::MPI_MODE_CREATE

@@ -206,22 +206,6 @@ impl Backend for Posix {
         std::fs::remove_file(path)
     }
 
-    fn exists(&self, path: &Path) -> io::Result<bool> {
-        path.try_exists()
-    }
-
-    fn size_of(&self, path: &Path) -> io::Result<Option<u64>> {
-        Ok(Some(std::fs::metadata(path)?.len()))
-    }
-
-    fn mkdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::create_dir(path)
-    }
-
-    fn rmdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::remove_dir(path)
-    }
-
     fn alignment(&self) -> Option<u64> {
         self.direct.then_some(DIRECT_ALIGNMENT)
     }

@@ -3,7 +3,6 @@
 //! and iteration). Chosen like ior's: `--summaryFormat=JSON|CSV` (or
 //! `-O summaryFormat=...`), written to `--summaryFile` or to stdout.
 
-use std::fs::File;
 use std::io::{self, Write};
 
 use super::csv::field;
@@ -96,16 +95,6 @@ impl MdtestSink for MdtestCsv {
     }
 }
 
-fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
-    Ok(match path {
-        Some(p) => Box::new(
-            File::create(p)
-                .map_err(|e| io::Error::new(e.kind(), format!("cannot create {p}: {e}")))?,
-        ),
-        None => Box::new(io::stdout()),
-    })
-}
-
 /// The sinks of an mdtest run: mdtest's text on stdout, unless JSON or CSV
 /// was asked for without a summary file, in which case stdout carries that
 /// format and log lines go to stderr.
@@ -115,15 +104,19 @@ pub fn sinks_for(
     verbose: u32,
 ) -> io::Result<Vec<Box<dyn MdtestSink>>> {
     let mut sinks: Vec<Box<dyn MdtestSink>> = Vec::new();
-    if format == SummaryFormat::Default || summary_file.is_some() {
+    if super::text_on_stdout(format, summary_file) {
         sinks.push(Box::new(MdtestText::new(Box::new(io::stdout()), verbose)));
     } else {
         sinks.push(Box::new(MdtestNotes::new(Box::new(io::stderr()), verbose)));
     }
     match format {
         SummaryFormat::Default => {}
-        SummaryFormat::Json => sinks.push(Box::new(MdtestJson::new(open_target(summary_file)?))),
-        SummaryFormat::Csv => sinks.push(Box::new(MdtestCsv::new(open_target(summary_file)?))),
+        SummaryFormat::Json => {
+            sinks.push(Box::new(MdtestJson::new(super::open_target(summary_file)?)))
+        }
+        SummaryFormat::Csv => {
+            sinks.push(Box::new(MdtestCsv::new(super::open_target(summary_file)?)))
+        }
     }
     Ok(sinks)
 }

@@ -47,8 +47,8 @@ pub trait IorSink {
     }
 }
 
-/// Where a machine-readable report goes.
-fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
+/// Where a machine-readable report goes: the summary file, or stdout.
+pub(crate) fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
     Ok(match path {
         Some(p) => Box::new(
             File::create(p)
@@ -56,6 +56,13 @@ fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
         ),
         None => Box::new(io::stdout()),
     })
+}
+
+/// Whether the tool's text goes to stdout: unless a machine-readable format
+/// was asked for without a summary file (stdout then carries that format and
+/// log lines go to stderr).
+pub(crate) fn text_on_stdout(format: SummaryFormat, summary_file: Option<&str>) -> bool {
+    format == SummaryFormat::Default || summary_file.is_some()
 }
 
 /// The sinks for a run: IOR's text on stdout, unless a machine-readable
@@ -67,8 +74,7 @@ pub fn sinks_for(
     verbose: u32,
 ) -> io::Result<Vec<Box<dyn IorSink>>> {
     let mut sinks: Vec<Box<dyn IorSink>> = Vec::new();
-    let text_on_stdout = format == SummaryFormat::Default || summary_file.is_some();
-    if text_on_stdout {
+    if text_on_stdout(format, summary_file) {
         sinks.push(Box::new(ior_text::IorText::new(
             Box::new(io::stdout()),
             verbose,
