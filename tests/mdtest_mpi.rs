@@ -4,34 +4,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{mdtest_rows, tree_of, Run};
 use tempfile::tempdir;
 
-/// `mpirun -n ranks mdtest args...` in `dir`, under `timeout` so that a hang
-/// fails the test instead of stalling it.
 fn mpirun(dir: &Path, ranks: usize, args: &[&str]) -> Run {
-    let mut cmd = Command::new("timeout");
-    cmd.args(["120", "mpirun", "--oversubscribe", "-n", &ranks.to_string()])
-        .current_dir(dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env_remove("PARIO_TASKS");
-    for var in [
-        "IOR_FAKE_NODES",
-        "IOR_FAKE_TASK_PER_NODES",
-        "PARIO_FAKE_PLACEMENT",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.arg(env!("CARGO_BIN_EXE_mdtest")).args(args);
-    let out = cmd.output().expect("run mpirun");
-    Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    common::mpirun(env!("CARGO_BIN_EXE_mdtest"), dir, ranks, args, &[])
 }
 
 #[test]

@@ -107,6 +107,10 @@ impl Comm for MpiComm {
         let process = self.world.process_at_rank(root as i32);
         let len = i32::try_from(data.len())
             .map_err(|_| CommError::Failed("gather of more than 2 GiB".into()))?;
+        // An empty Rust slice points at address 1, which Open MPI takes for
+        // MPI_IN_PLACE: send empty contributions from a real (unused) byte.
+        let spare = [0u8; 1];
+        let data = if data.is_empty() { &spare[..0] } else { data };
         if self.rank() != root {
             process.gather_into(&len);
             process.gather_varcount_into(data);
@@ -123,7 +127,8 @@ impl Comm for MpiComm {
             })
             .collect();
         let total: i32 = counts.iter().sum();
-        let mut all = vec![0u8; total as usize];
+        // At least one byte, for the same reason as above.
+        let mut all = vec![0u8; total.max(1) as usize];
         {
             let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
             process.gather_varcount_into_root(data, &mut partition);

@@ -199,3 +199,28 @@ pub fn tree_of(dir: &Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// `mpirun -n ranks binary args...` in `dir`, with `env` forwarded to the
+/// ranks, under `timeout` so that a hang fails the test instead of stalling
+/// it. Open MPI as root needs the two variables, and `--oversubscribe` on a
+/// machine with fewer cores than ranks.
+pub fn mpirun(binary: &str, dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["120", "mpirun", "--oversubscribe", "-n", &ranks.to_string()])
+        .current_dir(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env_remove("PARIO_TASKS");
+    for var in [
+        "IOR_FAKE_NODES",
+        "IOR_FAKE_TASK_PER_NODES",
+        "PARIO_FAKE_PLACEMENT",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v).args(["-x", k]);
+    }
+    cmd.arg(binary).args(args);
+    finish(cmd.output().expect("run mpirun"))
+}
