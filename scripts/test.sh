@@ -4,9 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use (Open MPI and libclang for the `mpi` feature);
-# installed only when missing and when we can.
-packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config)
+# Debian packages the tests use (Open MPI and libclang for the `mpi` feature,
+# gcc for the C reference of IOR's data pattern, util-linux's `script` for
+# the terminal test); installed only when missing and when we can.
+packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

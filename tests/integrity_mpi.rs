@@ -8,37 +8,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{entries, ior, Run};
 use tempfile::tempdir;
 
-/// `mpirun -n ranks ior args...` in `dir`, as in `tests/mpi.rs` (Open MPI as
-/// root needs the two variables, a 2-core machine `--oversubscribe`).
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new("mpirun");
-    cmd.args(["--oversubscribe", "-n", &ranks.to_string()])
-        .current_dir(dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env_remove("PARIO_TASKS");
-    for var in [
-        "IOR_FAKE_NODES",
-        "IOR_FAKE_TASK_PER_NODES",
-        "PARIO_FAKE_PLACEMENT",
-    ] {
-        cmd.env_remove(var);
-    }
-    for (k, v) in env {
-        cmd.env(k, v).args(["-x", k]);
-    }
-    cmd.arg(env!("CARGO_BIN_EXE_ior")).args(args);
-    let out = cmd.output().expect("run mpirun");
-    Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    common::mpirun(env!("CARGO_BIN_EXE_ior"), dir, ranks, args, env)
 }
 
 fn assert_clean(run: &Run, what: &str) {
