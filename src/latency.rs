@@ -22,8 +22,11 @@ const MAX_GROUP: u32 = 1024;
 /// Highest latency the histogram holds: one hour, in nanoseconds.
 const HIGHEST_NS: u64 = 3_600_000_000_000;
 
+// Two significant digits (values within 1 %) keep a histogram near 35 KiB,
+// so that every task's memory stays its transfer buffer plus little more.
+
 fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, HIGHEST_NS, 3).expect("valid histogram bounds")
+    Histogram::new_with_bounds(1, HIGHEST_NS, 2).expect("valid histogram bounds")
 }
 
 /// Records the latency of a stream of operations.
@@ -238,8 +241,9 @@ mod tests {
             h.record(v * 1000).unwrap();
         }
         let p = Percentiles::of(&h).unwrap();
-        assert!((p.p50 - 500e-6).abs() < 1e-6);
-        assert!((p.p99 - 990e-6).abs() < 2e-6);
+        // Within the histogram's 1 % precision.
+        assert!((p.p50 - 500e-6).abs() <= 5e-6, "{p:?}");
+        assert!((p.p99 - 990e-6).abs() <= 10e-6, "{p:?}");
         assert_eq!(p.count, 1000);
         let d = distribution_lines(&h);
         assert_eq!(d.last().unwrap().1, 1.0);
