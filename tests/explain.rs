@@ -401,6 +401,29 @@ fn mdtest_records_every_operations_latency() {
         "{}",
         run.stdout
     );
+    let full = mdtest(
+        dir.path(),
+        2,
+        &[
+            "-n",
+            "10",
+            "-F",
+            "-d",
+            "md3",
+            "--latencyHistogramFile=lat.csv",
+        ],
+    );
+    full.ok();
+    let csv = std::fs::read_to_string(dir.path().join("lat.csv")).unwrap();
+    assert!(csv.starts_with("tasks,operation,iteration,latency_s,cumulative_fraction,count\n"));
+    for op in ["File creation", "File stat", "File read", "File removal"] {
+        let count: u64 = csv
+            .lines()
+            .filter(|l| l.starts_with(&format!("2,{op},0,")))
+            .map(|l| l.rsplit(',').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(count, 20, "{op}");
+    }
     let off = mdtest(
         dir.path(),
         2,

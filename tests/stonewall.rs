@@ -111,6 +111,12 @@ fn without_wear_out_tasks_stop_where_they_are() {
     assert!(run
         .stdout
         .contains("write phase 0 stopped at the -D 1 s deadline"));
+    assert!(
+        run.stdout
+            .contains("Stonewalling:\n  write-0                 stopped at the deadline after "),
+        "{}",
+        run.stdout
+    );
     // Bandwidth counts only the bytes moved.
     let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("out.json")).unwrap()).unwrap();

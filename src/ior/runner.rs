@@ -688,32 +688,10 @@ impl<'a> TestRun<'a> {
         rep: u64,
         h: &hdrhistogram::Histogram<u64>,
     ) -> Result<()> {
-        use std::io::Write;
-        let fail = |e: std::io::Error| Error::io(0, "cannot write", Path::new(path), &e);
         let fresh = self.report.results.is_empty() && self.report.test_id == 0;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .write(true)
-            .append(!fresh)
-            .truncate(fresh)
-            .open(path)
-            .map_err(fail)?;
-        if fresh {
-            writeln!(
-                f,
-                "test,access,iteration,latency_s,cumulative_fraction,count"
-            )
-            .map_err(fail)?;
-        }
-        for (value, fraction, count) in latency::distribution_lines(h) {
-            writeln!(
-                f,
-                "{},{access},{rep},{value:.9},{fraction:.6},{count}",
-                self.report.test_id
-            )
-            .map_err(fail)?;
-        }
-        Ok(())
+        let key = format!("{},{access},{rep}", self.report.test_id);
+        latency::write_distribution(path, fresh, "test,access,iteration", &key, h)
+            .map_err(|e| Error::io(0, "cannot write", Path::new(path), &e))
     }
 
     /// `-W`: reads back what this task wrote and verifies it, untimed.

@@ -239,6 +239,10 @@ pub fn grammar() -> Grammar<MdtestParams> {
             p.record_latency = s.flag_bool()?;
             Ok(())
         }),
+        long_value(&["latencyHistogramFile"], "", "pario: write the full merged latency histograms to this CSV file", |p, s| {
+            p.latency_file = Some(s.value().to_string());
+            Ok(())
+        }),
         long_value(&["progress"], "1", "pario: show live progress of long phases on a terminal (0: never)", |p, s| {
             p.progress = s.flag_bool()?;
             Ok(())

@@ -56,6 +56,8 @@ pub struct MdtestParams {
     pub items: u64,
     /// `--recordLatency`: per-operation latency histograms.
     pub record_latency: bool,
+    /// `--latencyHistogramFile`: the full merged histograms, as CSV.
+    pub latency_file: Option<String>,
     /// `--progress`: live progress of long phases on a terminal.
     pub progress: bool,
     /// `-N`: neighbour stride: task t stats the items of t+N, reads those of
@@ -143,6 +145,7 @@ impl Default for MdtestParams {
             leaf_only: false,
             items: 0,
             record_latency: true,
+            latency_file: None,
             progress: true,
             nstride: 0,
             pre_delay: 0,

@@ -233,6 +233,8 @@ struct Run<'a> {
     recorders: Vec<Option<LatencyRecorder>>,
     /// The live progress display of the current phase (rank 0, terminal).
     live: Option<progress::Progress>,
+    /// Whether `--latencyHistogramFile` has its header yet (rank 0).
+    histogram_file_started: bool,
     stonewall: Option<Stonewall>,
     /// Files with wrong data found by this task in this sweep step.
     wrong_files: u64,
@@ -332,6 +334,7 @@ impl<'a> Run<'a> {
             recording: None,
             recorders: (0..OPS).map(|_| None).collect(),
             live: None,
+            histogram_file_started: false,
             stonewall: None,
             wrong_files: 0,
             wrong_bytes: 0,
@@ -500,7 +503,7 @@ impl<'a> Run<'a> {
         let mut iterations = Vec::new();
         for j in 0..p.iterations {
             self.iteration(j)?;
-            let latencies = self.merge_latencies()?;
+            let latencies = self.merge_latencies(tasks, j)?;
             let all = gather_f64(self.comm, 0, &encode(&self.samples))?;
             let stonewall = self.stonewall;
             if self.rank == 0 {
@@ -969,14 +972,32 @@ impl<'a> Run<'a> {
     /// Merges every operation's latency histogram of this iteration on
     /// rank 0 (every task takes part in the same phases, so in the same
     /// gathers).
-    fn merge_latencies(&mut self) -> Result<Vec<Option<Percentiles>>> {
+    fn merge_latencies(&mut self, tasks: usize, j: u64) -> Result<Vec<Option<Percentiles>>> {
         let mut out = vec![None; OPS];
+        let mut written = Ok(());
         for (i, recorder) in std::mem::take(&mut self.recorders).into_iter().enumerate() {
             if let Some(r) = recorder {
                 let merged = latency::merge(self.comm, 0, r.histogram())?;
                 out[i] = Percentiles::of(&merged);
+                if let (Some(path), 0, false) = (&self.p.latency_file, self.rank, merged.is_empty())
+                {
+                    let key = format!("{tasks},{},{j}", Op::ALL[i].name());
+                    let fresh = !self.histogram_file_started;
+                    self.histogram_file_started = true;
+                    written = written.and(
+                        latency::write_distribution(
+                            path,
+                            fresh,
+                            "tasks,operation,iteration",
+                            &key,
+                            &merged,
+                        )
+                        .map_err(|e| Error::io(0, "cannot write", Path::new(path), &e)),
+                    );
+                }
             }
         }
+        agree(self.comm, written)?;
         Ok(out)
     }
 

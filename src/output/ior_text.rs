@@ -178,6 +178,29 @@ pub fn explanation_block(test: &TestReport) -> String {
             ));
         }
     }
+    let with_wall: Vec<_> = test
+        .results
+        .iter()
+        .filter(|r| r.stonewall.is_some())
+        .collect();
+    if !with_wall.is_empty() {
+        t.push_str("Stonewalling:\n");
+        for r in with_wall {
+            let w = r.stonewall.as_ref().expect("filtered");
+            let verdict = if w.hit {
+                format!(
+                    "stopped at the deadline after {:.2} s, {} to {} transfers per task",
+                    w.time, w.pairs_min, w.pairs_max
+                )
+            } else {
+                format!(
+                    "finished every transfer before the deadline ({:.2} s)",
+                    w.time
+                )
+            };
+            t.push_str(&format!("{:<LABEL$}{verdict}\n", label(r)));
+        }
+    }
     let with_cache: Vec<_> = test
         .results
         .iter()
