@@ -10,7 +10,7 @@
 //! After criterion's groups, `--bench` runs also print the same comparisons
 //! measured interleaved (best of many short rounds, each candidate in turn),
 //! which a busy machine disturbs far less than criterion's one-after-another
-//! means. Ratios are in `docs/bench-integrity.md`.
+//! means. Ratios are in `BENCHMARKS.md` ("Data verification").
 //!
 //! Run: `cargo bench --bench pattern`.
 

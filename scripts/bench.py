@@ -34,6 +34,33 @@ Workloads (select with --workloads, default: bw,iops,dummy,mem):
            expected), all calls on the files, all calls. Only when asked
            (--workloads all or ...,syscalls).
 
+pario against pario (only when asked; printed as a second table, "A" against
+"B", alternating A and B round by round like pario and fio):
+
+  mpi      the MPI engine against the local one, the same command:
+           mpirun -n TASKS ior (MPI build, --mpi-ior) against PARIO_TASKS=TASKS
+           ior (default build): -t 1m -b 256m -s 4 -F -e (write and read
+           MiB/s) and -t 4k -b 64m -F (write and read IOPS); target: MPI
+           equals local within noise, checked as MPI/local >= 0.95
+  mpiio    mpirun -n TASKS ior -a MPIIO -t 1m -b 256m -F against -a POSIX
+           (both MPI build): write and read MiB/s, target MPIIO >= 0.95 x POSIX
+  fixedcost  wall time of the whole command mpirun -n TASKS ior -a DUMMY -t 1m
+           -b 1m against mpirun -n TASKS true (and, when mpicc is there, a C
+           program that only calls MPI_Init, MPI_Barrier and MPI_Finalize),
+           --fixedcost-runs runs each, rotating; target: ior - true <= 0.2 s.
+           With Open MPI (and OMPI_MCA_pml not set) the same commands also
+           run with OMPI_MCA_pml=ob1, which skips UCX's start-up.
+  latency  per-transfer latency recording on (the default) against off
+           (-O recordLatency=0): PARIO_TASKS=TASKS ior -t 4k -b 64m -F write
+           and read IOPS (target on/off >= 0.98), and ior -a DUMMY -t 8
+           -b 256m -w transfers per second per task with 1 and TASKS tasks
+           (target on/off >= 0.8)
+  residency  the page-cache residency measurement of a 10 GiB file: dd writes
+           it (bs=4M count=2560) in the work directory, the residency example
+           (target/release/examples/residency, next to --ior) measures it
+           max(3, --rounds) times, the file is removed (also on failure);
+           target < 0.1 s
+
 Every measurement: --warmup untimed rounds of each tool, then --rounds
 rounds alternating the tools (pario first in even rounds, fio first in odd
 ones). The table gives the median [min-max] of each tool, the ratio of the
@@ -50,9 +77,10 @@ Exit status: 0 when every measurement ran (1 on a failure, 130 when
 interrupted); with --check, 2 when a figure misses its target.
 
 Examples:
-  scripts/bench.py                        # build, then everything, 5 rounds
+  scripts/bench.py                        # build, then the defaults, 5 rounds
   scripts/bench.py --quick                # 3 rounds, 256 MiB per task for bw
   scripts/bench.py --no-build --workloads bw,iops --rounds 15 --json out.json
+  scripts/bench.py --workloads mpi,mpiio,fixedcost,latency --rounds 15
 
 Everything is written under a fresh temporary directory inside --dir (default
 /dev/shm), which is removed on exit, also on failure or interruption.
@@ -76,13 +104,21 @@ MIB = 1 << 20
 KIB = 1 << 10
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALL_WORKLOADS = ["bw", "iops", "dummy", "mem"]
-OPTIONAL_WORKLOADS = ["syscalls"]
+OPTIONAL_WORKLOADS = ["syscalls", "mpi", "mpiio", "fixedcost", "latency", "residency"]
+MPI_WORKLOADS = ["mpi", "mpiio", "fixedcost"]
 
 # Targets from the project's issue.
 TARGET_BW_RATIO = 0.97
 TARGET_IOPS_RATIO = 0.95
 TARGET_DUMMY_PER_TASK = 30e6
 MEM_BASE_KIB = 8 * 1024  # 8 MiB + one transfer buffer per task
+TARGET_MPI_RATIO = 0.95  # "MPI equals local within noise"
+TARGET_MPIIO_RATIO = 0.95
+TARGET_FIXED_COST_S = 0.2
+TARGET_LATENCY_IOPS_RATIO = 0.98
+TARGET_LATENCY_DUMMY_RATIO = 0.8
+TARGET_RESIDENCY_S = 0.1
+RESIDENCY_FILE = 10 << 30
 # A round is quiet when other processes used less than this share of the CPUs.
 QUIET = 0.10
 
@@ -113,8 +149,11 @@ def size_str(n):
 def run(cmd, env=None, cwd=None, what=None):
     """Runs a command, returns (stdout, stderr); raises BenchError on failure."""
     full_env = dict(os.environ)
-    if env:
-        full_env.update(env)
+    for k, v in (env or {}).items():
+        if v is None:
+            full_env.pop(k, None)  # None: unset
+        else:
+            full_env[k] = v
     p = subprocess.Popen(cmd, env=full_env, cwd=cwd, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
@@ -227,6 +266,8 @@ def fmt(v, kind):
         return f"{v / 1e6:.1f}M"
     if kind == "kib":
         return f"{v / 1024:.2f} MiB"
+    if kind == "s":
+        return f"{v:.4f} s"
     return f"{v:g}"
 
 
@@ -310,7 +351,7 @@ class Bench:
                 f"(others {share * 100:.0f}%); measuring anyway")
 
     def note_cmd(self, label, cmd, env=None):
-        prefix = " ".join(f"{k}={v}" for k, v in (env or {}).items())
+        prefix = " ".join(f"{k}={v}" for k, v in (env or {}).items() if v is not None)
         line = (prefix + " " if prefix else "") + " ".join(cmd)
         if (label, line) not in self.commands:
             self.commands.append((label, line))
@@ -655,6 +696,310 @@ class Bench:
                 })
         self.clear(d)
 
+    # -- pario against pario ------------------------------------------------------
+
+    def alternate(self, what, variants, rounds=None, warmup=None):
+        """Runs each variant (name, fn) `warmup` times untimed, then `rounds`
+        rounds, rotating which goes first (with two: A first in even rounds,
+        B first in odd ones). fn() returns {key: value}. Returns the values
+        ({name: {key: [value per round]}}), the share of the CPUs other
+        processes used in each round, and the noise over the whole
+        measurement."""
+        rounds = self.args.rounds if rounds is None else rounds
+        warmup = self.args.warmup if warmup is None else warmup
+        log(f"[{what}] {rounds} rounds")
+        self.settle(what)
+        meter = CpuMeter()
+        for _ in range(warmup):
+            for _, fn in variants:
+                fn()
+        values = {name: {} for name, _ in variants}
+        round_others = []
+        for i in range(rounds):
+            round_meter = CpuMeter()
+            k = i % len(variants)
+            for name, fn in variants[k:] + variants[:k]:
+                for key, v in fn().items():
+                    values[name].setdefault(key, []).append(v)
+            round_others.append(round_meter.stop()["others"])
+        noise = meter.stop()
+        noise["per_round"] = round_others
+        return values, round_others, noise
+
+    def ab_row(self, workload, mode, metric, kind, a, av, b, bv, round_others, noise,
+               target=None, diff=False):
+        """A row of the pario-against-pario table: A against B, as the ratio
+        of the medians (A/B >= target) or, with diff, their difference
+        (A - B <= target); target None: for information."""
+        sa, sb = summary(av), summary(bv)
+        if diff:
+            value = sa["median"] - sb["median"]
+            paired = [x - y for x, y in zip(av, bv)]
+            ok = target is None or value <= target
+            target_text = "-" if target is None else f"<= {target:.2f} s"
+        else:
+            value = sa["median"] / sb["median"]
+            paired = [x / y for x, y in zip(av, bv)]
+            ok = target is None or value >= target
+            target_text = "-" if target is None else f">= {target:.2f}"
+        quiet = [p for p, o in zip(paired, round_others) if o < QUIET]
+        self.rows.append({
+            "table": "ab", "workload": workload, "mode": mode, "metric": metric,
+            "kind": kind, "a": a, "b": b, "a_stats": sa, "b_stats": sb,
+            "compare": "A - B" if diff else "A/B", "value": value,
+            "ratio": None if diff else value, "paired": summary(paired),
+            "quiet": summary(quiet) if quiet else None,
+            "target": target_text, "ok": ok, "noise": noise,
+        })
+
+    def mpi_env(self):
+        """The environment of an mpirun: no PARIO_TASKS (one task per rank),
+        and Open MPI's consent to run as root when we are root."""
+        env = {"PARIO_TASKS": None}
+        if os.geteuid() == 0:
+            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        return env
+
+    def mpirun(self, cmd, tasks=None):
+        return ["mpirun", "-n", str(tasks or self.tasks), "--oversubscribe"] + \
+            self.args.mpirun_option + cmd
+
+    def need_mpi(self):
+        if not shutil.which("mpirun"):
+            raise BenchError("mpirun is missing (apt-get install openmpi-bin)")
+        if not os.access(self.args.mpi_ior, os.X_OK):
+            raise BenchError(f"no MPI build of ior at {self.args.mpi_ior} (cargo build --release "
+                             "--features mpi --target-dir target-mpi, or --mpi-ior PATH)")
+
+    def ior_run(self, cmd, env, label, tasks):
+        """Runs one ior command (local or under mpirun), checks that it ran
+        `tasks` tasks, returns its Results rows."""
+        self.note_cmd(label, cmd, env)
+        out, _ = run(cmd, env=env, cwd=self.work, what=label)
+        m = re.search(r"^tasks\s*:\s*(\d+)", out, re.M)
+        if not m or int(m.group(1)) != tasks:
+            raise BenchError(f"{label}: expected {tasks} tasks, the header says "
+                             f"{m.group(1) if m else 'nothing'}:\n{out[-3000:]}")
+        return parse_ior(out)
+
+    @staticmethod
+    def one_each(rows, metric, what):
+        """{"write": figure, "read": figure} from a -w -r run's rows."""
+        if len(rows.get("write", [])) != 1 or len(rows.get("read", [])) != 1:
+            raise BenchError(f"{what}: expected one write and one read row, got {rows}")
+        return {"write": rows["write"][0][metric], "read": rows["read"][0][metric]}
+
+    def mpi(self):
+        """The MPI engine (mpirun -n N, MPI build) against the local engine
+        (PARIO_TASKS=N, default build), the same write-and-read command."""
+        self.need_mpi()
+        d = os.path.join(self.work, "mpi")
+        segments = 1 if self.args.quick else 4
+        cases = [
+            (["-t", "1m", "-b", "256m", "-s", str(segments), "-F", "-e"], "bw", "MiB/s"),
+            (["-t", "4k", "-b", size_str(self.args.iops_block), "-F"], "iops", "IOPS"),
+        ]
+        n = self.tasks
+        for shape, metric, unit in cases:
+            std = "ior " + " ".join(shape)
+            args = shape + ["-o", os.path.join(d, "testFile")]
+            self.clear(d)
+
+            def run_mpi():
+                rows = self.ior_run(self.mpirun([self.args.mpi_ior] + args), self.mpi_env(),
+                                    f"mpi {std} (mpirun, MPI build)", n)
+                if self.files_in(d):
+                    raise BenchError("pario left files behind without -k")
+                return self.one_each(rows, metric, "mpirun ior")
+
+            def run_local():
+                rows = self.ior_run([self.ior] + args, {"PARIO_TASKS": str(n)},
+                                    f"mpi {std} (local engine)", n)
+                if self.files_in(d):
+                    raise BenchError("pario left files behind without -k")
+                return self.one_each(rows, metric, "local ior")
+
+            a, b = f"mpirun -n {n}", f"PARIO_TASKS={n}"
+            values, others, noise = self.alternate(
+                f"mpi {std}", [(a, run_mpi), (b, run_local)])
+            for access in ("write", "read"):
+                self.ab_row(std, access, unit, metric, a, values[a][access],
+                            b, values[b][access], others, noise, TARGET_MPI_RATIO)
+        shutil.rmtree(d)
+
+    def mpiio(self):
+        """-a MPIIO against -a POSIX, both under mpirun (MPI build)."""
+        self.need_mpi()
+        d = os.path.join(self.work, "mpiio")
+        self.clear(d)
+        shape = ["-t", "1m", "-b", "256m", "-F"]
+        std = "mpirun ior " + " ".join(shape)
+
+        def variant(api):
+            cmd = self.mpirun([self.args.mpi_ior, "-a", api] + shape +
+                              ["-o", os.path.join(d, "testFile")])
+
+            def fn():
+                rows = self.ior_run(cmd, self.mpi_env(), f"mpiio -a {api}", self.tasks)
+                if self.files_in(d):
+                    raise BenchError("pario left files behind without -k")
+                return self.one_each(rows, "bw", f"-a {api}")
+            return (f"-a {api}", fn)
+
+        values, others, noise = self.alternate("mpiio", [variant("MPIIO"), variant("POSIX")])
+        for access in ("write", "read"):
+            self.ab_row(std, access, "MiB/s", "bw", "-a MPIIO", values["-a MPIIO"][access],
+                        "-a POSIX", values["-a POSIX"][access], others, noise,
+                        TARGET_MPIIO_RATIO)
+        shutil.rmtree(d)
+
+    def fixedcost(self):
+        """Wall time of whole mpirun commands: ior -a DUMMY -t 1m -b 1m
+        against true (and against a C program that only starts and stops
+        MPI, when mpicc is there)."""
+        self.need_mpi()
+        d = os.path.join(self.work, "fixedcost")
+        self.clear(d)
+        programs = [("ior", [self.args.mpi_ior, "-a", "DUMMY", "-t", "1m", "-b", "1m",
+                             "-o", os.path.join(d, "dummy")])]
+        if shutil.which("mpicc"):
+            src = os.path.join(d, "mpi_init.c")
+            with open(src, "w") as f:
+                f.write("#include <mpi.h>\n"
+                        "int main(int argc, char **argv) {\n"
+                        "    MPI_Init(&argc, &argv);\n"
+                        "    MPI_Barrier(MPI_COMM_WORLD);\n"
+                        "    MPI_Finalize();\n"
+                        "    return 0;\n"
+                        "}\n")
+            run(["mpicc", "-O2", "-o", os.path.join(d, "mpi_init"), src], what="mpicc")
+            programs.append(("MPI_Init+Finalize", [os.path.join(d, "mpi_init")]))
+        else:
+            log("[fixedcost] no mpicc: the minimal MPI program is left out")
+        programs.append(("true", ["true"]))
+        settings = [("", {})]
+        version, _ = run(["mpirun", "--version"], what="mpirun --version")
+        if "Open MPI" in version and "OMPI_MCA_pml" not in os.environ:
+            settings.append(("OMPI_MCA_pml=ob1 ", {"OMPI_MCA_pml": "ob1"}))
+        variants = []
+        for prefix, extra in settings:
+            for name, prog in programs:
+                env = dict(self.mpi_env(), **extra)
+                cmd = self.mpirun(prog)
+
+                def fn(cmd=cmd, env=env, label=f"fixedcost {prefix}{name}"):
+                    self.note_cmd(label, cmd, env)
+                    start = time.monotonic()
+                    run(cmd, env=env, cwd=self.work, what=label)
+                    return {"wall": time.monotonic() - start}
+                variants.append((prefix + name, fn))
+        values, others, noise = self.alternate(
+            "fixedcost", variants, rounds=self.args.fixedcost_runs,
+            warmup=max(self.args.warmup, 3))
+        n = self.tasks
+        for prefix, _ in settings:
+            w = {name: values[prefix + name]["wall"] for name, _ in programs}
+            what = f"{prefix}mpirun -n {n} ... (wall time)"
+            self.ab_row(what, "ior - true", "s", "s", "ior -a DUMMY -t 1m -b 1m", w["ior"],
+                        "true", w["true"], others, noise, TARGET_FIXED_COST_S, diff=True)
+            if "MPI_Init+Finalize" in w:
+                self.ab_row(what, "MPI start-up", "s", "s", "MPI_Init+Finalize",
+                            w["MPI_Init+Finalize"], "true", w["true"], others, noise, diff=True)
+                self.ab_row(what, "pario's own", "s", "s", "ior -a DUMMY -t 1m -b 1m", w["ior"],
+                            "MPI_Init+Finalize", w["MPI_Init+Finalize"], others, noise, diff=True)
+        shutil.rmtree(d)
+
+    def latency(self):
+        """Per-transfer latency recording on (the default) against off."""
+        d = os.path.join(self.work, "latency")
+        self.clear(d)
+        off = ["-O", "recordLatency=0"]
+        n = self.tasks
+        shape = ["-t", "4k", "-b", size_str(self.args.iops_block), "-F"]
+        std = "ior " + " ".join(shape)
+
+        def iops(extra, name):
+            def fn():
+                rows = self.pario(shape + extra + ["-o", os.path.join(d, "testFile")],
+                                  tasks=n, label=f"latency {std} ({name})")
+                if self.files_in(d):
+                    raise BenchError("pario left files behind without -k")
+                return self.one_each(rows, "iops", "4k")
+            return (name, fn)
+
+        values, others, noise = self.alternate(
+            f"latency {std}", [iops([], "recording on"), iops(off, "recordLatency=0")])
+        for access in ("write", "read"):
+            self.ab_row(f"PARIO_TASKS={n} {std}", access, "IOPS", "iops",
+                        "recording on", values["recording on"][access],
+                        "recordLatency=0", values["recordLatency=0"][access],
+                        others, noise, TARGET_LATENCY_IOPS_RATIO)
+
+        block = 256 * MIB
+        for tasks in sorted({1, n}):
+            args = ["-a", "DUMMY", "-t", "8", "-b", size_str(block), "-w",
+                    "-o", os.path.join(d, "dummy")]
+
+            def dummy(extra, name, tasks=tasks, args=args):
+                def fn():
+                    rows = self.pario(args + extra, tasks=tasks,
+                                      label=f"latency DUMMY {tasks} task(s) ({name})")
+                    # (block / 8) transfers per task over the wr/rd span.
+                    return {"rate": (block / 8) / rows["write"][0]["wrrd"]}
+                return (name, fn)
+            values, others, noise = self.alternate(
+                f"latency DUMMY, {tasks} task(s)",
+                [dummy([], "recording on"), dummy(off, "recordLatency=0")])
+            self.ab_row(f"PARIO_TASKS={tasks} ior -a DUMMY -t 8 -b 256m -w", "write",
+                        "transfers/s/task", "rate",
+                        "recording on", values["recording on"]["rate"],
+                        "recordLatency=0", values["recordLatency=0"]["rate"],
+                        others, noise, TARGET_LATENCY_DUMMY_RATIO)
+        shutil.rmtree(d)
+
+    def residency(self):
+        """The residency example on a 10 GiB file written with dd."""
+        binary = os.path.join(os.path.dirname(self.ior), "examples", "residency")
+        if not os.access(binary, os.X_OK):
+            raise BenchError(f"no residency example at {binary} "
+                             "(cargo build --release --example residency)")
+        st = os.statvfs(self.work)
+        if st.f_bavail * st.f_frsize < RESIDENCY_FILE + (1 << 30):
+            raise BenchError(f"residency: under 11 GiB free in {self.work}")
+        path = os.path.join(self.work, "residency-10g")
+        rounds = max(3, self.args.rounds)
+        seconds, lines = [], []
+        try:
+            dd = ["dd", "if=/dev/zero", f"of={path}", "bs=4M", "count=2560", "status=none"]
+            self.note_cmd("residency: write the file (untimed)", dd)
+            log("[residency] writing 10 GiB with dd")
+            run(dd, what="dd")
+            if os.stat(path).st_size != RESIDENCY_FILE:
+                raise BenchError("dd wrote a file of the wrong size")
+            meter = CpuMeter()
+            log(f"[residency] {rounds} rounds")
+            for _ in range(rounds):
+                self.note_cmd("residency", [binary, path])
+                out, _ = run([binary, path], what="residency")
+                m = re.search(r" in ([0-9.]+) s", out)
+                if not m:
+                    raise BenchError("no time in the residency example's output:\n" + out)
+                seconds.append(float(m.group(1)))
+                lines.append(out.strip())
+            noise = meter.stop()
+        finally:
+            if os.path.exists(path):
+                os.remove(path)
+        s = summary(seconds)
+        self.rows.append({
+            "workload": "residency of a 10 GiB file (examples/residency)",
+            "mode": "sampled" if "sampled" in lines[-1] else "-",
+            "metric": "seconds", "kind": "s",
+            "pario": s, "fio": None, "ratio": None, "paired": None,
+            "target": f"< {TARGET_RESIDENCY_S} s", "ok": s["median"] < TARGET_RESIDENCY_S,
+            "noise": noise, "output": lines,
+        })
+
     # -- output ------------------------------------------------------------------
 
     def table(self):
@@ -663,6 +1008,8 @@ class Bench:
                 "quiet rounds: n, ratio", "pario, fio's timing", "others/steal"]
         lines = []
         for r in self.rows:
+            if r.get("table") == "ab":
+                continue
             k = r["kind"]
             pario = r.get("pario_text") or fmt_stat(r["pario"], k)
             fio = r.get("fio_text") or fmt_stat(r["fio"], k)
@@ -682,14 +1029,43 @@ class Bench:
                 quiet = f"{len(r['quiet']['values'])}, {r['quiet']['median']:.3f}"
             lines.append([r["workload"], r["mode"], r["metric"], pario, fio, ratio, paired,
                           r["target"], "yes" if r["ok"] else "NO", quiet, pt, noise])
-        widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h)
-                  for i, h in enumerate(head)]
+        return markdown_table(head, lines)
 
-        def row(cells):
-            return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
-        out = [row(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-        out += [row(line) for line in lines]
-        return "\n".join(out)
+    def ab_table(self):
+        """The pario-against-pario rows (mpi, mpiio, fixedcost, latency)."""
+        head = ["workload", "mode", "metric", "A", "A med [min-max]", "B", "B med [min-max]",
+                "A/B or A-B", "paired [min-max]", "target", "ok", "quiet rounds: n, median",
+                "others/steal"]
+        lines = []
+        for r in self.rows:
+            if r.get("table") != "ab":
+                continue
+            k = r["kind"]
+            diff = r["compare"] == "A - B"
+
+            def num(v):
+                return f"{v:+.4f} s" if diff else f"{v:.3f}"
+            noise = r["noise"]
+            quiet = "0" if r["quiet"] is None else \
+                f"{len(r['quiet']['values'])}, {num(r['quiet']['median'])}"
+            lines.append([
+                r["workload"], r["mode"], r["metric"], r["a"], fmt_stat(r["a_stats"], k),
+                r["b"], fmt_stat(r["b_stats"], k), num(r["value"]),
+                f"{num(r['paired']['min'])} to {num(r['paired']['max'])}",
+                r["target"], "yes" if r["ok"] else "NO", quiet,
+                f"{noise['others'] * 100:.0f}%/{noise['steal'] * 100:.0f}%"])
+        return markdown_table(head, lines) if lines else None
+
+
+def markdown_table(head, lines):
+    widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h)
+              for i, h in enumerate(head)]
+
+    def row(cells):
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+    out = [row(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [row(line) for line in lines]
+    return "\n".join(out)
 
 
 def count_syscalls(lines, directory):
@@ -821,6 +1197,16 @@ def main():
                     help="do not run 'cargo build --release --bins' first")
     ap.add_argument("--ior", default=os.path.join(REPO, "target", "release", "ior"),
                     help="pario's ior binary (default target/release/ior)")
+    ap.add_argument("--mpi-ior", default=os.path.join(REPO, "target-mpi", "release", "ior"),
+                    help="pario's ior built with --features mpi, for mpi, mpiio and fixedcost "
+                         "(default target-mpi/release/ior)")
+    ap.add_argument("--mpirun-option", action="append", default=[], metavar="OPT",
+                    help="extra option for every mpirun, e.g. --mpirun-option=--bind-to "
+                         "--mpirun-option=none (repeatable; mpirun always gets -n TASKS "
+                         "--oversubscribe)")
+    ap.add_argument("--fixedcost-runs", type=int, default=30, metavar="N",
+                    help="timed runs of each command of fixedcost (default 30, after at "
+                         "least 3 untimed ones)")
     ap.add_argument("--json", metavar="FILE", help="also write all figures as JSON here")
     ap.add_argument("--check", action="store_true",
                     help="exit with status 2 when a figure misses its target")
@@ -832,6 +1218,8 @@ def main():
     bad = [w for w in wl if w not in ALL_WORKLOADS + OPTIONAL_WORKLOADS]
     if bad:
         ap.error(f"unknown workload(s): {', '.join(bad)}")
+    if args.fixedcost_runs < 1:
+        ap.error("--fixedcost-runs must be at least 1")
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in args.modes if m not in ("write/fresh", "write/overwrite", "read")]
     if bad:
@@ -850,7 +1238,21 @@ def main():
         p = subprocess.run(["cargo", "build", "--release", "--bins"], cwd=REPO)
         if p.returncode != 0:
             sys.exit("bench: cargo build failed")
+        if any(w in wl for w in MPI_WORKLOADS):
+            # A target directory of its own, so target/release stays non-MPI.
+            log("building: cargo build --release --bins --features mpi --target-dir target-mpi")
+            p = subprocess.run(["cargo", "build", "--release", "--bins", "--features", "mpi",
+                                "--target-dir", "target-mpi"], cwd=REPO)
+            if p.returncode != 0:
+                sys.exit("bench: cargo build --features mpi failed")
+        if "residency" in wl:
+            log("building: cargo build --release --example residency")
+            p = subprocess.run(["cargo", "build", "--release", "--example", "residency"],
+                               cwd=REPO)
+            if p.returncode != 0:
+                sys.exit("bench: cargo build --example residency failed")
     args.ior = os.path.abspath(args.ior)
+    args.mpi_ior = os.path.abspath(args.mpi_ior)
     if not os.access(args.ior, os.X_OK):
         sys.exit(f"bench: no ior binary at {args.ior} (build it, or --ior PATH)")
 
@@ -870,6 +1272,11 @@ def main():
     info["ior"] = args.ior
     info["autogroups"] = autogroups_enabled()
     info["fio_options"] = args.fio_option
+    if any(w in wl for w in MPI_WORKLOADS) and shutil.which("mpirun"):
+        info["mpi_ior"] = args.mpi_ior
+        info["mpirun"] = subprocess.run(["mpirun", "--version"], capture_output=True,
+                                        text=True).stdout.strip().splitlines()[0]
+        info["mpirun_options"] = args.mpirun_option
     info["separate_files"] = args.separate_files
     try:
         info["git"] = subprocess.run(
@@ -900,12 +1307,25 @@ def main():
           f"extra fio options: {' '.join(args.fio_option) or 'none'}; "
           f"fio files: {'its own' if args.separate_files else 'the same as pario'}; "
           f"scheduler autogroups: {'on' if info['autogroups'] else 'off'}")
+    if "mpirun" in info:
+        print(f"MPI: {info['mpirun']}; MPI ior binary: {info['mpi_ior']}; "
+              f"mpirun -n {args.tasks} --oversubscribe {' '.join(args.mpirun_option)}")
     print()
-    print(bench.table())
-    print()
+    if any(r.get("table") != "ab" for r in bench.rows) or not bench.rows:
+        print(bench.table())
+        print()
+    ab = bench.ab_table()
+    if ab:
+        print("pario against pario (A and B alternating round by round; A/B is the ratio "
+              "of the medians, A - B their difference; quiet rounds: the median of the "
+              "per-round ratios or differences over the quiet rounds):")
+        print()
+        print(ab)
+        print()
     print("pario, fio's timing: pario's median computed as fio does (bytes or transfers over "
           "the longest task's open-to-close time), and its ratio to fio's median.")
-    busy = [r for r in bench.rows if (r.get("noise") or {}).get("others", 0) > QUIET]
+    busy = [r for r in bench.rows if (r.get("noise") or {}).get("others", 0) > QUIET
+            and r.get("table") != "ab"]
     if busy and info["autogroups"] and "--thread" not in args.fio_option:
         print("NOTE: other processes used over 10% of the CPUs in some rows. fio's jobs are "
               "processes that call setsid(), so with scheduler autogroups each job gets a "

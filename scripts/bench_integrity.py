@@ -3,7 +3,8 @@
 
 Writes the files once (`-w -k -G 42`), then alternates `-r -k -G 42` and
 `-r -R -k -G 42` for several rounds, and prints the median read bandwidth of
-each, their ratio, and the commands, as Markdown (docs/bench-integrity.md).
+each, their ratio, and the commands, as Markdown (BENCHMARKS.md, "Data
+verification").
 
     scripts/bench_integrity.py [--ior target/release/ior] [--dir /dev/shm]
                                [--tasks 2] [--rounds 9] [--packet t]
