@@ -16,7 +16,7 @@ use std::time::Instant;
 use crate::comm::{Comm, CommError};
 
 /// Operations faster than this are timed in groups (nanoseconds).
-pub const GROUP_BELOW_NS: u64 = 4_000;
+pub const GROUP_BELOW_NS: u64 = 32_000;
 /// The largest group.
 const MAX_GROUP: u32 = 1024;
 /// Highest latency the histogram holds: one hour, in nanoseconds.

@@ -325,7 +325,13 @@ impl Backend for MpiIo {
             .iter()
             .map(|&c| c as u8 as char)
             .collect();
-        full.lines().next().unwrap_or("").trim().to_string()
+        // The length Open MPI returns counts the terminating NUL.
+        full.trim_end_matches(char::from(0))
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string()
     }
 
     fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
