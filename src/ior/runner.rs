@@ -839,19 +839,20 @@ impl<'a> TestRun<'a> {
             .filter(|_| plan.collective_checks)
             .map(|d| CollectiveStop::new(comm, d, plan.limit));
         let mut reached = 0;
-        if let Some(f) = file.as_mut() {
-            let mut pass = Pass {
-                file: f.as_mut(),
-                access,
-                layout: &self.layout,
-                task: pretend,
-                path: &path,
-                pattern: &pattern,
-                buf: self.buffer.as_mut_slice(),
-                options,
-                latency: recorder.as_mut(),
-                progress: live.as_ref().map(|l| &l.counter),
-            };
+        // One pass over this task's transfers, reused by the wear-out below.
+        let mut pass = file.as_mut().map(|f| Pass {
+            file: f.as_mut(),
+            access,
+            layout: &self.layout,
+            task: pretend,
+            path: &path,
+            pattern: &pattern,
+            buf: self.buffer.as_mut_slice(),
+            options,
+            latency: recorder.as_mut(),
+            progress: live.as_ref().map(|l| &l.counter),
+        });
+        if let Some(pass) = pass.as_mut() {
             loop {
                 let count = match (deadline.as_ref(), collective.as_mut()) {
                     (_, Some(c)) => pass.run(0, plan.limit, &mut progress, |n| c.check(n)),
@@ -884,19 +885,7 @@ impl<'a> TestRun<'a> {
         if plan.wear_out {
             // Every task makes as many transfers as the busiest one did.
             let target = crate::comm::reduce_u64(comm, reached, ReduceOp::Max)?;
-            if let Some(f) = file.as_mut() {
-                let mut pass = Pass {
-                    file: f.as_mut(),
-                    access,
-                    layout: &self.layout,
-                    task: pretend,
-                    path: &path,
-                    pattern: &pattern,
-                    buf: self.buffer.as_mut_slice(),
-                    options,
-                    latency: recorder.as_mut(),
-                    progress: live.as_ref().map(|l| &l.counter),
-                };
+            if let Some(pass) = pass.as_mut() {
                 while reached < target && plan.limit > 0 && !progress.failed() {
                     let from = reached % plan.limit;
                     let to = (from + (target - reached)).min(plan.limit);

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::IorSink;
+use super::{IorSink, TextStream};
 use crate::ior::report::{RunReport, SummaryRow, TestReport};
 use crate::ior::results::PhaseResult;
 use crate::units::table_cell;
@@ -220,19 +220,11 @@ pub fn explanation_block(test: &TestReport) -> String {
 }
 
 /// The streaming text output.
-pub struct IorText {
-    out: Box<dyn Write + Send>,
-    verbose: u32,
-}
+pub struct IorText(TextStream);
 
 impl IorText {
     pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> IorText {
-        IorText { out, verbose }
-    }
-
-    fn emit(&mut self, text: &str) -> io::Result<()> {
-        self.out.write_all(text.as_bytes())?;
-        self.out.flush()
+        IorText(TextStream::new(out, verbose))
     }
 }
 
@@ -242,7 +234,7 @@ impl IorSink for IorText {
         t.push_str(&key_value("Began", &r.began));
         t.push_str(&key_value("Command line", &r.command_line));
         t.push_str(&key_value("Machine", &r.machine));
-        self.emit(&t)
+        self.0.emit(&t)
     }
 
     fn test_started(&mut self, test: &TestReport) -> io::Result<()> {
@@ -258,23 +250,20 @@ impl IorSink for IorText {
         }
         t.push_str("\nResults: \n\n");
         t.push_str(TABLE_HEADER);
-        self.emit(&t)
+        self.0.emit(&t)
     }
 
     fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        if level <= self.verbose {
-            self.emit(&format!("{text}\n"))?;
-        }
-        Ok(())
+        self.0.note(level, text)
     }
 
     fn phase_done(&mut self, row: &PhaseResult) -> io::Result<()> {
-        self.emit(&result_row(row))
+        self.0.emit(&result_row(row))
     }
 
     fn removed(&mut self, seconds: f64, iteration: u64) -> io::Result<()> {
-        if self.verbose >= 1 {
-            self.emit(&remove_row(seconds, iteration))?;
+        if self.0.verbose >= 1 {
+            self.0.emit(&remove_row(seconds, iteration))?;
         }
         Ok(())
     }
@@ -293,7 +282,7 @@ impl IorSink for IorText {
             t.push_str(&block);
         }
         t.push('\n');
-        self.emit(&t)
+        self.0.emit(&t)
     }
 
     fn run_done(&mut self, r: &RunReport) -> io::Result<()> {
@@ -306,28 +295,22 @@ impl IorSink for IorText {
             }
         }
         t.push_str(&key_value("Finished", &r.finished));
-        self.emit(&t)
+        self.0.emit(&t)
     }
 }
 
 /// Only the log lines (when stdout carries JSON or CSV).
-pub struct NotesOnly {
-    out: Box<dyn Write + Send>,
-    verbose: u32,
-}
+pub struct NotesOnly(TextStream);
 
 impl NotesOnly {
     pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> NotesOnly {
-        NotesOnly { out, verbose }
+        NotesOnly(TextStream::new(out, verbose))
     }
 }
 
 impl IorSink for NotesOnly {
     fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        if level <= self.verbose {
-            writeln!(self.out, "{text}")?;
-        }
-        Ok(())
+        self.0.note(level, text)
     }
 }
 

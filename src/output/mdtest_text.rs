@@ -4,6 +4,7 @@
 
 use std::io::{self, Write};
 
+use super::TextStream;
 use crate::latency::Percentiles;
 use crate::mdtest::report::{
     IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
@@ -216,79 +217,63 @@ pub fn iteration_lines(it: &IterationReport) -> String {
 }
 
 /// The streaming text output.
-pub struct MdtestText {
-    out: Box<dyn Write + Send>,
-    verbose: u32,
-}
+pub struct MdtestText(TextStream);
 
 impl MdtestText {
     pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> MdtestText {
-        MdtestText { out, verbose }
-    }
-
-    fn emit(&mut self, text: &str) -> io::Result<()> {
-        self.out.write_all(text.as_bytes())?;
-        self.out.flush()
+        MdtestText(TextStream::new(out, verbose))
     }
 }
 
 impl MdtestSink for MdtestText {
     fn run_started(&mut self, r: &MdtestReport) -> io::Result<()> {
-        self.emit(&header(r))
+        self.0.emit(&header(r))
     }
 
     fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        if level <= self.verbose {
-            self.emit(&format!("{text}\n"))?;
-        }
-        Ok(())
+        self.0.note(level, text)
     }
 
     fn sweep_started(&mut self, tasks: usize, total: u64, kind: &str) -> io::Result<()> {
         if kind == "1 file" {
-            self.emit(&format!("{tasks} tasks, 1 file\n"))
+            self.0.emit(&format!("{tasks} tasks, 1 file\n"))
         } else {
-            self.emit(&format!("{tasks} tasks, {total} {kind}\n"))
+            self.0.emit(&format!("{tasks} tasks, {total} {kind}\n"))
         }
     }
 
     fn iteration_done(&mut self, it: &IterationReport) -> io::Result<()> {
-        if self.verbose >= 1 {
-            self.emit(&iteration_lines(it))?;
+        if self.0.verbose >= 1 {
+            self.0.emit(&iteration_lines(it))?;
         }
         Ok(())
     }
 
     fn sweep_done(&mut self, sweep: &SweepReport, report: &MdtestReport) -> io::Result<()> {
-        self.emit(&summary(sweep, &report.text))
+        self.0.emit(&summary(sweep, &report.text))
     }
 
     fn run_done(&mut self, r: &MdtestReport) -> io::Result<()> {
         if r.error.is_none() {
-            self.emit(&format!("-- finished at {} --\n\n", r.finished))?;
+            self.0
+                .emit(&format!("-- finished at {} --\n\n", r.finished))?;
         }
         Ok(())
     }
 }
 
 /// Only the log lines (when stdout carries JSON or CSV).
-pub struct MdtestNotes {
-    out: Box<dyn Write + Send>,
-    verbose: u32,
-}
+pub struct MdtestNotes(TextStream);
 
 impl MdtestNotes {
     pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> MdtestNotes {
-        MdtestNotes { out, verbose }
+        MdtestNotes(TextStream::new(out, verbose))
     }
 }
 
 impl MdtestSink for MdtestNotes {
     fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        if level <= self.verbose {
-            writeln!(self.out, "{text}")?;
-        }
-        Ok(())
+        self.0.note(level, text)
     }
 }
 

@@ -47,6 +47,32 @@ pub trait IorSink {
     }
 }
 
+/// A text output that is flushed after every piece, so that a run's lines
+/// appear as it goes (and are not lost when a later rank fails).
+pub(crate) struct TextStream {
+    out: Box<dyn Write + Send>,
+    pub verbose: u32,
+}
+
+impl TextStream {
+    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> TextStream {
+        TextStream { out, verbose }
+    }
+
+    pub fn emit(&mut self, text: &str) -> io::Result<()> {
+        self.out.write_all(text.as_bytes())?;
+        self.out.flush()
+    }
+
+    /// A log line, written when the verbosity reaches `level`.
+    pub fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+        if level <= self.verbose {
+            self.emit(&format!("{text}\n"))?;
+        }
+        Ok(())
+    }
+}
+
 /// Where a machine-readable report goes: the summary file, or stdout.
 pub(crate) fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
     Ok(match path {
