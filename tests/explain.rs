@@ -261,7 +261,7 @@ fn reads_across_nodes_or_direct_io_do_not_warn() {
         dir.path(),
         4,
         &["-C", "-F", "-t", "64k", "-b", "1m", "-o", "f"],
-        &[("IOR_FAKE_NODES", "2"), ("IOR_FAKE_TASK_PER_NODES", "2")],
+        &TWO_NODES,
     );
     run.ok();
     assert!(run.stdout.contains("reads cross nodes"));

@@ -9,27 +9,12 @@ mod common;
 
 use std::path::Path;
 
-use common::{entries, ior, Run};
+use common::{assert_clean, entries, ior, Run, TWO_NODES};
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
     common::mpirun(env!("CARGO_BIN_EXE_ior"), dir, ranks, args, env)
 }
-
-fn assert_clean(run: &Run, what: &str) {
-    assert_eq!(
-        run.status, 0,
-        "{what}\nstdout:\n{}\nstderr:\n{}",
-        run.stdout, run.stderr
-    );
-    assert!(
-        !run.stdout.contains("incorrect data") && !run.stdout.contains("wrong data"),
-        "{what}:\n{}",
-        run.stdout
-    );
-}
-
-const TWO_NODES: [(&str, &str); 2] = [("IOR_FAKE_NODES", "2"), ("IOR_FAKE_TASK_PER_NODES", "2")];
 
 #[test]
 fn every_packet_type_round_trips_under_mpi() {

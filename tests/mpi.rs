@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{entries, rows, summary, word, Run};
+use common::{entries, ior_easy, rank_rows, rows, summary, word, Run, TWO_NODES};
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
@@ -276,12 +276,11 @@ fn bad_options_are_reported_once_before_any_io() {
 #[test]
 fn fake_topology_and_reader_map() {
     let dir = tempdir().unwrap();
-    let env = [("IOR_FAKE_NODES", "2"), ("IOR_FAKE_TASK_PER_NODES", "2")];
     let run = mpirun(
         dir.path(),
         4,
         &["-v", "-v", "-C", "-F", "-t", "8k", "-b", "8k", "-o", "t"],
-        &env,
+        &TWO_NODES,
     );
     run.ok();
     assert_eq!(header(&run.stdout, "nodes"), "2");
@@ -301,7 +300,7 @@ fn fake_topology_and_reader_map() {
         &[
             "-v", "-v", "-Z", "-F", "-w", "-r", "-R", "-t", "8k", "-b", "8k", "-o", "z",
         ],
-        &env,
+        &TWO_NODES,
     );
     run.ok();
     assert_eq!(run.stdout.matches(" reads the data of task ").count(), 4);
@@ -359,35 +358,13 @@ fn mpiio_needs_the_mpi_engine() {
 #[test]
 fn stonewalled_seed_commands_under_mpi() {
     let dir = tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("d")).unwrap();
-    let common = [
-        "-C",
-        "-Q",
-        "1",
-        "-g",
-        "-G",
-        "760427273",
-        "-k",
-        "-e",
-        "-o",
-        "d/ior_file_easy",
-        "-O",
-        "stoneWallingStatusFile=d/stonewall",
-        "-t",
-        "512k",
-        "-b",
-        "64m",
-        "-u",
-        "-F",
-        "-a",
-        "POSIX",
-    ];
-    let mut write = common.to_vec();
+    std::fs::create_dir(dir.path().join("easy")).unwrap();
+    let mut write = ior_easy("512k", "64m");
     write.extend(["-w", "-D", "1", "-O", "stoneWallingWearOut=300"]);
     let run = mpirun(dir.path(), 2, &write, &[]);
     run.ok();
     assert!(run.stdout.contains("stonewalling pairs accessed min: "));
-    let mut read = common.to_vec();
+    let mut read = ior_easy("512k", "64m");
     read.extend(["-r", "-R"]);
     let run = mpirun(dir.path(), 2, &read, &[]);
     run.ok();
@@ -424,11 +401,9 @@ fn collective_stonewall_stops_every_task_at_the_same_transfer() {
         &[],
     );
     run.ok();
-    let text = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
-    let counts: Vec<u64> = text
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(10).unwrap().parse().unwrap())
+    let counts: Vec<u64> = rank_rows(&dir.path().join("r.csv"))
+        .iter()
+        .map(|r| r.2)
         .collect();
     assert_eq!(counts.len(), 2);
     assert_eq!(counts[0], counts[1]);

@@ -7,24 +7,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use tempfile::tempdir;
 
-/// The per-task rows of a `saveRankPerformanceDetailsCSV` file:
-/// (access, rank, transfers).
-fn rank_rows(path: &std::path::Path) -> Vec<(String, usize, u64)> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (
-                f[0].to_string(),
-                f[2].parse().unwrap(),
-                f[10].parse().unwrap(),
-            )
-        })
-        .collect()
-}
-
 /// `(min, max)` from the stonewalling log line.
 fn pairs(stdout: &str) -> (u64, u64) {
     let line = stdout
@@ -35,32 +17,34 @@ fn pairs(stdout: &str) -> (u64, u64) {
     (f[4].parse().unwrap(), f[6].parse().unwrap())
 }
 
+/// A 1 s deadline that only rank 0 misses: it needs 1 ms for each of its
+/// 2048 transfers, while the other tasks finish at once.
+const RANK0_MISSES_THE_DEADLINE: [&str; 11] = [
+    "-a",
+    "DUMMY",
+    "--dummy.delay-xfer=1000",
+    "--dummy.delay-only-rank0",
+    "-t",
+    "1k",
+    "-b",
+    "2m",
+    "-w",
+    "-D",
+    "1",
+];
+
 #[test]
 fn wear_out_brings_every_task_to_the_maximum() {
     let dir = tempdir().unwrap();
-    // Rank 0 needs 1 ms per transfer, so it cannot finish 2048 transfers in
-    // 1 s; the others finish at once. Wear-out makes rank 0 catch up.
-    let run = ior(
-        dir.path(),
-        4,
-        &[
-            "-a",
-            "DUMMY",
-            "--dummy.delay-xfer=1000",
-            "--dummy.delay-only-rank0",
-            "-t",
-            "1k",
-            "-b",
-            "2m",
-            "-w",
-            "-D",
-            "1",
-            "-O",
-            "stoneWallingWearOut=1",
-            "-O",
-            "saveRankPerformanceDetailsCSV=ranks.csv",
-        ],
-    );
+    // Wear-out makes rank 0 catch up.
+    let mut args = RANK0_MISSES_THE_DEADLINE.to_vec();
+    args.extend([
+        "-O",
+        "stoneWallingWearOut=1",
+        "-O",
+        "saveRankPerformanceDetailsCSV=ranks.csv",
+    ]);
+    let run = ior(dir.path(), 4, &args);
     run.ok();
     let (min, max) = pairs(&run.stdout);
     assert!(min < 2048, "rank 0 stopped at the deadline: {min}");
@@ -81,30 +65,17 @@ fn wear_out_brings_every_task_to_the_maximum() {
 #[test]
 fn without_wear_out_tasks_stop_where_they_are() {
     let dir = tempdir().unwrap();
-    let run = ior(
-        dir.path(),
-        2,
-        &[
-            "-a",
-            "DUMMY",
-            "--dummy.delay-xfer=1000",
-            "--dummy.delay-only-rank0",
-            "-t",
-            "1k",
-            "-b",
-            "2m",
-            "-w",
-            "-D",
-            "1",
-            "-O",
-            "saveRankPerformanceDetailsCSV=ranks.csv",
-            "-O",
-            "summaryFormat=JSON",
-            "-O",
-            "summaryFile=out.json",
-            "-v",
-        ],
-    );
+    let mut args = RANK0_MISSES_THE_DEADLINE.to_vec();
+    args.extend([
+        "-O",
+        "saveRankPerformanceDetailsCSV=ranks.csv",
+        "-O",
+        "summaryFormat=JSON",
+        "-O",
+        "summaryFile=out.json",
+        "-v",
+    ]);
+    let run = ior(dir.path(), 2, &args);
     run.ok();
     let ranks = rank_rows(&dir.path().join("ranks.csv"));
     assert!(ranks[0].2 < 2048 && ranks[1].2 == 2048, "{ranks:?}");
@@ -133,29 +104,8 @@ fn status_file_carries_the_count_to_a_read_run() {
     let dir = tempdir().unwrap();
     std::fs::create_dir(dir.path().join("easy")).unwrap();
     // Eight-byte transfers into files far too big to finish in a second.
-    let common = [
-        "-C",
-        "-Q",
-        "1",
-        "-g",
-        "-G",
-        "760427273",
-        "-k",
-        "-e",
-        "-o",
-        "easy/ior_file_easy",
-        "-O",
-        "stoneWallingStatusFile=easy/stonewall",
-        "-t",
-        "8",
-        "-b",
-        "64g",
-        "-u",
-        "-F",
-        "-a",
-        "POSIX",
-    ];
-    let mut write = common.to_vec();
+    let easy = ior_easy("8", "64g");
+    let mut write = easy.clone();
     write.extend([
         "-w",
         "-D",
@@ -182,7 +132,7 @@ fn status_file_carries_the_count_to_a_read_run() {
             .join(format!("easy/{rank}/ior_file_easy.{rank:08}"));
         assert_eq!(std::fs::metadata(file).unwrap().len(), count * 8);
     }
-    let mut read = common.to_vec();
+    let mut read = easy;
     read.extend(["-r", "-R", "-O", "saveRankPerformanceDetailsCSV=r.csv"]);
     let run = ior(dir.path(), 2, &read);
     run.ok();
@@ -200,40 +150,12 @@ fn status_file_carries_the_count_to_a_read_run() {
 #[test]
 fn seed_commands_scaled_down() {
     let dir = tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("d")).unwrap();
-    let common = [
-        "-C",
-        "-Q",
-        "1",
-        "-g",
-        "-G",
-        "760427273",
-        "-k",
-        "-e",
-        "-o",
-        "d/ior_file_easy",
-        "-O",
-        "stoneWallingStatusFile=d/stonewall",
-        "-t",
-        "512k",
-        "-b",
-        "64m",
-        "-u",
-        "-F",
-    ];
-    let mut write = common.to_vec();
-    write.extend([
-        "-w",
-        "-D",
-        "1",
-        "-O",
-        "stoneWallingWearOut=300",
-        "-a",
-        "POSIX",
-    ]);
+    std::fs::create_dir(dir.path().join("easy")).unwrap();
+    let mut write = ior_easy("512k", "64m");
+    write.extend(["-w", "-D", "1", "-O", "stoneWallingWearOut=300"]);
     ior(dir.path(), 2, &write).ok();
-    let mut read = common.to_vec();
-    read.extend(["-r", "-R", "-a", "POSIX"]);
+    let mut read = ior_easy("512k", "64m");
+    read.extend(["-r", "-R"]);
     let run = ior(dir.path(), 2, &read);
     run.ok();
     assert!(!run.stdout.contains("incorrect data"));

@@ -137,6 +137,70 @@ pub fn entries(dir: &Path) -> Vec<String> {
     v
 }
 
+/// The per-task rows of a `saveRankPerformanceDetailsCSV` file:
+/// (access, rank, transfers).
+pub fn rank_rows(path: &Path) -> Vec<(String, usize, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].to_string(),
+                f[2].parse().unwrap(),
+                f[10].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Two nodes of two tasks: `-C` and `-Z` then read another node's data.
+pub const TWO_NODES: [(&str, &str); 2] =
+    [("IOR_FAKE_NODES", "2"), ("IOR_FAKE_TASK_PER_NODES", "2")];
+
+/// A run that succeeded and verified its data: `what` names the case.
+pub fn assert_clean(run: &Run, what: &str) {
+    assert_eq!(
+        run.status, 0,
+        "{what}\nstdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+    assert!(
+        !run.stdout.contains("incorrect data") && !run.stdout.contains("wrong data"),
+        "{what}:\n{}",
+        run.stdout
+    );
+}
+
+/// The options IO500's ior-easy write and read phases share (README,
+/// "Fixed-time runs"), in `easy/` (which the caller creates), with the
+/// transfer and block sizes each test scales down. Add `-w -D ...` or `-r -R`.
+pub fn ior_easy<'a>(transfer: &'a str, block: &'a str) -> Vec<&'a str> {
+    vec![
+        "-C",
+        "-Q",
+        "1",
+        "-g",
+        "-G",
+        "760427273",
+        "-k",
+        "-e",
+        "-o",
+        "easy/ior_file_easy",
+        "-O",
+        "stoneWallingStatusFile=easy/stonewall",
+        "-t",
+        transfer,
+        "-b",
+        block,
+        "-u",
+        "-F",
+        "-a",
+        "POSIX",
+    ]
+}
+
 /// Runs `mdtest` with `tasks` local tasks in `dir`.
 pub fn mdtest(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mdtest"));
