@@ -69,8 +69,8 @@ pub fn parse_positive(text: &str) -> Result<u64, String> {
     }
 }
 
-/// Parses a non-negative integer that may carry a size suffix (segment counts
-/// accept `1k` in IOR).
+/// Parses a count that may carry a size suffix, as IOR reads `-s` and mdtest
+/// reads `-n` and `-I` (`1k` is 1024).
 pub fn parse_count(text: &str) -> Result<u64, String> {
     parse_size(text)
 }

@@ -4,11 +4,13 @@
 use crate::backend;
 use crate::memhog::{self, NodeMemory};
 use crate::options::{
-    directive, flag, long_flag, long_value, spec, value, ArgKind, Grammar, OptSpec, Setting, Store,
-    UsageError,
+    directive, flag, long_flag, long_value, module_specs, spec, unsupported, value, ArgKind,
+    Grammar, OptSpec, Setting, UsageError,
 };
 use crate::pattern::PacketType;
-use crate::units::{human_bytes, parse_int, parse_non_negative, parse_positive, parse_size};
+use crate::units::{
+    human_bytes, parse_count, parse_int, parse_non_negative, parse_positive, parse_size,
+};
 
 use super::params::{IorParams, Ordering, SummaryFormat};
 
@@ -20,21 +22,6 @@ fn module_flag(p: &mut IorParams, key: &str, s: Setting<'_>) -> Result<(), Strin
         p.module_options.remove(key);
     }
     Ok(())
-}
-
-/// Rejects a feature this build lacks when it is switched on.
-fn not_built(s: Setting<'_>, why: &str) -> Result<(), String> {
-    match s {
-        Setting::Repeat => Err(why.to_string()),
-        Setting::Value(v) => {
-            let off = matches!(v.trim(), "" | "0");
-            if off {
-                Ok(())
-            } else {
-                Err(why.to_string())
-            }
-        }
-    }
 }
 
 const NOT_SUPPORTED: &str = "is not supported by pario";
@@ -112,7 +99,7 @@ pub fn grammar() -> Grammar<IorParams> {
             p.single_xfer_attempt = s.flag_bool()?;
             Ok(())
         }),
-        flag('y', &["dualMount"], "dualMount -- use dual mount points for a filesystem", |_, s| not_built(s, &format!("dual mount points {ARE_NOT_SUPPORTED}"))),
+        flag('y', &["dualMount"], "dualMount -- use dual mount points for a filesystem", |_, s| unsupported(s, &format!("dual mount points {ARE_NOT_SUPPORTED}"))),
         flag('Y', &["fsyncPerWrite"], "fsyncPerWrite -- perform sync operation after every write operation", |p, s| {
             p.fsync_per_write = s.flag_bool()?;
             Ok(())
@@ -127,25 +114,18 @@ pub fn grammar() -> Grammar<IorParams> {
         }),
         flag('H', &["showHints"], "showHints -- show hints (same as --mpiio.showHints)", |p, s| module_flag(p, "mpiio.showHints", s)),
         flag('I', &["individualDataSets"], "individualDataSets -- datasets not shared by all procs [not working]", |_, s| {
-            not_built(s, &format!("individual data sets {ARE_NOT_SUPPORTED} (IOR does not implement them either)"))
+            unsupported(s, &format!("individual data sets {ARE_NOT_SUPPORTED} (IOR does not implement them either)"))
         }),
-        flag('n', &["noFill"], "noFill -- no fill in HDF5 file creation", |_, s| not_built(s, &format!("HDF5 {NOT_SUPPORTED}"))),
+        flag('n', &["noFill"], "noFill -- no fill in HDF5 file creation", |_, s| unsupported(s, &format!("HDF5 {NOT_SUPPORTED}"))),
         flag('p', &["preallocate"], "preallocate -- preallocate file size (same as --mpiio.preallocate)", |p, s| module_flag(p, "mpiio.preallocate", s)),
         flag('P', &["useSharedFilePointer"], "useSharedFilePointer -- use shared file pointer [not working]", |_, s| {
-            not_built(s, &format!("shared file pointers {ARE_NOT_SUPPORTED}"))
+            unsupported(s, &format!("shared file pointers {ARE_NOT_SUPPORTED}"))
         }),
         flag('S', &["useStridedDatatype"], "useStridedDatatype -- put strided access into datatype [not working]", |_, s| {
-            not_built(s, &format!("strided datatypes {ARE_NOT_SUPPORTED}"))
+            unsupported(s, &format!("strided datatypes {ARE_NOT_SUPPORTED}"))
         }),
         flag('V', &["useFileView"], "useFileView -- use MPI_File_set_view (same as --mpiio.useFileView)", |p, s| module_flag(p, "mpiio.useFileView", s)),
-        flag('B', &["useO_DIRECT"], "useO_DIRECT -- same as --posix.odirect (IOR 3)", |p, s| {
-            if s.flag_bool()? {
-                p.module_options.insert("posix.odirect".into(), "1".into());
-            } else {
-                p.module_options.remove("posix.odirect");
-            }
-            Ok(())
-        }),
+        flag('B', &["useO_DIRECT"], "useO_DIRECT -- same as --posix.odirect (IOR 3)", |p, s| module_flag(p, "posix.odirect", s)),
         long_flag(&["warningAsErrors"], "Any warning should lead to an error.", |p, s| {
             p.warning_as_errors = s.flag_bool()?;
             Ok(())
@@ -154,7 +134,7 @@ pub fn grammar() -> Grammar<IorParams> {
             p.dry_run = s.flag_bool()?;
             Ok(())
         }),
-        long_flag(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU.", |_, s| not_built(s, &format!("GPU buffers {ARE_NOT_SUPPORTED}"))),
+        long_flag(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU.", |_, s| unsupported(s, &format!("GPU buffers {ARE_NOT_SUPPORTED}"))),
         // Options with values.
         value('a', &["api"], "POSIX", "API for I/O [POSIX|DUMMY|MMAP]", |p, s| {
             p.api = s.value().trim().to_string();
@@ -246,7 +226,7 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         value('s', &["segmentCount"], "1", "segmentCount -- number of segments", |p, s| {
-            p.segment_count = parse_size(s.value())?;
+            p.segment_count = parse_count(s.value())?;
             Ok(())
         }),
         value('t', &["transferSize"], "262144", "transferSize -- size of transfer in bytes (e.g.: 8, 4k, 2m, 1g)", |p, s| {
@@ -278,12 +258,7 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary", |p, s| {
-            p.summary_format = match s.value().to_ascii_lowercase().as_str() {
-                "default" => SummaryFormat::Default,
-                "json" => SummaryFormat::Json,
-                "csv" => SummaryFormat::Csv,
-                _ => return Err("unknown summary format (use default, JSON or CSV)".into()),
-            };
+            p.summary_format = SummaryFormat::parse(s.value())?;
             Ok(())
         }),
         directive(&["saveRankPerformanceDetailsCSV"], "<FILE>", "-- store the performance of each rank into the named CSV file.", |p, s| {
@@ -343,26 +318,7 @@ pub fn grammar() -> Grammar<IorParams> {
             |_, _| Err(format!("file system specific hints {ARE_NOT_SUPPORTED}")),
         ));
     }
-    for (module, o) in backend::all_module_options() {
-        let mut names = vec![o.name];
-        if o.name == "posix.odirect" {
-            names.push("useO_DIRECT");
-        }
-        specs.push(OptSpec {
-            short: None,
-            names,
-            kind: if o.flag {
-                ArgKind::Flag
-            } else {
-                ArgKind::Value
-            },
-            default: o.default,
-            help: o.help,
-            module,
-            directive_only: false,
-            store: Store::Module,
-        });
-    }
+    specs.extend(module_specs());
     Grammar { tool: "ior", specs }
 }
 

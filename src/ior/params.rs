@@ -17,6 +17,18 @@ pub enum SummaryFormat {
     Csv,
 }
 
+impl SummaryFormat {
+    /// `default`, `JSON` or `CSV`, in any case.
+    pub fn parse(text: &str) -> Result<SummaryFormat, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "default" => Ok(SummaryFormat::Default),
+            "json" => Ok(SummaryFormat::Json),
+            "csv" => Ok(SummaryFormat::Csv),
+            _ => Err("unknown summary format (use default, JSON or CSV)".into()),
+        }
+    }
+}
+
 /// How transfers are ordered within a file (`-z`, `-z -z`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Ordering {
@@ -221,5 +233,20 @@ impl IorParams {
     /// Transfers one task makes in one phase.
     pub fn transfers_per_task(&self) -> u64 {
         self.segment_count * (self.block_size / self.transfer_size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_formats_in_any_case() {
+        assert_eq!(SummaryFormat::parse("JSON"), Ok(SummaryFormat::Json));
+        assert_eq!(SummaryFormat::parse(" csv "), Ok(SummaryFormat::Csv));
+        assert_eq!(SummaryFormat::parse("Default"), Ok(SummaryFormat::Default));
+        assert!(SummaryFormat::parse("xml")
+            .unwrap_err()
+            .contains("use default, JSON or CSV"));
     }
 }

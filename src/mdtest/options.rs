@@ -5,18 +5,14 @@
 use crate::backend;
 use crate::ior::params::SummaryFormat;
 use crate::options::{
-    flag, long_flag, long_value, spec, value, ArgKind, Grammar, OptSpec, Setting, Store, UsageError,
+    flag, long_flag, long_value, module_specs, spec, unsupported, value, ArgKind, Grammar, OptSpec,
+    Setting, UsageError,
 };
 use crate::pattern::PacketType;
-use crate::units::{parse_int, parse_non_negative, parse_positive, parse_size};
+use crate::units::{parse_count, parse_int, parse_non_negative, parse_positive, parse_size};
 
 use super::params::MdtestParams;
 use super::tree::Layout;
-
-/// A count that may carry a size suffix, as mdtest reads `-n`, `-I`, `-w`, `-e`.
-fn count(v: &str) -> Result<u64, String> {
-    parse_size(v)
-}
 
 fn text(s: Setting<'_>, what: &str) -> Result<String, String> {
     let v = s.value().trim();
@@ -24,13 +20,6 @@ fn text(s: Setting<'_>, what: &str) -> Result<String, String> {
         return Err(format!("the {what} is empty"));
     }
     Ok(v.to_string())
-}
-
-fn not_supported(s: Setting<'_>, why: &str) -> Result<(), String> {
-    match s {
-        Setting::Value(v) if matches!(v.trim(), "" | "0") => Ok(()),
-        _ => Err(why.to_string()),
-    }
 }
 
 /// The table of every mdtest option, in mdtest's help order.
@@ -85,7 +74,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('e', &["readBytes"], "0", "bytes to read from each file", |p, s| {
-            p.read_bytes = count(s.value())?;
+            p.read_bytes = parse_size(s.value())?;
             Ok(())
         }),
         value('f', &["first"], "1", "first number of tasks on which the test will run", |p, s| {
@@ -97,7 +86,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         flag('g', &["globalDirLayout"], "global default directory layout for test subdirectories (Lustre; not supported)", |_, s| {
-            not_supported(s, "Lustre directory layouts are not supported by pario (set them with 'lfs setdirstripe')")
+            unsupported(s, "Lustre directory layouts are not supported by pario (set them with 'lfs setdirstripe')")
         }),
         value('G', &["dataSeed"], "time", "Offset for the data in the read/write buffer, if not set, a random value is used", |p, s| {
             p.data_seed = Some(parse_int(s.value())?);
@@ -108,7 +97,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('I', &["itemsPerDir"], "0", "number of items per directory in tree", |p, s| {
-            p.items_per_dir = count(s.value())?;
+            p.items_per_dir = parse_count(s.value())?;
             Ok(())
         }),
         flag('k', &["makeNode"], "use mknod to create file", |p, s| {
@@ -124,7 +113,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('n', &["items"], "0", "every process will creat/stat/read/remove # directories and files", |p, s| {
-            p.items = count(s.value())?;
+            p.items = parse_count(s.value())?;
             Ok(())
         }),
         value('N', &["neighborStride"], "0", "stride # between tasks for file/dir operation (local=0; set to 1 to avoid client cache)", |p, s| {
@@ -184,7 +173,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         value('w', &["writeBytes"], "0", "bytes to write to each file after it is created", |p, s| {
-            p.write_bytes = count(s.value())?;
+            p.write_bytes = parse_size(s.value())?;
             Ok(())
         }),
         value('W', &["stonewallTimer"], "0", "number in seconds; stonewall timer, write as many seconds and ensure all processes did the same number of operations (currently only stops during create phase and files)", |p, s| {
@@ -259,18 +248,13 @@ pub fn grammar() -> Grammar<MdtestParams> {
             Ok(())
         }),
         long_value(&["allocateBufferOnGPU"], "0", "Allocate I/O buffers on the GPU (not supported)", |_, s| {
-            not_supported(s, "GPU buffers are not supported by pario")
+            unsupported(s, "GPU buffers are not supported by pario")
         }),
         long_value(&["GPUid"], "-1", "Select the GPU to use (not supported)", |_, _| {
             Err("GPU buffers are not supported by pario".into())
         }),
         long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV [default|JSON|CSV]", |p, s| {
-            p.summary_format = match s.value().trim().to_ascii_lowercase().as_str() {
-                "default" => SummaryFormat::Default,
-                "json" => SummaryFormat::Json,
-                "csv" => SummaryFormat::Csv,
-                _ => return Err("unknown summary format (use default, JSON or CSV)".into()),
-            };
+            p.summary_format = SummaryFormat::parse(s.value())?;
             Ok(())
         }),
         long_value(&["summaryFile"], "", "pario: write the JSON or CSV results to this file (default: stdout, and the text goes away)", |p, s| {
@@ -279,22 +263,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
         }),
         spec(Some('O'), &["directives"], ArgKind::Directives, "STRING", "pario: options by their long names (e.g. -O summaryFormat=JSON,summaryFile=r.json)", |_, _| Ok(())),
     ];
-    for (module, o) in backend::all_module_options() {
-        specs.push(OptSpec {
-            short: None,
-            names: vec![o.name],
-            kind: if o.flag {
-                ArgKind::Flag
-            } else {
-                ArgKind::Value
-            },
-            default: o.default,
-            help: o.help,
-            module,
-            directive_only: false,
-            store: Store::Module,
-        });
-    }
+    specs.extend(module_specs());
     Grammar {
         tool: "mdtest",
         specs,

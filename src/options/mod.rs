@@ -185,6 +185,36 @@ pub fn directive<T>(
     }
 }
 
+/// One option per backend module option (`--posix.odirect`, `-O
+/// mmap.madv_pattern=1`), from the backend registry, stored as text for the
+/// backend to interpret when it is built.
+pub fn module_specs<T>() -> impl Iterator<Item = OptSpec<T>> {
+    crate::backend::all_module_options().map(|(module, o)| OptSpec {
+        short: None,
+        names: vec![o.name],
+        kind: if o.flag {
+            ArgKind::Flag
+        } else {
+            ArgKind::Value
+        },
+        default: o.default,
+        help: o.help,
+        module,
+        directive_only: false,
+        store: Store::Module,
+    })
+}
+
+/// Rejects a feature pario lacks when it is switched on: the flag given on
+/// the command line, or any value but `0` (or nothing), so that scripts and
+/// directives spelling the default still parse.
+pub fn unsupported(s: Setting<'_>, why: &str) -> Result<(), String> {
+    match s {
+        Setting::Value(v) if matches!(v.trim(), "" | "0") => Ok(()),
+        _ => Err(why.to_string()),
+    }
+}
+
 /// Something that can hold backend module options as text.
 pub trait ModuleOptions {
     fn module_options(&mut self) -> &mut BTreeMap<String, String>;

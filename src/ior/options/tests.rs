@@ -151,6 +151,10 @@ fn module_options() {
     assert!(p.module_flag("posix.odirect"));
     assert!(one("-O useO_DIRECT=1 -t 4k -b 4m").module_flag("posix.odirect"));
     assert!(one("-B -t 4k -b 4m").module_flag("posix.odirect"));
+    // -B's long name is IOR 3's directive, and it turns O_DIRECT off too.
+    assert!(one("--useO_DIRECT -t 4k -b 4m").module_flag("posix.odirect"));
+    assert!(!one("-B -O useO_DIRECT=0").module_flag("posix.odirect"));
+    assert!(!one("--posix.odirect -O useO_DIRECT=0").module_flag("posix.odirect"));
     let p = one("-a DUMMY --dummy.delay-xfer=10 --dummy.delay-only-rank0");
     assert_eq!(p.module_options["dummy.delay-xfer"], "10");
     assert!(p.module_flag("dummy.delay-only-rank0"));
@@ -418,4 +422,16 @@ fn script_errors_name_the_test() {
         e,
         "test 1: -b 4194304: the block size must be a multiple of the transfer size (3145728)"
     );
+}
+
+#[test]
+fn every_long_name_belongs_to_one_option() {
+    // The grammar takes the first option of a name: a second one would be
+    // dead.
+    let mut seen = std::collections::BTreeSet::new();
+    for spec in grammar().specs {
+        for name in spec.names {
+            assert!(seen.insert(name.to_ascii_lowercase()), "{name} twice");
+        }
+    }
 }
