@@ -493,6 +493,39 @@ fn v_v_v_lists_ten_wrong_words_per_task_and_phase() {
     }
 }
 
+#[test]
+fn task_lines_keep_json_on_stdout_parseable() {
+    let dir = tempdir().unwrap();
+    let common = ["-t", "4k", "-b", "64k", "-F", "-G", "7", "-k", "-o", "f"];
+    ior(dir.path(), 2, &[&["-w"], &common[..]].concat()).ok();
+    edit(&dir.path().join("f.00000001"), |d| d[5000] ^= 2);
+    let json = ["-O", "summaryFormat=JSON"];
+    // -v -v -v lists the wrong words; -v five times also traces every transfer.
+    for verbosity in [&VVV[..], &["-v"; 5][..]] {
+        let run = ior(
+            dir.path(),
+            2,
+            &[&["-r", "-R"], &common[..], verbosity, &json[..]].concat(),
+        );
+        assert_eq!(
+            run.status, 3,
+            "stdout:\n{}\nstderr:\n{}",
+            run.stdout, run.stderr
+        );
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", run.stdout));
+        assert_eq!(doc["tests"][0]["dataErrors"]["transfers"], 1, "{doc}");
+        // The task lines went to stderr instead.
+        let wrong = wrong_lines(&run.stderr);
+        assert_eq!(wrong.len(), 1, "{}", run.stderr);
+        assert_eq!((wrong[0].task, wrong[0].offset), (1, 5000));
+        let traced = run
+            .stderr
+            .contains("task 1: read 4096 bytes at offset 4096 of f.00000001");
+        assert_eq!(traced, verbosity.len() == 5, "{}", run.stderr);
+    }
+}
+
 /// Runs `ior` with `-d 3` (3 s before each phase) and damages the file
 /// between the write and the read phase: as soon as the write row is
 /// printed, the read phase is 3 s away.

@@ -344,6 +344,22 @@ fn json_and_csv_summaries() {
 }
 
 #[test]
+fn traces_leave_json_on_stdout_parseable() {
+    let dir = tempdir().unwrap();
+    let args = ["-n", "4", "-d", "out", "--summaryFormat=JSON"];
+    let run = mdtest(dir.path(), 2, &[&args[..], &["-v"; 5][..]].concat());
+    run.ok();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", run.stdout));
+    assert_eq!(doc["tests"][0]["total_items"], 8);
+    assert!(
+        run.stderr.contains("V-3: Rank   1 create file: "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn written_data_follow_iors_patterns() {
     let dir = tempdir().unwrap();
     mdtest(

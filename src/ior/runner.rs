@@ -31,7 +31,7 @@ use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
 use crate::error::{Error, Result};
 use crate::latency::{self, LatencyRecorder, Percentiles};
 use crate::memhog::{self, MemoryHog};
-use crate::output::{sinks_for, IorSink};
+use crate::output::{sinks_for, IorSink, TaskLines};
 use crate::pagecache::{self, CacheReport, Residency};
 use crate::pattern::Pattern;
 use crate::progress;
@@ -108,10 +108,12 @@ pub fn run_with(
         error: None,
     };
     out.each(|s| s.run_started(&report));
+    // Stdout's format is the first test's (see `sinks_for`).
+    let lines = TaskLines::new(tests[0].summary_format, tests[0].summary_file.as_deref());
     let mut data_errors = VerifyCounts::default();
     let mut failure = None;
     for (id, params) in tests.iter().enumerate() {
-        let outcome = TestRun::new(comm, out, id, params).and_then(TestRun::run);
+        let outcome = TestRun::new(comm, out, id, params, lines).and_then(TestRun::run);
         match outcome {
             Ok(test) => {
                 data_errors.add(test.data_errors);
@@ -196,6 +198,8 @@ struct TestRun<'a> {
     _hog: MemoryHog,
     /// Transfers a read phase makes, from the stonewalling status file.
     status_count: Option<u64>,
+    /// Where this task's own lines go (stdout unless it carries JSON or CSV).
+    lines: TaskLines,
 }
 
 impl<'a> TestRun<'a> {
@@ -204,6 +208,7 @@ impl<'a> TestRun<'a> {
         out: &'a mut Outputs,
         id: usize,
         p: &'a IorParams,
+        lines: TaskLines,
     ) -> Result<TestRun<'a>> {
         let rank = comm.rank();
         let tasks = p.num_tasks.unwrap_or(comm.size());
@@ -313,6 +318,7 @@ impl<'a> TestRun<'a> {
             rank_details,
             _hog: hog,
             status_count: None,
+            lines,
         };
         Ok(run)
     }
@@ -821,6 +827,7 @@ impl<'a> TestRun<'a> {
             quit_on_error: self.p.quit_on_error,
             list_mismatches: self.p.verbose >= 3,
             trace: self.p.verbose >= 5,
+            lines: self.lines,
         };
         let mut progress = Progress::default();
         let mut recorder = self.p.record_latency.then(LatencyRecorder::new);

@@ -17,6 +17,7 @@ use super::report::VerifyCounts;
 use crate::backend::{read_fully, write_fully, Access, File};
 use crate::error::Error;
 use crate::latency::LatencyRecorder;
+use crate::output::TaskLines;
 use crate::pattern::{PacketType, Pattern};
 use crate::progress::Counter;
 
@@ -40,6 +41,8 @@ pub struct XferOptions {
     pub list_mismatches: bool,
     /// `-v` five times: print every transfer.
     pub trace: bool,
+    /// Where this task's own lines (traces, wrong words) go.
+    pub lines: TaskLines,
 }
 
 /// What a task has done so far in a phase.
@@ -142,11 +145,11 @@ impl Pass<'_> {
                     } else {
                         "read"
                     };
-                    println!(
+                    self.options.lines.print(format_args!(
                         "task {}: {verb} {size} bytes at offset {offset} of {}",
                         self.options.rank,
                         self.path.display()
-                    );
+                    ));
                 }
                 match one(self, offset, progress, rules) {
                     Step::Done => {
@@ -301,14 +304,14 @@ fn check(
     if o.list_mismatches && progress.listed < MISMATCHES_LISTED {
         for m in pattern.mismatches(buf, offset, MISMATCHES_LISTED - progress.listed) {
             progress.listed += 1;
-            println!(
+            o.lines.print(format_args!(
                 "task {}: wrong data in {} at offset {}: expected 0x{:016x}, read 0x{:016x}",
                 o.rank,
                 path.display(),
                 offset + m.position,
                 m.expected,
                 m.actual
-            );
+            ));
         }
     }
     false

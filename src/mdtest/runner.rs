@@ -30,11 +30,11 @@ use crate::backend::{self, read_fully, write_fully, Access, Backend, CreateSpec,
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
 use crate::error::{Error, Result};
-use crate::ior::params::SummaryFormat;
 use crate::ior::report::{machine, version, FsUsage, ParioInfo};
 use crate::latency::{self, LatencyRecorder, Percentiles};
 use crate::output::mdtest_formats::sinks_for;
 use crate::output::mdtest_text::c_exp;
+use crate::output::TaskLines;
 use crate::pattern::Pattern;
 use crate::progress;
 use crate::random::Permutation;
@@ -54,23 +54,12 @@ macro_rules! item_done {
     };
 }
 
-/// A line from one task (traces, verification errors): on stdout with
-/// mdtest's text, on stderr when stdout carries JSON or CSV.
+/// A line from one task (traces, verification errors), where the run's
+/// [`TaskLines`] send it.
 macro_rules! say {
-    ($($arg:tt)*) => {
-        if crate::mdtest::runner::quiet_stdout() {
-            eprintln!($($arg)*);
-        } else {
-            println!($($arg)*);
-        }
+    ($lines:expr, $($arg:tt)*) => {
+        $lines.print(format_args!($($arg)*))
     };
-}
-
-static QUIET_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether stdout carries a machine-readable format (set once per run).
-pub(crate) fn quiet_stdout() -> bool {
-    QUIET_STDOUT.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The outputs of rank 0 (empty on other ranks).
@@ -107,10 +96,6 @@ impl Outputs {
 /// outcome.
 pub fn run(comm: &dyn Comm, p: &MdtestParams, command_line: &str) -> Result<()> {
     validate_tasks(p, comm.size())?;
-    QUIET_STDOUT.store(
-        p.summary_format != SummaryFormat::Default && p.summary_file.is_none(),
-        std::sync::atomic::Ordering::Relaxed,
-    );
     let sinks = if comm.rank() == 0 {
         sinks_for(p.summary_format, p.summary_file.as_deref(), p.verbose)
             .map_err(|e| Error::task(0, e.to_string()))
@@ -223,6 +208,8 @@ struct Run<'a> {
     check_buf: AlignedBuffer,
     /// Trace every item (rank 0 at `-v -v -v`, every task at `-v` ×5).
     trace: bool,
+    /// Where this task's own lines (traces, verification errors) go.
+    lines: TaskLines,
     created: Created,
     /// With `-B`: a failure held until the end of the iteration.
     pending: Option<Error>,
@@ -328,6 +315,7 @@ impl<'a> Run<'a> {
             read_buf: buf(p.read_bytes),
             check_buf: buf(if p.verify_write { p.write_bytes } else { 0 }),
             trace: p.verbose >= 5 || (rank == 0 && p.verbose >= 3),
+            lines: TaskLines::new(p.summary_format, p.summary_file.as_deref()),
             created: Created::default(),
             pending: None,
             samples: [Sample::default(); OPS],
@@ -685,11 +673,16 @@ impl<'a> Run<'a> {
         let created = &mut self.created.tree_dirs;
         let rank = self.rank;
         let trace = self.trace;
+        let lines = self.lines;
         layout.walk(
             &mut |d| {
                 let dir = layout.dir_path(tree, d);
                 if trace {
-                    say!("V-2: Rank {rank:>3} Making directory '{}'", dir.display());
+                    say!(
+                        lines,
+                        "V-2: Rank {rank:>3} Making directory '{}'",
+                        dir.display()
+                    );
                 }
                 match backend.mkdir(&dir) {
                     Ok(()) => {
@@ -749,6 +742,7 @@ impl<'a> Run<'a> {
         while let Some(dir) = self.created.tree_dirs.pop() {
             if self.trace {
                 say!(
+                    self.lines,
                     "V-2: Rank {:>3} Remove directory '{}'",
                     self.rank,
                     dir.display()
@@ -1289,12 +1283,14 @@ impl<'a> Run<'a> {
         let backend = &*self.backend;
         let comm = self.comm;
         let trace = self.trace;
+        let lines = self.lines;
         let mut paths = ItemPaths::new(&layout, tree, kind, owner);
         let mut position = from;
         for k in creation_order(&layout, to).skip(from as usize) {
             let path = paths.path(k);
             if trace {
                 say!(
+                    lines,
                     "V-3: Rank {rank:>3} create {}: {}",
                     kind_name(kind),
                     path.display()
@@ -1356,6 +1352,7 @@ impl<'a> Run<'a> {
                                 self.wrong_bytes += c.wrong_bytes;
                                 if p.verbose >= 1 {
                                     say!(
+                                        lines,
                                         "task {rank}: verification error in file: {}",
                                         path.display()
                                     );
@@ -1400,6 +1397,7 @@ impl<'a> Run<'a> {
                 let path = paths.path(k);
                 if self.trace {
                     say!(
+                        self.lines,
                         "V-3: Rank {rank:>3} mdtest_stat {}: {}",
                         kind_name(kind),
                         path.display()
@@ -1439,7 +1437,11 @@ impl<'a> Run<'a> {
                 let k = first + order.as_ref().map_or(i, |o| o.at(i));
                 let path = paths.path(k);
                 if self.trace {
-                    say!("V-3: Rank {rank:>3} mdtest_read file: {}", path.display());
+                    say!(
+                        self.lines,
+                        "V-3: Rank {rank:>3} mdtest_read file: {}",
+                        path.display()
+                    );
                 }
                 let buf = self.read_buf.as_mut_slice();
                 backend
@@ -1452,6 +1454,7 @@ impl<'a> Run<'a> {
                         self.wrong_bytes += c.wrong_bytes;
                         if p.verbose >= 1 {
                             say!(
+                                self.lines,
                                 "task {rank}: verification error in file: {}",
                                 path.display()
                             );
@@ -1494,7 +1497,11 @@ impl<'a> Run<'a> {
                     (item.clone(), last.clone())
                 };
                 if self.trace {
-                    say!("V-3: Rank {rank:>3} mdtest_rename dir: {}", from.display());
+                    say!(
+                        self.lines,
+                        "V-3: Rank {rank:>3} mdtest_rename dir: {}",
+                        from.display()
+                    );
                 }
                 self.backend.rename(&from, &to).map_err(|e| {
                     Error::task(
@@ -1548,6 +1555,7 @@ impl<'a> Run<'a> {
                 let path = paths.path(k);
                 if self.trace {
                     say!(
+                        self.lines,
                         "V-3: Rank {rank:>3} remove {}: {}",
                         kind_name(kind),
                         path.display()

@@ -91,6 +91,33 @@ pub(crate) fn text_on_stdout(format: SummaryFormat, summary_file: Option<&str>) 
     format == SummaryFormat::Default || summary_file.is_some()
 }
 
+/// Where a task prints its own lines (traces, wrong words, verification
+/// errors), decided once per run: on stdout with the tool's text, on stderr
+/// when stdout carries JSON or CSV (which must stay parseable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskLines {
+    Stdout,
+    Stderr,
+}
+
+impl TaskLines {
+    pub fn new(format: SummaryFormat, summary_file: Option<&str>) -> TaskLines {
+        if text_on_stdout(format, summary_file) {
+            TaskLines::Stdout
+        } else {
+            TaskLines::Stderr
+        }
+    }
+
+    /// Prints one line (`format_args!`, without the newline).
+    pub fn print(self, line: std::fmt::Arguments<'_>) {
+        match self {
+            TaskLines::Stdout => println!("{line}"),
+            TaskLines::Stderr => eprintln!("{line}"),
+        }
+    }
+}
+
 /// The sinks for a run: IOR's text on stdout, unless a machine-readable
 /// format was asked for without `summaryFile`, in which case stdout carries
 /// that format and log lines go to stderr.
