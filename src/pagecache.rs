@@ -30,12 +30,6 @@ pub struct Residency {
 }
 
 impl Residency {
-    pub fn add(&mut self, other: Residency) {
-        self.resident += other.resident;
-        self.examined += other.examined;
-        self.total += other.total;
-    }
-
     /// The resident share, 0 to 1.
     pub fn fraction(&self) -> f64 {
         if self.examined == 0 {

@@ -14,7 +14,6 @@ use super::{Comm, CommError, ReduceOp, Topology};
 enum Payload {
     Empty,
     Bytes(Vec<u8>),
-    F64(Vec<f64>),
     U64(Vec<u64>),
 }
 
@@ -98,37 +97,15 @@ impl LocalComm<'_> {
     }
 }
 
-fn f64s(p: &Payload) -> &[f64] {
-    match p {
-        Payload::F64(v) => v,
-        _ => &[],
-    }
-}
-
-fn u64s(p: &Payload) -> &[u64] {
-    match p {
-        Payload::U64(v) => v,
-        _ => &[],
-    }
-}
-
-fn reduce<T: Copy>(
-    all: &[Payload],
-    values: &mut [T],
-    pick: fn(&Payload) -> &[T],
-    combine: impl Fn(T, T) -> T,
-) {
+/// Combines every task's values element-wise into `values`.
+fn reduce(all: &[Payload], values: &mut [u64], combine: fn(u64, u64) -> u64) {
     for (i, v) in values.iter_mut().enumerate() {
-        let mut acc: Option<T> = None;
-        for p in all {
-            let x = pick(p)[i];
-            acc = Some(match acc {
-                None => x,
-                Some(a) => combine(a, x),
-            });
-        }
-        if let Some(a) = acc {
-            *v = a;
+        let mut each = all.iter().map(|p| match p {
+            Payload::U64(x) => x[i],
+            _ => unreachable!("every task of a reduction contributes numbers"),
+        });
+        if let Some(first) = each.next() {
+            *v = each.fold(first, combine);
         }
     }
 }
@@ -171,24 +148,12 @@ impl Comm for LocalComm<'_> {
         }
     }
 
-    fn all_reduce_f64(&self, values: &mut [f64], op: ReduceOp) -> Result<(), CommError> {
-        let all = self.exchange(Payload::F64(values.to_vec()))?;
-        let pick = f64s;
-        match op {
-            ReduceOp::Min => reduce(&all, values, pick, f64::min),
-            ReduceOp::Max => reduce(&all, values, pick, f64::max),
-            ReduceOp::Sum => reduce(&all, values, pick, |a, b| a + b),
-        }
-        Ok(())
-    }
-
     fn all_reduce_u64(&self, values: &mut [u64], op: ReduceOp) -> Result<(), CommError> {
         let all = self.exchange(Payload::U64(values.to_vec()))?;
-        let pick = u64s;
         match op {
-            ReduceOp::Min => reduce(&all, values, pick, u64::min),
-            ReduceOp::Max => reduce(&all, values, pick, u64::max),
-            ReduceOp::Sum => reduce(&all, values, pick, u64::wrapping_add),
+            ReduceOp::Min => reduce(&all, values, u64::min),
+            ReduceOp::Max => reduce(&all, values, u64::max),
+            ReduceOp::Sum => reduce(&all, values, u64::wrapping_add),
         }
         Ok(())
     }

@@ -52,8 +52,6 @@ pub trait Comm {
     /// Replaces `data` on every task with the root's.
     fn broadcast(&self, root: usize, data: &mut Vec<u8>) -> Result<(), CommError>;
     /// Element-wise reduction; every task receives the result.
-    fn all_reduce_f64(&self, values: &mut [f64], op: ReduceOp) -> Result<(), CommError>;
-    /// Element-wise reduction; every task receives the result.
     fn all_reduce_u64(&self, values: &mut [u64], op: ReduceOp) -> Result<(), CommError>;
     /// Collects every task's bytes on the root, in rank order; others get an
     /// empty vector.

@@ -91,12 +91,6 @@ impl Comm for MpiComm {
         Ok(())
     }
 
-    fn all_reduce_f64(&self, values: &mut [f64], op: ReduceOp) -> Result<(), CommError> {
-        let send = values.to_vec();
-        self.world.all_reduce_into(&send[..], values, Self::op(op));
-        Ok(())
-    }
-
     fn all_reduce_u64(&self, values: &mut [u64], op: ReduceOp) -> Result<(), CommError> {
         let send = values.to_vec();
         self.world.all_reduce_into(&send[..], values, Self::op(op));

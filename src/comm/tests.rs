@@ -33,18 +33,18 @@ fn broadcast_from_any_root() {
 #[test]
 fn reductions() {
     let got = run8(|c| {
-        let r = c.rank() as f64;
-        let mut mins = [r, -r];
-        c.all_reduce_f64(&mut mins, ReduceOp::Min).unwrap();
+        let r = c.rank() as u64;
+        let mut mins = [r, 100 - r];
+        c.all_reduce_u64(&mut mins, ReduceOp::Min).unwrap();
         let mut maxs = [r];
-        c.all_reduce_f64(&mut maxs, ReduceOp::Max).unwrap();
-        let mut sums = [c.rank() as u64, 1];
+        c.all_reduce_u64(&mut maxs, ReduceOp::Max).unwrap();
+        let mut sums = [r, 1];
         c.all_reduce_u64(&mut sums, ReduceOp::Sum).unwrap();
         (mins, maxs, sums)
     });
     for (mins, maxs, sums) in got {
-        assert_eq!(mins, [0.0, -7.0]);
-        assert_eq!(maxs, [7.0]);
+        assert_eq!(mins, [0, 93]);
+        assert_eq!(maxs, [7]);
         assert_eq!(sums, [28, 8]);
     }
 }
@@ -158,10 +158,9 @@ fn clock_is_shared_and_monotonic() {
     let got = run8(|c| {
         let before = c.wtime();
         c.barrier().unwrap();
-        let mut after = [c.wtime()];
-        c.all_reduce_f64(&mut after, ReduceOp::Min).unwrap();
-        (before, after[0])
+        (before, c.wtime())
     });
+    // Every task leaves the barrier after the last one reached it.
     let latest_before = got.iter().map(|g| g.0).fold(0.0, f64::max);
     assert!(got.iter().all(|g| g.1 >= latest_before));
 }

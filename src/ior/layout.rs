@@ -151,23 +151,8 @@ impl Layout {
         task: usize,
         visit: impl FnMut(u64) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
-        self.for_each_offset_in(task, 0, self.transfers_per_task(), visit)
-    }
-
-    /// Visits the offsets of `task`'s transfers number `from` to `to - 1` (in
-    /// its order of access), until `visit` breaks.
-    #[inline]
-    pub fn for_each_offset_in<B>(
-        &self,
-        task: usize,
-        from: u64,
-        to: u64,
-        mut visit: impl FnMut(u64) -> ControlFlow<B>,
-    ) -> ControlFlow<B> {
-        for offset in self.offsets_in(task, from, to) {
-            visit(offset)?;
-        }
-        ControlFlow::Continue(())
+        self.offsets_in(task, 0, self.transfers_per_task())
+            .try_for_each(visit)
     }
 
     /// The offsets of `task`'s transfers number `from` to `to - 1`, in its
@@ -249,21 +234,19 @@ impl Layout {
             .collect();
         (ranges, per_task)
     }
-
-    /// All offsets of a task, in order (for tests and small tools).
-    pub fn offsets(&self, task: usize) -> Vec<u64> {
-        let mut all = Vec::new();
-        let _ = self.for_each_offset::<()>(task, |o| {
-            all.push(o);
-            ControlFlow::Continue(())
-        });
-        all
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Layout {
+        /// All offsets of a task, in order.
+        fn offsets(&self, task: usize) -> Vec<u64> {
+            self.offsets_in(task, 0, self.transfers_per_task())
+                .collect()
+        }
+    }
 
     fn layout(t: u64, b: u64, s: u64, n: u64, fpp: bool, ordering: Ordering) -> Layout {
         Layout {
@@ -353,19 +336,12 @@ mod tests {
                 for cut in 0..=all.len() as u64 {
                     let mut joined = Vec::new();
                     for (from, to) in [(0, cut), (cut, 12)] {
-                        let _ = l.for_each_offset_in::<()>(1, from, to, |o| {
-                            joined.push(o);
-                            ControlFlow::Continue(())
-                        });
+                        joined.extend(l.offsets_in(1, from, to));
                     }
                     assert_eq!(joined, all, "{ordering:?} fpp={fpp} cut={cut}");
                 }
                 // A stonewall count runs across segments.
-                let mut some = Vec::new();
-                let _ = l.for_each_offset_in::<()>(1, 0, 6, |o| {
-                    some.push(o);
-                    ControlFlow::Continue(())
-                });
+                let some: Vec<u64> = l.offsets_in(1, 0, 6).collect();
                 assert_eq!(some, all[..6]);
             }
         }

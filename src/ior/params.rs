@@ -229,11 +229,6 @@ impl IorParams {
     pub fn evicts(&self) -> bool {
         self.evict_before_read || self.module_flag("posix.evict")
     }
-
-    /// Transfers one task makes in one phase.
-    pub fn transfers_per_task(&self) -> u64 {
-        self.segment_count * (self.block_size / self.transfer_size)
-    }
 }
 
 #[cfg(test)]

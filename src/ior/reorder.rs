@@ -101,17 +101,6 @@ impl ReaderMap {
             .filter(|(r, &w)| topology.node_of(*r) == topology.node_of(w))
             .count()
     }
-
-    pub fn is_permutation(&self) -> bool {
-        let mut seen = vec![false; self.map.len()];
-        for &w in &self.map {
-            if w >= seen.len() || seen[w] {
-                return false;
-            }
-            seen[w] = true;
-        }
-        true
-    }
 }
 
 struct Rng(u64);
@@ -245,9 +234,21 @@ fn random_distant(topology: &Topology, offset: u64, seed: u64) -> Vec<usize> {
 mod tests {
     use super::*;
 
+    /// Whether every task's data has exactly one reader.
+    fn is_permutation(m: &ReaderMap) -> bool {
+        let mut seen = vec![false; m.map.len()];
+        for &w in &m.map {
+            if w >= seen.len() || seen[w] {
+                return false;
+            }
+            seen[w] = true;
+        }
+        true
+    }
+
     fn map(t: &Topology, how: Reorder) -> Vec<usize> {
         let m = ReaderMap::new(t, how);
-        assert!(m.is_permutation(), "{how:?} on {t:?}: {:?}", m.map);
+        assert!(is_permutation(&m), "{how:?} on {t:?}: {:?}", m.map);
         m.map
     }
 
@@ -324,7 +325,7 @@ mod tests {
         ] {
             for seed in 0..20 {
                 let m = ReaderMap::new(&t, Reorder::Random { offset: 1, seed });
-                assert!(m.is_permutation());
+                assert!(is_permutation(&m));
                 let possible = if t.ranks_on(0).len() == t.ranks_on(1).len() {
                     0
                 } else {
