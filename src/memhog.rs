@@ -53,6 +53,9 @@ pub fn node_total() -> Result<u64, String> {
         .ok_or_else(|| "no MemTotal in /proc/meminfo".to_string())
 }
 
+/// What the hogged memory is filled with.
+const FILL: u8 = 0x5a;
+
 /// Memory held for the duration of a test.
 #[derive(Debug, Default)]
 pub struct MemoryHog {
@@ -71,11 +74,10 @@ impl MemoryHog {
                 crate::units::human_bytes(bytes)
             )
         })?;
-        held.resize(len, 0);
-        let page = rustix::param::page_size();
-        for i in (0..len).step_by(page) {
-            held[i] = 1;
-        }
+        // Writing every byte makes every page resident. The fill is not
+        // zero: allocating and then zeroing may be folded into a zeroed
+        // allocation, whose pages are only mapped when first touched.
+        held.resize(len, FILL);
         std::hint::black_box(&mut held);
         Ok(MemoryHog { _held: held })
     }
@@ -102,6 +104,7 @@ mod tests {
     fn hogs_and_touches() {
         let hog = MemoryHog::take(1 << 20).unwrap();
         assert_eq!(hog._held.len(), 1 << 20);
+        assert!(hog._held.iter().all(|&b| b == FILL));
         assert!(node_total().unwrap() > 0);
     }
 }
