@@ -41,9 +41,7 @@ pub fn parse_script<T: Clone + ModuleOptions>(
     }
     let mut tests = Vec::new();
     let mut current = defaults.clone();
-    // True when the current test has been closed by RUN and the next
-    // directive must start a new one.
-    let mut after_run = false;
+    // Whether directives have come since the last RUN (or the start).
     let mut has_content = false;
     for (number, raw) in lines {
         let line = raw.split('#').next().unwrap_or("").trim();
@@ -55,17 +53,17 @@ pub fn parse_script<T: Clone + ModuleOptions>(
         }
         if is_keyword(line, "RUN") {
             tests.push(current.clone());
-            after_run = true;
             has_content = false;
             continue;
         }
-        after_run = false;
         has_content = true;
         grammar
             .apply_directives(line, &mut current)
             .map_err(|e| UsageError(format!("-f {name}, line {}: {}", number + 1, e.0)))?;
     }
-    if has_content || (tests.is_empty() && !after_run) {
+    // Directives after the last RUN form one more test; a script without
+    // any RUN is one test.
+    if has_content || tests.is_empty() {
         tests.push(current);
     }
     Ok(tests)

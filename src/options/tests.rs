@@ -247,6 +247,11 @@ fn trailing_directives_form_a_test() {
     )
     .unwrap();
     assert_eq!(single.len(), 1);
+    // Nothing but the defaults: one test, with or without a RUN.
+    for text in ["IOR START\nIOR STOP\n", "IOR START\nRUN\nIOR STOP\n"] {
+        let tests = parse_script(&toy(), "s", text, &Toy::default()).unwrap();
+        assert_eq!(tests, [Toy::default()], "{text:?}");
+    }
 }
 
 #[test]
