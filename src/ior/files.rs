@@ -34,12 +34,7 @@ impl FileNames {
         if !self.unique_dir {
             return None;
         }
-        let name = Path::new(&self.names[0]);
-        let parent = match name.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        Some(parent.join(rank.to_string()))
+        Some(Self::directory_of(Path::new(&self.names[0])).join(rank.to_string()))
     }
 
     /// The file that the data of task `rank` lives in, for repetition `rep`.
