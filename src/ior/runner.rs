@@ -25,7 +25,7 @@ use super::report::{
 use super::results::{access_name, outliers, reduce_phase, summarize, TaskTimes};
 use super::stonewall::{read_status, write_status, CollectiveStop, Deadline, StonewallResult};
 use super::xfer::{Pass, Progress, XferOptions};
-use crate::backend::{self, write_fully, Access, Backend, BlockView, File, OpenSpec};
+use crate::backend::{self, write_fully, Access, Backend, BlockView, File, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
 use crate::error::{Error, Result};
@@ -973,10 +973,10 @@ impl<'a> TestRun<'a> {
             ordering: Ordering::Sequential,
             ..self.layout.clone()
         };
-        let single = self.p.single_xfer_attempt;
+        let retry = Retry::of(self.p.single_xfer_attempt, file.collective());
         let rank = self.rank;
         let flow = per_task.for_each_offset(pretend, |offset| {
-            match write_fully(file, fill.as_slice(), offset, single) {
+            match write_fully(file, fill.as_slice(), offset, retry) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => ControlFlow::Break(Error::task(
                     rank,

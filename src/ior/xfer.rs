@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::layout::Layout;
 use super::report::VerifyCounts;
-use crate::backend::{read_fully, write_fully, Access, File};
+use crate::backend::{read_fully, write_fully, Access, File, Retry};
 use crate::error::Error;
 use crate::latency::LatencyRecorder;
 use crate::output::TaskLines;
@@ -29,7 +29,7 @@ pub const MISMATCHES_LISTED: usize = 10;
 pub struct XferOptions {
     pub rank: usize,
     pub size: u64,
-    /// `-x`: a short transfer is an error instead of being retried.
+    /// `-x`: a short transfer is an error instead of being finished.
     pub single_attempt: bool,
     /// `-Y`.
     pub fsync_per_write: bool,
@@ -124,7 +124,7 @@ impl Pass<'_> {
     ) -> u64 {
         let collective = self.file.collective();
         let rules = Rules {
-            single: self.options.single_attempt || collective,
+            retry: Retry::of(self.options.single_attempt, collective),
             quit: self.options.quit_on_error && !collective,
             stamp: self.pattern.packet() != PacketType::Timestamp,
         };
@@ -191,16 +191,8 @@ impl Pass<'_> {
         if rules.stamp {
             self.pattern.stamp(self.buf, offset);
         }
-        let single = rules.single;
-        let written = match self.file.write_at(self.buf, offset) {
-            Ok(n) if n == self.buf.len() => Ok(()),
-            Ok(n) if single => {
-                Err(self.failure("cannot write", offset, short("write", n, self.buf.len())))
-            }
-            Ok(n) => write_fully(self.file, &self.buf[n..], offset + n as u64, single)
-                .map_err(|e| self.failure("cannot write", offset, e)),
-            Err(e) => Err(self.failure("cannot write", offset, e)),
-        };
+        let written = write_fully(self.file, self.buf, offset, rules.retry)
+            .map_err(|e| self.failure("cannot write", offset, e));
         let synced = written.and_then(|()| match self.options.fsync_per_write {
             true => self
                 .file
@@ -219,18 +211,8 @@ impl Pass<'_> {
 
     #[inline(always)]
     fn read_one(&mut self, offset: u64, progress: &mut Progress, rules: Rules) -> Step {
-        let single = rules.single;
-        let read = match self.file.read_at(self.buf, offset) {
-            Ok(n) if n == self.buf.len() => Ok(()),
-            Ok(n) if single && n > 0 => {
-                Err(self.failure("cannot read", offset, short("read", n, self.buf.len())))
-            }
-            Ok(n) => read_fully(self.file, &mut self.buf[n..], offset + n as u64, single)
-                .map_err(|e| self.failure("cannot read", offset, e)),
-            Err(e) => Err(self.failure("cannot read", offset, e)),
-        };
-        if let Err(e) = read {
-            progress.failure = Some(e);
+        if let Err(e) = read_fully(self.file, self.buf, offset, rules.retry) {
+            progress.failure = Some(self.failure("cannot read", offset, e));
             return Step::Failed;
         }
 
@@ -258,18 +240,11 @@ impl Pass<'_> {
     }
 }
 
-/// The error of a short transfer that `-x` (or collective I/O) forbids retrying.
-fn short(what: &str, done: usize, wanted: usize) -> std::io::Error {
-    std::io::Error::other(format!(
-        "short {what}: {done} of {wanted} bytes (not retried)"
-    ))
-}
-
 /// Per-pass decisions, taken once rather than per transfer.
 #[derive(Clone, Copy)]
 struct Rules {
-    /// A short transfer is an error (`-x`, or collective I/O).
-    single: bool,
+    /// Whether a short transfer is finished (not with `-x` or collective I/O).
+    retry: Retry,
     /// `-q` applies (never with collective I/O).
     quit: bool,
     /// The packet type has offset-dependent words.

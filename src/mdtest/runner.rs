@@ -26,7 +26,7 @@ use super::report::{
 };
 use super::results::{decode, encode, reduce, summarize, Op, Sample, TaskIteration, OPS};
 use super::tree::{creation_order, test_dir, ItemPaths, Kind, Layout, Owner, Role, Tree};
-use crate::backend::{self, read_fully, write_fully, Access, Backend, CreateSpec, OpenSpec};
+use crate::backend::{self, read_fully, write_fully, Access, Backend, CreateSpec, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
 use crate::error::{Error, Result};
@@ -1337,14 +1337,14 @@ impl<'a> Run<'a> {
                     if p.write_bytes > 0 {
                         let buf = self.write_buf.as_mut_slice();
                         pattern.stamp(buf, k);
-                        write_fully(file.as_mut(), buf, 0, false)
+                        write_fully(file.as_mut(), buf, 0, Retry::Allowed)
                             .map_err(|e| failed("cannot write", e))?;
                         if p.sync_file {
                             file.sync().map_err(|e| failed("cannot fsync", e))?;
                         }
                         if p.verify_write {
                             let check = self.check_buf.as_mut_slice();
-                            read_fully(file.as_mut(), check, 0, false)
+                            read_fully(file.as_mut(), check, 0, Retry::Allowed)
                                 .map_err(|e| failed("cannot read back", e))?;
                             let c = pattern.verify(check, k);
                             if c.wrong_words > 0 {
