@@ -78,12 +78,19 @@ impl Backend for Mmap {
             ));
         }
         let map = match spec.access {
-            // SAFETY: the mapping is private to this handle; pario's tasks
-            // write disjoint ranges, and other processes changing the file
-            // only change the bytes read, never memory safety of the copy.
+            // SAFETY: a shared (MAP_SHARED) mapping of `length` bytes, which
+            // the file holds: it was extended above if it was shorter, and
+            // pario never shrinks a file while it is mapped. The mapping is
+            // the file: another process writing the file changes the bytes
+            // this handle reads, and another process truncating it makes an
+            // access beyond the new end raise SIGBUS, which ends the run.
+            // pario's own tasks write disjoint ranges.
             Access::Write => unsafe { MmapOptions::new().len(length as usize).map_mut(&file)? },
-            // SAFETY: as above; a read-only file is mapped copy-on-write so the
-            // handle can share one type, and it is never written.
+            // SAFETY: a private copy-on-write (MAP_PRIVATE) mapping, so that
+            // read handles have the same type as write handles; it is never
+            // written, so it keeps showing the file's pages. `length` is the
+            // file's size just read; as above, a truncation by another
+            // process while the file is mapped raises SIGBUS.
             Access::Read => unsafe { MmapOptions::new().len(length as usize).map_copy(&file)? },
         };
         if self.advise_pattern {
@@ -165,9 +172,12 @@ impl File for MappedFile {
 
     fn close(self: Box<Self>) -> io::Result<()> {
         if self.dont_need {
-            // SAFETY: MADV_DONTNEED on a shared file mapping only drops this
-            // process's page table entries; the data stays in the file and is
-            // read back from it. The mapping is unmapped right after.
+            // SAFETY: MADV_DONTNEED drops this process's pages of the
+            // mapping. A write handle's mapping is shared: its data is in the
+            // file (page cache) and would be read back from it. A read
+            // handle's mapping is private but was never written, so no
+            // private copy is lost either. No slice of the mapping outlives
+            // this call, and the mapping is unmapped when `self` drops.
             unsafe {
                 self.map
                     .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)?
