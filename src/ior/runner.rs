@@ -31,66 +31,25 @@ use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
 use crate::error::{Error, Result};
 use crate::latency::{self, LatencyRecorder, Percentiles};
 use crate::memhog::{self, MemoryHog};
-use crate::output::{sinks_for, IorSink, TaskLines};
+use crate::output::{sinks_for, IorSink, Outputs, TaskLines};
 use crate::pagecache::{self, CacheReport, Residency};
 use crate::pattern::Pattern;
 use crate::progress;
 
-/// The outputs of rank 0 (empty on other ranks).
-pub struct Outputs {
-    sinks: Vec<Box<dyn IorSink>>,
-}
-
-impl Outputs {
-    pub fn new(sinks: Vec<Box<dyn IorSink>>) -> Outputs {
-        Outputs { sinks }
-    }
-
-    pub fn none() -> Outputs {
-        Outputs { sinks: Vec::new() }
-    }
-
-    fn each(&mut self, mut event: impl FnMut(&mut dyn IorSink) -> std::io::Result<()>) {
-        for sink in &mut self.sinks {
-            if let Err(e) = event(sink.as_mut()) {
-                // stdout closed early (a pipe into `head`) must not stop the run.
-                if e.kind() != std::io::ErrorKind::BrokenPipe {
-                    eprintln!("ior: warning: cannot write output: {e}");
-                }
-            }
-        }
-    }
-
-    fn note(&mut self, level: u32, text: &str) {
-        self.each(|s| s.note(level, text));
-    }
-}
+/// Rank 0's outputs (none on other ranks).
+type Out = Outputs<dyn IorSink>;
 
 /// Runs every test on this task. Rank 0 reports; every task returns the same
 /// outcome.
 pub fn run(comm: &dyn Comm, tests: &[IorParams], command_line: &str) -> Result<()> {
     let first = &tests[0];
-    let sinks = if comm.rank() == 0 {
+    let out = &mut Out::open(comm, "ior", || {
         sinks_for(
             first.summary_format,
             first.summary_file.as_deref(),
             first.verbose,
         )
-        .map_err(|e| Error::task(0, e.to_string()))
-    } else {
-        Ok(Vec::new())
-    };
-    let mut out = Outputs::new(agree(comm, sinks)?);
-    run_with(comm, tests, command_line, &mut out)
-}
-
-/// [`run`] with the outputs given (tests capture them).
-pub fn run_with(
-    comm: &dyn Comm,
-    tests: &[IorParams],
-    command_line: &str,
-    out: &mut Outputs,
-) -> Result<()> {
+    })?;
     let mut report = RunReport {
         version: version(),
         began: now_string(),
@@ -108,8 +67,8 @@ pub fn run_with(
         error: None,
     };
     out.each(|s| s.run_started(&report));
-    // Stdout's format is the first test's (see `sinks_for`).
-    let lines = TaskLines::new(tests[0].summary_format, tests[0].summary_file.as_deref());
+    // Stdout's format is the first test's (as for the sinks).
+    let lines = TaskLines::new(first.summary_format, first.summary_file.as_deref());
     let mut data_errors = VerifyCounts::default();
     let mut failure = None;
     for (id, params) in tests.iter().enumerate() {
@@ -176,7 +135,7 @@ struct PhasePlan {
 /// One test on one task.
 struct TestRun<'a> {
     comm: &'a dyn Comm,
-    out: &'a mut Outputs,
+    out: &'a mut Out,
     p: &'a IorParams,
     backend: Box<dyn Backend>,
     layout: Layout,
@@ -205,7 +164,7 @@ struct TestRun<'a> {
 impl<'a> TestRun<'a> {
     fn new(
         comm: &'a dyn Comm,
-        out: &'a mut Outputs,
+        out: &'a mut Out,
         id: usize,
         p: &'a IorParams,
         lines: TaskLines,

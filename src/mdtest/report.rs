@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::params::MdtestParams;
 use super::results::{PhaseResult, Stats, SummaryRow, TaskIteration};
 use crate::ior::report::{FsUsage, ParioInfo};
+use crate::output::LogSink;
 
 /// mdtest's start and end stamps: `11/21/2026 11:41:30`.
 pub fn timestamp() -> String {
@@ -190,13 +191,9 @@ pub struct TextOptions {
 }
 
 /// What the runner tells its outputs on rank 0, in order.
-pub trait MdtestSink {
+pub trait MdtestSink: LogSink {
     /// The header: start stamp, command line, warnings, path and file system.
     fn run_started(&mut self, _report: &MdtestReport) -> io::Result<()> {
-        Ok(())
-    }
-    /// A log line at verbosity `level` (0: always).
-    fn note(&mut self, _level: u32, _text: &str) -> io::Result<()> {
         Ok(())
     }
     /// A sweep step starts: `2 tasks, 400 files/directories`.

@@ -34,7 +34,7 @@ use crate::ior::report::{machine, version, FsUsage, ParioInfo};
 use crate::latency::{self, LatencyRecorder, Percentiles};
 use crate::output::mdtest_formats::sinks_for;
 use crate::output::mdtest_text::c_exp;
-use crate::output::TaskLines;
+use crate::output::{Outputs, TaskLines};
 use crate::pattern::Pattern;
 use crate::progress;
 use crate::random::Permutation;
@@ -62,58 +62,16 @@ macro_rules! say {
     };
 }
 
-/// The outputs of rank 0 (empty on other ranks).
-pub struct Outputs {
-    sinks: Vec<Box<dyn MdtestSink>>,
-}
-
-impl Outputs {
-    pub fn new(sinks: Vec<Box<dyn MdtestSink>>) -> Outputs {
-        Outputs { sinks }
-    }
-
-    pub fn none() -> Outputs {
-        Outputs { sinks: Vec::new() }
-    }
-
-    fn each(&mut self, mut event: impl FnMut(&mut dyn MdtestSink) -> std::io::Result<()>) {
-        for sink in &mut self.sinks {
-            if let Err(e) = event(sink.as_mut()) {
-                // stdout closed early (a pipe into `head`) must not stop the run.
-                if e.kind() != std::io::ErrorKind::BrokenPipe {
-                    eprintln!("mdtest: warning: cannot write output: {e}");
-                }
-            }
-        }
-    }
-
-    fn note(&mut self, level: u32, text: &str) {
-        self.each(|s| s.note(level, text));
-    }
-}
+/// Rank 0's outputs (none on other ranks).
+type Out = Outputs<dyn MdtestSink>;
 
 /// Runs mdtest on this task. Rank 0 reports; every task returns the same
 /// outcome.
 pub fn run(comm: &dyn Comm, p: &MdtestParams, command_line: &str) -> Result<()> {
     validate_tasks(p, comm.size())?;
-    let sinks = if comm.rank() == 0 {
+    let out = &mut Out::open(comm, "mdtest", || {
         sinks_for(p.summary_format, p.summary_file.as_deref(), p.verbose)
-            .map_err(|e| Error::task(0, e.to_string()))
-    } else {
-        Ok(Vec::new())
-    };
-    let mut out = Outputs::new(agree(comm, sinks)?);
-    run_with(comm, p, command_line, &mut out)
-}
-
-/// [`run`] with the outputs given (tests capture them).
-pub fn run_with(
-    comm: &dyn Comm,
-    p: &MdtestParams,
-    command_line: &str,
-    out: &mut Outputs,
-) -> Result<()> {
-    validate_tasks(p, comm.size())?;
+    })?;
     let context = backend::Context {
         comm,
         active: true,
@@ -187,7 +145,7 @@ struct Created {
 struct Run<'a> {
     comm: &'a dyn Comm,
     p: &'a MdtestParams,
-    out: &'a mut Outputs,
+    out: &'a mut Out,
     backend: Box<dyn Backend>,
     layout: Layout,
     /// The layout of the file phases (their item count may come from the
@@ -238,7 +196,7 @@ impl<'a> Run<'a> {
     fn new(
         comm: &'a dyn Comm,
         p: &'a MdtestParams,
-        out: &'a mut Outputs,
+        out: &'a mut Out,
         backend: Box<dyn Backend>,
         layout: Layout,
         data_seed: i64,

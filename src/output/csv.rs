@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::IorSink;
+use super::{IorSink, LogSink};
 use crate::ior::report::RunReport;
 
 /// The columns, in order.
@@ -45,6 +45,8 @@ pub fn field(text: &str) -> String {
         text.to_string()
     }
 }
+
+impl LogSink for CsvFile {}
 
 impl IorSink for CsvFile {
     fn run_done(&mut self, report: &RunReport) -> io::Result<()> {

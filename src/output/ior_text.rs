@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::{IorSink, TextStream};
+use super::{IorSink, LogSink, TextStream};
 use crate::ior::report::{RunReport, SummaryRow, TestReport};
 use crate::ior::results::PhaseResult;
 use crate::units::table_cell;
@@ -228,6 +228,12 @@ impl IorText {
     }
 }
 
+impl LogSink for IorText {
+    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+        self.0.note(level, text)
+    }
+}
+
 impl IorSink for IorText {
     fn run_started(&mut self, r: &RunReport) -> io::Result<()> {
         let mut t = format!("IOR-{}: MPI Coordinated Test of Parallel I/O\n", r.version);
@@ -251,10 +257,6 @@ impl IorSink for IorText {
         t.push_str("\nResults: \n\n");
         t.push_str(TABLE_HEADER);
         self.0.emit(&t)
-    }
-
-    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        self.0.note(level, text)
     }
 
     fn phase_done(&mut self, row: &PhaseResult) -> io::Result<()> {
@@ -308,11 +310,13 @@ impl NotesOnly {
     }
 }
 
-impl IorSink for NotesOnly {
+impl LogSink for NotesOnly {
     fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
         self.0.note(level, text)
     }
 }
+
+impl IorSink for NotesOnly {}
 
 #[cfg(test)]
 mod tests {

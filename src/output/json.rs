@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::IorSink;
+use super::{IorSink, LogSink};
 use crate::ior::report::RunReport;
 
 pub struct JsonFile {
@@ -14,6 +14,8 @@ impl JsonFile {
         JsonFile { out }
     }
 }
+
+impl LogSink for JsonFile {}
 
 impl IorSink for JsonFile {
     fn run_done(&mut self, report: &RunReport) -> io::Result<()> {

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 
 use super::csv::field;
 use super::mdtest_text::{MdtestNotes, MdtestText};
+use super::LogSink;
 use crate::ior::params::SummaryFormat;
 use crate::mdtest::report::{MdtestReport, MdtestSink};
 
@@ -37,6 +38,8 @@ impl MdtestJson {
         MdtestJson { out }
     }
 }
+
+impl LogSink for MdtestJson {}
 
 impl MdtestSink for MdtestJson {
     fn run_done(&mut self, report: &MdtestReport) -> io::Result<()> {
@@ -87,6 +90,8 @@ pub fn csv_text(report: &MdtestReport) -> String {
     }
     t
 }
+
+impl LogSink for MdtestCsv {}
 
 impl MdtestSink for MdtestCsv {
     fn run_done(&mut self, report: &MdtestReport) -> io::Result<()> {

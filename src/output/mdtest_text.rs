@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::TextStream;
+use super::{LogSink, TextStream};
 use crate::latency::Percentiles;
 use crate::mdtest::report::{
     IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
@@ -225,13 +225,15 @@ impl MdtestText {
     }
 }
 
+impl LogSink for MdtestText {
+    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+        self.0.note(level, text)
+    }
+}
+
 impl MdtestSink for MdtestText {
     fn run_started(&mut self, r: &MdtestReport) -> io::Result<()> {
         self.0.emit(&header(r))
-    }
-
-    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        self.0.note(level, text)
     }
 
     fn sweep_started(&mut self, tasks: usize, total: u64, kind: &str) -> io::Result<()> {
@@ -271,11 +273,13 @@ impl MdtestNotes {
     }
 }
 
-impl MdtestSink for MdtestNotes {
+impl LogSink for MdtestNotes {
     fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
         self.0.note(level, text)
     }
 }
+
+impl MdtestSink for MdtestNotes {}
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,10 @@
 //! Output formats.
 //!
-//! The runner reports events to [`IorSink`]s on rank 0: the text layout
-//! streams as results arrive (as IOR prints them); machine-readable formats
-//! write the whole [`RunReport`] at the end. Adding a format is one module that
-//! implements the trait plus one arm in [`sinks_for`].
+//! The runner reports events to [`IorSink`]s on rank 0 (through
+//! [`Outputs`]): the text layout streams as results arrive (as IOR prints
+//! them); machine-readable formats write the whole [`RunReport`] at the end.
+//! Adding a format is one module that implements the trait plus one arm in
+//! [`sinks_for`].
 
 pub mod csv;
 pub mod ior_text;
@@ -14,22 +15,72 @@ pub mod mdtest_text;
 use std::fs::File;
 use std::io::{self, Write};
 
+use crate::comm::{agree, Comm};
+use crate::error::{Error, Result};
 use crate::ior::params::SummaryFormat;
 use crate::ior::report::{RunReport, TestReport};
 use crate::ior::results::PhaseResult;
 
+/// What every output of every tool is told: log lines.
+pub trait LogSink {
+    /// A log line at verbosity `level` (0: always).
+    fn note(&mut self, _level: u32, _text: &str) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The outputs of rank 0 (none on other ranks): every event goes to each
+/// sink (`S` is `dyn IorSink` or `dyn MdtestSink`).
+pub struct Outputs<S: ?Sized> {
+    sinks: Vec<Box<S>>,
+    /// The tool, for the warning about an output that cannot be written.
+    tool: &'static str,
+}
+
+impl<S: ?Sized + LogSink> Outputs<S> {
+    /// Rank 0 makes the sinks; every task returns the same outcome.
+    pub fn open(
+        comm: &dyn Comm,
+        tool: &'static str,
+        make: impl FnOnce() -> io::Result<Vec<Box<S>>>,
+    ) -> Result<Outputs<S>> {
+        let sinks = if comm.rank() == 0 {
+            make().map_err(|e| Error::task(0, e.to_string()))
+        } else {
+            Ok(Vec::new())
+        };
+        Ok(Outputs {
+            sinks: agree(comm, sinks)?,
+            tool,
+        })
+    }
+
+    /// Tells every sink; an output that fails does not stop the run.
+    pub fn each(&mut self, mut event: impl FnMut(&mut S) -> io::Result<()>) {
+        for sink in &mut self.sinks {
+            if let Err(e) = event(sink.as_mut()) {
+                // stdout closed early (a pipe into `head`) must not stop the run.
+                if e.kind() != io::ErrorKind::BrokenPipe {
+                    eprintln!("{}: warning: cannot write output: {e}", self.tool);
+                }
+            }
+        }
+    }
+
+    /// A log line at verbosity `level` (0: always).
+    pub fn note(&mut self, level: u32, text: &str) {
+        self.each(|s| s.note(level, text));
+    }
+}
+
 /// What the IOR runner tells its outputs, in order.
-pub trait IorSink {
+pub trait IorSink: LogSink {
     /// Header of the run (before any test).
     fn run_started(&mut self, _report: &RunReport) -> io::Result<()> {
         Ok(())
     }
     /// A test's header, options and table header.
     fn test_started(&mut self, _test: &TestReport) -> io::Result<()> {
-        Ok(())
-    }
-    /// A log line at verbosity `level` (0: always).
-    fn note(&mut self, _level: u32, _text: &str) -> io::Result<()> {
         Ok(())
     }
     fn phase_done(&mut self, _row: &PhaseResult) -> io::Result<()> {
