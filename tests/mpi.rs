@@ -454,3 +454,25 @@ fn latency_histograms_merge_across_ranks() {
             < 4
     );
 }
+
+#[test]
+fn a_failed_file_view_closes_the_file_and_fails_cleanly() {
+    let dir = tempdir().unwrap();
+    // A file view holds blocks below 2 GiB: the open fails on every rank
+    // after MPI_File_open, and the ranks close the file together.
+    let run = mpirun(
+        dir.path(),
+        2,
+        &[
+            "-a", "MPIIO", "-c", "-V", "-w", "-t", "1m", "-b", "2g", "-o", "v",
+        ],
+        &[],
+    );
+    assert_eq!(run.status, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("--mpiio.useFileView needs blocks below 2 GiB"),
+        "{}",
+        run.stderr
+    );
+}

@@ -22,8 +22,8 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 
 use super::{
-    Access, Backend, BackendInfo, BlockView, Context, CreateSpec, File, ModuleOption, OpenSpec,
-    Settings, Status,
+    posix, Access, Backend, BackendInfo, BlockView, Context, CreateSpec, File, ModuleOption,
+    OpenSpec, Settings, Status,
 };
 use crate::comm::mpi::MpiComm;
 
@@ -261,6 +261,46 @@ fn file_hints(handle: ffi::MPI_File) -> io::Result<Vec<(String, String)>> {
     Ok(hints)
 }
 
+/// A derived datatype; freed on drop (a file view keeps its own reference).
+struct Datatype(ffi::MPI_Datatype);
+
+impl Datatype {
+    /// A new datatype from `create`, an MPI call that writes its handle.
+    fn new(what: &str, create: impl FnOnce(*mut ffi::MPI_Datatype) -> c_int) -> io::Result<Self> {
+        let mut handle = MaybeUninit::uninit();
+        check(create(handle.as_mut_ptr()), what)?;
+        // SAFETY: initialised by the successful call above.
+        Ok(Datatype(unsafe { handle.assume_init() }))
+    }
+}
+
+impl Drop for Datatype {
+    fn drop(&mut self) {
+        // SAFETY: the handle was created by MPI and is freed once.
+        unsafe { ffi::MPI_Type_free(&mut self.0) };
+    }
+}
+
+/// `MPI_File_open` of `path` on `comm` with `mode` and the hints in `info`:
+/// collective over `comm`.
+fn open_handle(
+    comm: ffi::MPI_Comm,
+    path: &Path,
+    mode: c_int,
+    info: &Info,
+) -> io::Result<ffi::MPI_File> {
+    let name = path_string(path)?;
+    let mut handle = MaybeUninit::uninit();
+    // SAFETY: `comm` and `info` are live handles, `name` is NUL-terminated,
+    // MPI writes the new file handle into `handle`.
+    check(
+        unsafe { ffi::MPI_File_open(comm, name.as_ptr(), mode, info.0, handle.as_mut_ptr()) },
+        "MPI_File_open",
+    )?;
+    // SAFETY: initialised by the successful open.
+    Ok(unsafe { handle.assume_init() })
+}
+
 impl MpiIo {
     /// A file view showing only the task's blocks of a shared file.
     fn set_view(&self, handle: ffi::MPI_File, view: &BlockView, info: &Info) -> io::Result<()> {
@@ -270,44 +310,72 @@ impl MpiIo {
                 "--mpiio.useFileView needs blocks below 2 GiB",
             )
         })?;
-        let mut contiguous = MaybeUninit::uninit();
-        let mut tiled = MaybeUninit::uninit();
-        // SAFETY: creates derived datatypes from MPI's byte type; the handles
-        // are written by MPI and committed before use, freed after the view
-        // is set (the view keeps its own reference).
-        unsafe {
-            check(
-                ffi::MPI_Type_contiguous(block, ffi::RSMPI_UINT8_T, contiguous.as_mut_ptr()),
-                "MPI_Type_contiguous",
-            )?;
-            let mut contiguous = contiguous.assume_init();
-            check(
+        let native = c_string("native")?;
+        let contiguous = Datatype::new("MPI_Type_contiguous", |out| {
+            // SAFETY: `block` bytes of MPI's byte type; MPI writes `out`.
+            unsafe { ffi::MPI_Type_contiguous(block, ffi::RSMPI_UINT8_T, out) }
+        })?;
+        let mut tiled = Datatype::new("MPI_Type_create_resized", |out| {
+            // SAFETY: `contiguous` is live; MPI writes `out`.
+            unsafe {
                 ffi::MPI_Type_create_resized(
-                    contiguous,
+                    contiguous.0,
                     0,
                     (view.block * view.tasks) as ffi::MPI_Aint,
-                    tiled.as_mut_ptr(),
-                ),
-                "MPI_Type_create_resized",
-            )?;
-            let mut tiled = tiled.assume_init();
-            check(ffi::MPI_Type_commit(&mut tiled), "MPI_Type_commit")?;
-            let native = c_string("native")?;
-            let result = check(
+                    out,
+                )
+            }
+        })?;
+        // SAFETY: `tiled` is live; committed once, before it is used.
+        check(
+            unsafe { ffi::MPI_Type_commit(&mut tiled.0) },
+            "MPI_Type_commit",
+        )?;
+        // SAFETY: `handle` is open, `tiled` committed, `native` NUL-terminated
+        // and `info` live. Collective over the file's tasks. Both datatypes
+        // are freed on return; the view keeps its own reference.
+        check(
+            unsafe {
                 ffi::MPI_File_set_view(
                     handle,
                     (view.task * view.block) as ffi::MPI_Offset,
                     ffi::RSMPI_UINT8_T,
-                    tiled,
+                    tiled.0,
                     native.as_ptr(),
                     info.0,
-                ),
-                "MPI_File_set_view",
-            );
-            ffi::MPI_Type_free(&mut tiled);
-            ffi::MPI_Type_free(&mut contiguous);
-            result
+                )
+            },
+            "MPI_File_set_view",
+        )
+    }
+
+    /// What follows the open of a transfer file: preallocation, the file
+    /// view, the hints shown.
+    fn prepare(&self, file: &mut MpiFile, spec: &OpenSpec, info: &Info) -> io::Result<()> {
+        if self.options.preallocate && spec.access == Access::Write {
+            // SAFETY: collective on the open file, with its full size.
+            check(
+                unsafe {
+                    ffi::MPI_File_preallocate(file.handle, spec.file_size as ffi::MPI_Offset)
+                },
+                "MPI_File_preallocate",
+            )?;
         }
+        if self.options.file_view {
+            if let Some(view) = spec.blocks {
+                self.set_view(file.handle, &view, info)?;
+                file.view = Some(view);
+            }
+        }
+        if self.options.show_hints && self.rank == 0 {
+            let hints = file_hints(file.handle)?;
+            println!("hints returned from opened file {{");
+            for (k, v) in hints {
+                println!("\t{k} = {v}");
+            }
+            println!("}}");
+        }
+        Ok(())
     }
 }
 
@@ -352,44 +420,21 @@ impl Backend for MpiIo {
             }
             Access::Read => ffi::MPI_MODE_RDONLY as c_int,
         };
-        let name = path_string(path)?;
         let info = Info::new(&self.options.hints)?;
-        let mut handle = MaybeUninit::uninit();
-        // SAFETY: `comm` and `info` are live handles, `name` is NUL-terminated,
-        // MPI writes the new file handle into `handle`. Collective over `comm`:
-        // every task taking part opens the shared file together.
-        check(
-            unsafe { ffi::MPI_File_open(comm, name.as_ptr(), mode, info.0, handle.as_mut_ptr()) },
-            "MPI_File_open",
-        )?;
-        // SAFETY: initialised by the successful open.
-        let handle = unsafe { handle.assume_init() };
+        // Every task taking part opens a shared file together.
+        let handle = open_handle(comm, path, mode, &info)?;
         let mut file = MpiFile {
             handle,
             access: spec.access,
             collective: self.collective,
             view: None,
         };
-        if self.options.preallocate && spec.access == Access::Write {
-            // SAFETY: collective on the open file, with its full size.
-            check(
-                unsafe { ffi::MPI_File_preallocate(handle, spec.file_size as ffi::MPI_Offset) },
-                "MPI_File_preallocate",
-            )?;
-        }
-        if self.options.file_view {
-            if let Some(view) = spec.blocks {
-                self.set_view(handle, &view, &info)?;
-                file.view = Some(view);
-            }
-        }
-        if self.options.show_hints && self.rank == 0 {
-            let hints = file_hints(handle)?;
-            println!("hints returned from opened file {{");
-            for (k, v) in hints {
-                println!("\t{k} = {v}");
-            }
-            println!("}}");
+        if let Err(e) = self.prepare(&mut file, spec, &info) {
+            // Close the file rather than leak its handle (MPI_File_close is
+            // collective over the file's tasks, like the close every task
+            // makes at the end of a phase), then report the failure.
+            let _ = Box::new(file).close();
+            return Err(e);
         }
         Ok(Box::new(file))
     }
@@ -414,26 +459,11 @@ impl Backend for MpiIo {
         if spec.exclusive {
             mode |= ffi::MPI_MODE_EXCL;
         }
-        let name = path_string(path)?;
         let info = Info::new(&self.options.hints)?;
-        let mut handle = MaybeUninit::uninit();
-        // SAFETY: MPI_COMM_SELF and `info` are live handles, `name` is
-        // NUL-terminated, MPI writes the new file handle into `handle`.
-        check(
-            unsafe {
-                ffi::MPI_File_open(
-                    ffi::RSMPI_COMM_SELF,
-                    name.as_ptr(),
-                    mode as c_int,
-                    info.0,
-                    handle.as_mut_ptr(),
-                )
-            },
-            "MPI_File_open",
-        )?;
+        // SAFETY: reading the address of MPI's predefined MPI_COMM_SELF.
+        let comm = unsafe { ffi::RSMPI_COMM_SELF };
         Ok(Box::new(MpiFile {
-            // SAFETY: initialised by the successful open.
-            handle: unsafe { handle.assume_init() },
+            handle: open_handle(comm, path, mode as c_int, &info)?,
             access: Access::Write,
             collective: false,
             view: None,
@@ -442,11 +472,7 @@ impl Backend for MpiIo {
 
     fn stat(&self, path: &Path) -> io::Result<Status> {
         // MPI-IO has no stat; its files are file system paths.
-        let m = std::fs::metadata(path)?;
-        Ok(Status {
-            size: m.len(),
-            is_dir: m.is_dir(),
-        })
+        posix::stat_path(path)
     }
 }
 
