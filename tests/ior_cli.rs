@@ -681,3 +681,66 @@ fn n_flag_sets_local_tasks_without_env() {
     run.ok();
     assert_eq!(entries(dir.path()).len(), 3);
 }
+
+#[test]
+fn a_file_larger_than_written_is_a_warning_and_stays_whole() {
+    let dir = tempdir().unwrap();
+    let data: Vec<u8> = (0..3 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.path().join("big"), &data).unwrap();
+    let args = ["-w", "-E", "-k", "-t", "1m", "-b", "1m", "-o", "big"];
+    let run = ior(dir.path(), 1, &args);
+    run.ok();
+    assert!(
+        run.stdout.contains(
+            "WARNING: Expected aggregate file size = 1048576; stat() of the file(s) reports 3145728"
+        ),
+        "{}",
+        run.stdout
+    );
+    let mut strict = args.to_vec();
+    strict.push("--warningAsErrors");
+    let run = ior(dir.path(), 1, &strict);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "task 0: WARNING: Expected aggregate file size = 1048576; stat() of the file(s) reports 3145728 (--warningAsErrors)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // -E writes the first MiB in place: the rest of the file is untouched.
+    let after = std::fs::read(dir.path().join("big")).unwrap();
+    assert_eq!(after.len(), data.len());
+    assert_eq!(after[1 << 20..], data[1 << 20..]);
+}
+
+#[test]
+fn mmap_cannot_map_an_empty_file() {
+    let dir = tempdir().unwrap();
+    std::fs::write(dir.path().join("empty"), b"").unwrap();
+    let run = ior(
+        dir.path(),
+        1,
+        &["-a", "MMAP", "-r", "-t", "4k", "-b", "4k", "-o", "empty"],
+    );
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr
+            .contains("task 0: cannot open for reading empty: the file is empty"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(entries(dir.path()), ["empty"], "a read run removes nothing");
+}
+
+#[test]
+fn directives_cannot_be_nested() {
+    let dir = tempdir().unwrap();
+    let run = ior(dir.path(), 1, &["-O", "directives=blockSize=1m", "-o", "x"]);
+    assert_eq!(run.status, 2);
+    assert_eq!(
+        run.stderr,
+        "ior: error: directive 'directives' cannot be nested\n"
+    );
+    assert!(entries(dir.path()).is_empty());
+}

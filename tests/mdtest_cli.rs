@@ -836,3 +836,136 @@ fn options_for_timing_and_reporting() {
         .all(|l| l.split(',').count() == 3 + 2 * 10));
     assert!(!dir.path().join("out").exists());
 }
+
+#[test]
+fn shared_files_this_run_did_not_create_are_never_written() {
+    let dir = tempdir().unwrap();
+    let args = ["-C", "-S", "-n", "2", "-w", "8", "-d", "out"];
+    mdtest(dir.path(), 2, &args).ok();
+    let shared = dir
+        .path()
+        .join("out/test-dir.0-0/mdtest_tree.0/file.mdtest.shared.0");
+    std::fs::write(&shared, b"not mdtest's").unwrap();
+    let before = tree_of(&dir.path().join("out"));
+    let run = mdtest(dir.path(), 2, &args);
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr.contains(
+            "task 0: out/test-dir.0-0/mdtest_tree.0/file.mdtest.shared.0 exists already: -S would write into a file this run did not create"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&shared).unwrap(), b"not mdtest's");
+    assert_eq!(tree_of(&dir.path().join("out")), before);
+}
+
+#[test]
+fn a_tree_directory_holding_other_files_is_left_with_a_warning() {
+    for strict in [false, true] {
+        let dir = tempdir().unwrap();
+        mdtest(dir.path(), 1, &["-C", "-n", "2", "-d", "out"]).ok();
+        let tree = dir.path().join("out/test-dir.0-0/mdtest_tree.0");
+        std::fs::write(tree.join("user.txt"), b"mine").unwrap();
+        let mut args = vec!["-r", "-n", "2", "-d", "out"];
+        if strict {
+            args.push("--warningAsErrors");
+        }
+        let run = mdtest(dir.path(), 1, &args);
+        let warning =
+            "WARNING: out/test-dir.0-0/mdtest_tree.0 is not empty: pario leaves it and what it holds in place";
+        if strict {
+            assert_eq!(run.status, 1);
+            assert!(
+                run.stderr
+                    .contains(&format!("task 0: {warning} (--warningAsErrors)")),
+                "{}",
+                run.stderr
+            );
+        } else {
+            run.ok();
+            assert!(run.stdout.contains(warning), "{}", run.stdout);
+        }
+        assert_eq!(std::fs::read(tree.join("user.txt")).unwrap(), b"mine");
+        assert_eq!(
+            tree_of(&dir.path().join("out")),
+            [
+                "test-dir.0-0",
+                "test-dir.0-0/mdtest_tree.0",
+                "test-dir.0-0/mdtest_tree.0/user.txt"
+            ],
+            "strict: {strict}"
+        );
+    }
+}
+
+#[test]
+fn an_unreadable_stonewall_status_file_is_a_warning() {
+    let dir = tempdir().unwrap();
+    mdtest(dir.path(), 1, &["-C", "-F", "-n", "3", "-d", "out"]).ok();
+    std::fs::write(dir.path().join("garbled"), "no count").unwrap();
+    for status in ["missing", "garbled"] {
+        let run = mdtest(
+            dir.path(),
+            1,
+            &["-T", "-F", "-n", "3", "-x", status, "-d", "out"],
+        );
+        run.ok();
+        assert!(
+            run.stdout
+                .contains("WARNING: Could not read stonewall status file"),
+            "{status}: {}",
+            run.stdout
+        );
+        // -n stands: all three files are stat'ed.
+        assert!(run.stdout.contains("1 tasks, 3 files"), "{}", run.stdout);
+    }
+    mdtest(dir.path(), 1, &["-r", "-F", "-n", "3", "-d", "out"]).ok();
+    assert!(tree_of(&dir.path().join("out")).is_empty());
+}
+
+#[test]
+fn phase_commands_that_fail_or_cannot_start() {
+    let dir = tempdir().unwrap();
+    // A command that fails is a warning.
+    let run = mdtest(
+        dir.path(),
+        1,
+        &["-F", "-n", "2", "-d", "out", "--run-cmd-after-phase=exit 3"],
+    );
+    run.ok();
+    assert!(
+        run.stdout
+            .contains("WARNING: the epilogue \"exit 3\" exited with exit status: 3"),
+        "{}",
+        run.stdout
+    );
+    // A command that cannot start (no shell on the PATH) fails the run,
+    // which removes what it created.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mdtest"))
+        .args(["-F", "-n", "2", "-d", "out", "--run-cmd-before-phase=true"])
+        .current_dir(dir.path())
+        .env("PARIO_TASKS", "1")
+        .env("PATH", dir.path().join("no-such-dir"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("task 0: cannot run the prologue \"true\": No such file or directory"),
+        "{stderr}"
+    );
+    assert!(tree_of(&dir.path().join("out")).is_empty());
+}
+
+#[test]
+fn directives_cannot_be_nested() {
+    let dir = tempdir().unwrap();
+    let run = mdtest(dir.path(), 1, &["-O", "directives=items=1", "-d", "out"]);
+    assert_eq!(run.status, 2);
+    assert_eq!(
+        run.stderr,
+        "mdtest: error: directive 'directives' cannot be nested\n"
+    );
+    assert!(entries(dir.path()).is_empty());
+}

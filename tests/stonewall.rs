@@ -313,3 +313,40 @@ fn impossible_combinations_are_rejected() {
     );
     assert!(entries(dir.path()).is_empty());
 }
+
+#[test]
+fn a_status_file_that_cannot_be_written_fails_the_run() {
+    let dir = tempdir().unwrap();
+    // The count is written after every stonewalled write with wear-out,
+    // whether or not the deadline was reached: 4 DUMMY transfers never
+    // reach 60 s.
+    let run = ior(
+        dir.path(),
+        2,
+        &[
+            "-a",
+            "DUMMY",
+            "-w",
+            "-k",
+            "-t",
+            "1k",
+            "-b",
+            "4k",
+            "-D",
+            "60",
+            "-O",
+            "stoneWallingWearOut=1",
+            "-O",
+            "stoneWallingStatusFile=nowhere/sw",
+        ],
+    );
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "task 0: cannot write the stonewalling status file nowhere/sw: No such file or directory"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(entries(dir.path()).is_empty());
+}
