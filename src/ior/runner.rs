@@ -148,8 +148,8 @@ struct TestRun<'a> {
     active: bool,
     signature: i64,
     buffer: AlignedBuffer,
-    /// Files this task wrote in this run and must remove: (repetition, path).
-    owned: Vec<(u64, PathBuf)>,
+    /// Files this task wrote in this run and must remove.
+    owned: Vec<PathBuf>,
     created_dirs: Vec<PathBuf>,
     report: TestReport,
     rank_details: Option<std::fs::File>,
@@ -453,8 +453,8 @@ impl<'a> TestRun<'a> {
                 })?;
             }
             let ours = !(existed && self.p.use_existing_test_file);
-            if ours && !self.owned.iter().any(|(_, p)| *p == path) {
-                self.owned.push((rep, path));
+            if ours && !self.owned.contains(&path) {
+                self.owned.push(path);
             }
         }
         Ok(())
@@ -980,7 +980,7 @@ impl<'a> TestRun<'a> {
     fn timed_remove(&mut self, rep: u64) -> Result<()> {
         self.comm.barrier()?;
         let start = self.comm.wtime();
-        let removed = self.remove_owned(|_| true);
+        let removed = self.remove_owned();
         agree(self.comm, removed)?;
         let seconds = self.comm.wtime() - start;
         if self.rank == 0 {
@@ -993,15 +993,11 @@ impl<'a> TestRun<'a> {
         Ok(())
     }
 
-    /// Removes the owned files that `pick` selects by repetition.
-    fn remove_owned(&mut self, pick: impl Fn(u64) -> bool) -> Result<()> {
-        let mut keep = Vec::new();
+    /// Removes the files this task wrote (and forgets them); the first
+    /// failure is the outcome.
+    fn remove_owned(&mut self) -> Result<()> {
         let mut outcome = Ok(());
-        for (rep, path) in std::mem::take(&mut self.owned) {
-            if !pick(rep) {
-                keep.push((rep, path));
-                continue;
-            }
+        for path in std::mem::take(&mut self.owned) {
             match self.backend.remove(&path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -1012,7 +1008,6 @@ impl<'a> TestRun<'a> {
                 }
             }
         }
-        self.owned = keep;
         outcome
     }
 
@@ -1028,7 +1023,7 @@ impl<'a> TestRun<'a> {
         if self.p.keep_file {
             return;
         }
-        let _ = self.remove_owned(|_| true);
+        let _ = self.remove_owned();
         self.remove_created_dirs();
     }
 
