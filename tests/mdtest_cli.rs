@@ -432,6 +432,21 @@ fn verification_catches_a_corrupted_file() {
         "{}",
         bad.stderr
     );
+    // -v names the wrong file, on the line of the task that read it.
+    let named = mdtest(dir.path(), 2, &with(&["-E", "-X", "-e", "64", "-v"]));
+    assert_eq!(named.status, 3, "{}{}", named.stdout, named.stderr);
+    let lines: Vec<&str> = named
+        .stdout
+        .lines()
+        .filter(|l| l.contains("verification error in file"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", named.stdout);
+    assert!(lines[0].starts_with("task 1: verification error in file: "));
+    assert!(
+        lines[0].ends_with("/mdtest_tree.0/file.mdtest.1.2"),
+        "{}",
+        lines[0]
+    );
     // A different seed makes every file wrong.
     let seed = mdtest(
         dir.path(),

@@ -141,6 +141,37 @@ struct Created {
     renamed_aside: Option<PathBuf>,
 }
 
+/// This task's data verification (`-X`, `--verify-write`): the files and
+/// bytes it found wrong in the current sweep step.
+#[derive(Debug, Clone, Copy)]
+struct Verifier {
+    rank: usize,
+    /// `-v`: name each wrong file.
+    name_files: bool,
+    lines: TaskLines,
+    files: u64,
+    bytes: u64,
+}
+
+impl Verifier {
+    /// Checks the data of item `k`, read from `path`, against `pattern`.
+    fn check(&mut self, pattern: &Pattern, data: &[u8], k: u64, path: &Path) {
+        let found = pattern.verify(data, k);
+        if found.wrong_words > 0 {
+            self.files += 1;
+            self.bytes += found.wrong_bytes;
+            if self.name_files {
+                say!(
+                    self.lines,
+                    "task {}: verification error in file: {}",
+                    self.rank,
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
 /// One task's run.
 struct Run<'a> {
     comm: &'a dyn Comm,
@@ -182,8 +213,7 @@ struct Run<'a> {
     histogram_file_started: bool,
     stonewall: Option<Stonewall>,
     /// Files with wrong data found by this task in this sweep step.
-    wrong_files: u64,
-    wrong_bytes: u64,
+    wrong: Verifier,
     /// Files and bytes found wrong by all tasks, whole run.
     total_wrong: (u64, u64),
     report: MdtestReport,
@@ -255,6 +285,7 @@ impl<'a> Run<'a> {
             },
         };
         let buf = |n: u64| AlignedBuffer::new(n as usize, PAGE);
+        let lines = TaskLines::new(p.summary_format, p.summary_file.as_deref());
         Run {
             comm,
             p,
@@ -273,7 +304,7 @@ impl<'a> Run<'a> {
             read_buf: buf(p.read_bytes),
             check_buf: buf(if p.verify_write { p.write_bytes } else { 0 }),
             trace: p.verbose >= 5 || (rank == 0 && p.verbose >= 3),
-            lines: TaskLines::new(p.summary_format, p.summary_file.as_deref()),
+            lines,
             created: Created::default(),
             pending: None,
             samples: [Sample::default(); OPS],
@@ -282,8 +313,13 @@ impl<'a> Run<'a> {
             live: None,
             histogram_file_started: false,
             stonewall: None,
-            wrong_files: 0,
-            wrong_bytes: 0,
+            wrong: Verifier {
+                rank,
+                name_files: p.verbose >= 1,
+                lines,
+                files: 0,
+                bytes: 0,
+            },
             total_wrong: (0, 0),
             report,
             rank_details: None,
@@ -426,8 +462,8 @@ impl<'a> Run<'a> {
     fn sweep_step(&mut self, tasks: usize) -> Result<()> {
         self.tasks = tasks;
         self.active = self.rank < tasks;
-        self.wrong_files = 0;
-        self.wrong_bytes = 0;
+        self.wrong.files = 0;
+        self.wrong.bytes = 0;
         let p = self.p;
         let per_task = self.layout.items_per_task();
         let total = per_task * tasks as u64;
@@ -474,7 +510,7 @@ impl<'a> Run<'a> {
                 iterations.push(it);
             }
         }
-        let mut wrong = [self.wrong_files, self.wrong_bytes];
+        let mut wrong = [self.wrong.files, self.wrong.bytes];
         self.comm.all_reduce_u64(&mut wrong, ReduceOp::Sum)?;
         self.total_wrong.0 += wrong[0];
         self.total_wrong.1 += wrong[1];
@@ -793,9 +829,8 @@ impl<'a> Run<'a> {
     }
 
     fn target_of(&self, rank: usize, role: Role, j: u64, l: u64) -> (Tree, Owner) {
-        let n = self.tasks;
-        let items_of = (rank + role as usize * self.stride) % n;
-        let tree_of = (rank + (role as usize + 1) * self.stride) % n;
+        let items_of = self.shifted(rank, role);
+        let tree_of = (rank + (role as usize + 1) * self.stride) % self.tasks;
         let tree = if self.p.unique_dir {
             Tree::new(&test_dir(&self.root_of(tree_of), j, l), Some(tree_of))
         } else {
@@ -807,6 +842,11 @@ impl<'a> Run<'a> {
             Owner::Task(items_of)
         };
         (tree, owner)
+    }
+
+    /// The task whose items `rank` handles in a phase: `rank + role·N`.
+    fn shifted(&self, rank: usize, role: Role) -> usize {
+        (rank + role as usize * self.stride) % self.tasks
     }
 
     /// Runs a shell command between phases (`--run-cmd-*-phase`).
@@ -1304,18 +1344,7 @@ impl<'a> Run<'a> {
                             let check = self.check_buf.as_mut_slice();
                             read_fully(file.as_mut(), check, 0, Retry::Allowed)
                                 .map_err(|e| failed("cannot read back", e))?;
-                            let c = pattern.verify(check, k);
-                            if c.wrong_words > 0 {
-                                self.wrong_files += 1;
-                                self.wrong_bytes += c.wrong_bytes;
-                                if p.verbose >= 1 {
-                                    say!(
-                                        lines,
-                                        "task {rank}: verification error in file: {}",
-                                        path.display()
-                                    );
-                                }
-                            }
+                            self.wrong.check(&pattern, check, k, path);
                         }
                     }
                     file.close().map_err(|e| failed("cannot close", e))?;
@@ -1381,10 +1410,11 @@ impl<'a> Run<'a> {
         let first = layout.first_item();
         let order = self.order_seed.map(|seed| Permutation::new(count, seed));
         let rank = self.rank;
+        // The task whose files these are (with -S, every task's own data).
         let writer = if p.shared_file {
             rank
         } else {
-            (rank + 2 * self.stride) % self.tasks
+            self.shifted(rank, Role::Read)
         };
         let pattern = Pattern::new(p.data_packet_type, self.data_seed, writer);
         let backend = &*self.backend;
@@ -1406,18 +1436,7 @@ impl<'a> Run<'a> {
                     .open_read_close(path, buf, rank)
                     .map_err(|e| Error::io(rank, "cannot read", path, &e))?;
                 if p.verify_read {
-                    let c = pattern.verify(buf, k);
-                    if c.wrong_words > 0 {
-                        self.wrong_files += 1;
-                        self.wrong_bytes += c.wrong_bytes;
-                        if p.verbose >= 1 {
-                            say!(
-                                self.lines,
-                                "task {rank}: verification error in file: {}",
-                                path.display()
-                            );
-                        }
-                    }
+                    self.wrong.check(&pattern, buf, k, path);
                 }
                 item_done!(self, l * count + i + 1);
             }
