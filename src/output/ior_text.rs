@@ -4,17 +4,13 @@
 
 use std::io::{self, Write};
 
-use super::{IorSink, LogSink, TextStream};
+use super::{key_value, IorSink, LogSink, TextStream};
 use crate::ior::report::{RunReport, SummaryRow, TestReport};
 use crate::ior::results::PhaseResult;
 use crate::units::table_cell;
 
 pub const TABLE_HEADER: &str = "access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n\
 ------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----\n";
-
-fn key_value(key: &str, value: &str) -> String {
-    format!("{key:<20}: {value}\n")
-}
 
 /// One Results row.
 pub fn result_row(r: &PhaseResult) -> String {
@@ -300,23 +296,6 @@ impl IorSink for IorText {
         self.0.emit(&t)
     }
 }
-
-/// Only the log lines (when stdout carries JSON or CSV).
-pub struct NotesOnly(TextStream);
-
-impl NotesOnly {
-    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> NotesOnly {
-        NotesOnly(TextStream::new(out, verbose))
-    }
-}
-
-impl LogSink for NotesOnly {
-    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        self.0.note(level, text)
-    }
-}
-
-impl IorSink for NotesOnly {}
 
 #[cfg(test)]
 mod tests {

@@ -1,13 +1,14 @@
 //! mdtest's machine-readable outputs (mdtest itself has none, hpc/ior#509):
-//! JSON (the whole run, serialized with serde) and CSV (one row per phase
-//! and iteration). Chosen like ior's: `--summaryFormat=JSON|CSV` (or
+//! JSON (the whole run, written by [`JsonFile`] as ior's is) and CSV (one
+//! row per phase and iteration). Chosen like ior's: `--summaryFormat=JSON|CSV` (or
 //! `-O summaryFormat=...`), written to `--summaryFile` or to stdout.
 
 use std::io::{self, Write};
 
 use super::csv::field;
-use super::mdtest_text::{MdtestNotes, MdtestText};
-use super::LogSink;
+use super::json::JsonFile;
+use super::mdtest_text::MdtestText;
+use super::{LogSink, NotesOnly};
 use crate::ior::params::SummaryFormat;
 use crate::mdtest::report::{MdtestReport, MdtestSink};
 
@@ -27,27 +28,6 @@ pub const COLUMNS: &[&str] = &[
     "write_bytes",
     "read_bytes",
 ];
-
-/// The whole run as JSON, at the end.
-pub struct MdtestJson {
-    out: Box<dyn Write + Send>,
-}
-
-impl MdtestJson {
-    pub fn new(out: Box<dyn Write + Send>) -> MdtestJson {
-        MdtestJson { out }
-    }
-}
-
-impl LogSink for MdtestJson {}
-
-impl MdtestSink for MdtestJson {
-    fn run_done(&mut self, report: &MdtestReport) -> io::Result<()> {
-        serde_json::to_writer_pretty(&mut self.out, report)?;
-        writeln!(self.out)?;
-        self.out.flush()
-    }
-}
 
 /// One CSV row per phase that ran, per iteration and sweep step.
 pub struct MdtestCsv {
@@ -112,12 +92,12 @@ pub fn sinks_for(
     if super::text_on_stdout(format, summary_file) {
         sinks.push(Box::new(MdtestText::new(Box::new(io::stdout()), verbose)));
     } else {
-        sinks.push(Box::new(MdtestNotes::new(Box::new(io::stderr()), verbose)));
+        sinks.push(Box::new(NotesOnly::new(Box::new(io::stderr()), verbose)));
     }
     match format {
         SummaryFormat::Default => {}
         SummaryFormat::Json => {
-            sinks.push(Box::new(MdtestJson::new(super::open_target(summary_file)?)))
+            sinks.push(Box::new(JsonFile::new(super::open_target(summary_file)?)))
         }
         SummaryFormat::Csv => {
             sinks.push(Box::new(MdtestCsv::new(super::open_target(summary_file)?)))

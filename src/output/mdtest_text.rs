@@ -4,17 +4,13 @@
 
 use std::io::{self, Write};
 
-use super::{LogSink, TextStream};
+use super::{key_value, LogSink, TextStream};
 use crate::latency::Percentiles;
 use crate::mdtest::report::{
     IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
 };
 use crate::mdtest::results::{Op, SummaryRow};
 use crate::units::table_cell;
-
-fn key_value(key: &str, value: &str) -> String {
-    format!("{key:<20}: {value}\n")
-}
 
 /// The header up to the first sweep step.
 pub fn header(r: &MdtestReport) -> String {
@@ -263,23 +259,6 @@ impl MdtestSink for MdtestText {
         Ok(())
     }
 }
-
-/// Only the log lines (when stdout carries JSON or CSV).
-pub struct MdtestNotes(TextStream);
-
-impl MdtestNotes {
-    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> MdtestNotes {
-        MdtestNotes(TextStream::new(out, verbose))
-    }
-}
-
-impl LogSink for MdtestNotes {
-    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        self.0.note(level, text)
-    }
-}
-
-impl MdtestSink for MdtestNotes {}
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::ior::params::SummaryFormat;
 use crate::ior::report::{RunReport, TestReport};
 use crate::ior::results::PhaseResult;
+use crate::mdtest::report::MdtestSink;
 
 /// What every output of every tool is told: log lines.
 pub trait LogSink {
@@ -124,6 +125,31 @@ impl TextStream {
     }
 }
 
+/// Only the log lines, for either tool (when stdout carries JSON or CSV,
+/// they go to stderr).
+pub struct NotesOnly(TextStream);
+
+impl NotesOnly {
+    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> NotesOnly {
+        NotesOnly(TextStream::new(out, verbose))
+    }
+}
+
+impl LogSink for NotesOnly {
+    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+        self.0.note(level, text)
+    }
+}
+
+impl IorSink for NotesOnly {}
+
+impl MdtestSink for NotesOnly {}
+
+/// A `%-20s: %s` header line, as IOR and mdtest print them.
+pub(crate) fn key_value(key: &str, value: &str) -> String {
+    format!("{key:<20}: {value}\n")
+}
+
 /// Where a machine-readable report goes: the summary file, or stdout.
 pub(crate) fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
     Ok(match path {
@@ -184,10 +210,7 @@ pub fn sinks_for(
             verbose,
         )));
     } else {
-        sinks.push(Box::new(ior_text::NotesOnly::new(
-            Box::new(io::stderr()),
-            verbose,
-        )));
+        sinks.push(Box::new(NotesOnly::new(Box::new(io::stderr()), verbose)));
     }
     match format {
         SummaryFormat::Default => {}
