@@ -263,8 +263,20 @@ pub fn reduce_phase(
     }
 }
 
-/// Max, min, mean and population standard deviation.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// Which standard deviation [`Stats::of`] computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deviation {
+    /// Over n (IOR's summary).
+    Population,
+    /// Over n - 1, and 0 for a single value (mdtest's summary).
+    Sample,
+    /// None: the deviation is 0 (mdtest's per-rank columns print none).
+    Zero,
+}
+
+/// Maximum, minimum, mean and standard deviation of a series (all 0 for an
+/// empty one). ior and mdtest share it (mdtest re-exports it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Stats {
     pub max: f64,
     pub min: f64,
@@ -272,23 +284,25 @@ pub struct Stats {
     pub stddev: f64,
 }
 
-pub fn stats(values: &[f64]) -> Stats {
-    if values.is_empty() {
-        return Stats {
-            max: 0.0,
-            min: 0.0,
-            mean: 0.0,
-            stddev: 0.0,
+impl Stats {
+    pub fn of(values: &[f64], deviation: Deviation) -> Stats {
+        if values.is_empty() {
+            return Stats::default();
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let squares = || values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>();
+        let stddev = match deviation {
+            Deviation::Population => (squares() / n).sqrt(),
+            Deviation::Sample if values.len() > 1 => (squares() / (n - 1.0)).sqrt(),
+            Deviation::Sample | Deviation::Zero => 0.0,
         };
-    }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
-    Stats {
-        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        min: values.iter().copied().fold(f64::INFINITY, f64::min),
-        mean,
-        stddev: var.sqrt(),
+        Stats {
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            mean,
+            stddev,
+        }
     }
 }
 
@@ -317,6 +331,7 @@ pub fn summarize(results: &[&PhaseResult], transfer_size: u64) -> OperationSumma
         .map(|r| r.bytes as f64 / transfer_size as f64 / r.total)
         .collect();
     let times: Vec<f64> = results.iter().map(|r| r.total).collect();
+    let stats = |values: &[f64]| Stats::of(values, Deviation::Population);
     OperationSummary {
         bw: stats(&bw),
         ops: stats(&ops),
@@ -432,10 +447,29 @@ mod tests {
 
     #[test]
     fn population_stddev() {
-        let s = stats(&[3529.68, 1184.92]);
+        let s = Stats::of(&[3529.68, 1184.92], Deviation::Population);
         assert!((s.mean - 2357.30).abs() < 1e-9);
         assert!((s.stddev - 1172.38).abs() < 1e-9);
         assert_eq!(s.max, 3529.68);
         assert_eq!(s.min, 1184.92);
+        assert_eq!(Stats::of(&[5.0], Deviation::Population).stddev, 0.0);
+    }
+
+    #[test]
+    fn the_deviation_kinds() {
+        let values = [1.0, 2.0, 3.0, 6.0];
+        let of = |d| Stats::of(&values, d);
+        assert_eq!(of(Deviation::Population).stddev, 3.5f64.sqrt());
+        assert_eq!(of(Deviation::Sample).stddev, (14.0f64 / 3.0).sqrt());
+        assert_eq!(
+            of(Deviation::Zero),
+            Stats {
+                max: 6.0,
+                min: 1.0,
+                mean: 3.0,
+                stddev: 0.0
+            }
+        );
+        assert_eq!(Stats::of(&[], Deviation::Sample), Stats::default());
     }
 }

@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 
+pub use crate::ior::results::{Deviation, Stats};
 use crate::latency::Percentiles;
 
 /// The operations, in mdtest's table order.
@@ -173,46 +174,6 @@ pub fn reduce(op: Op, tasks: &[TaskIteration]) -> Option<PhaseResult> {
     })
 }
 
-/// Maximum, minimum, mean and standard deviation of a series.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Stats {
-    pub max: f64,
-    pub min: f64,
-    pub mean: f64,
-    pub stddev: f64,
-}
-
-impl Stats {
-    /// mdtest's summary statistics: the deviation is the sample one (n-1),
-    /// 0 for a single value.
-    pub fn of(values: &[f64]) -> Stats {
-        if values.is_empty() {
-            return Stats::default();
-        }
-        let n = values.len() as f64;
-        let mean = values.iter().sum::<f64>() / n;
-        let stddev = if values.len() < 2 {
-            0.0
-        } else {
-            (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)).sqrt()
-        };
-        Stats {
-            max: values.iter().copied().fold(f64::MIN, f64::max),
-            min: values.iter().copied().fold(f64::MAX, f64::min),
-            mean,
-            stddev,
-        }
-    }
-
-    /// Population statistics (mdtest's per-rank columns have no deviation).
-    pub fn spread(values: &[f64]) -> Stats {
-        Stats {
-            stddev: 0.0,
-            ..Stats::of(values)
-        }
-    }
-}
-
 /// One row of the summary.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SummaryRow {
@@ -221,7 +182,8 @@ pub struct SummaryRow {
     /// zeros in the text table and are left out of JSON).
     #[serde(skip)]
     pub ran: bool,
-    /// Rates (operations per second) over the iterations.
+    /// Rates (operations per second) over the iterations; the deviation is
+    /// the sample one, as mdtest's.
     pub rate: Stats,
     /// Phase times (seconds) over the iterations.
     pub time_s: Stats,
@@ -264,10 +226,10 @@ pub fn summarize(iterations: &[Vec<TaskIteration>]) -> Vec<SummaryRow> {
             SummaryRow {
                 operation: op.name(),
                 ran,
-                rate: Stats::of(&rates),
-                time_s: Stats::of(&times),
-                task_rate: Stats::spread(&own_rates),
-                task_time_s: Stats::spread(&own_times),
+                rate: Stats::of(&rates, Deviation::Sample),
+                time_s: Stats::of(&times, Deviation::Sample),
+                task_rate: Stats::of(&own_rates, Deviation::Zero),
+                task_time_s: Stats::of(&own_times, Deviation::Zero),
             }
         })
         .collect()
@@ -309,10 +271,10 @@ mod tests {
 
     #[test]
     fn summary_uses_the_sample_deviation() {
-        let s = Stats::of(&[264208.126, 72713.631]);
+        let s = Stats::of(&[264208.126, 72713.631], Deviation::Sample);
         assert!((s.mean - 168460.8785).abs() < 1e-3);
         assert!((s.stddev - 135407.056).abs() < 1e-2, "{}", s.stddev);
-        assert_eq!(Stats::of(&[5.0]).stddev, 0.0);
+        assert_eq!(Stats::of(&[5.0], Deviation::Sample).stddev, 0.0);
     }
 
     #[test]
