@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::params::IorParams;
 use super::results::{OperationSummary, PhaseResult};
+use crate::error::Error;
 use crate::units::human_bytes;
 
 /// The version IOR parsers see: IOR's format version plus pario's own.
@@ -400,6 +401,15 @@ impl VerifyCounts {
         self.bytes += other.bytes;
         self.checked += other.checked;
     }
+
+    /// The data error (exit status 3) of these counts, if any transfer was wrong.
+    pub fn error(&self) -> Option<Error> {
+        (self.transfers > 0).then_some(Error::Data {
+            wrong: self.transfers,
+            units: "transfers",
+            bytes: self.bytes,
+        })
+    }
 }
 
 /// Everything about one test.
@@ -427,22 +437,24 @@ pub struct TestReport {
 }
 
 impl TestReport {
-    /// Fills `max` from the results.
+    /// Fills `max` from the results' bandwidths.
     pub fn compute_max(&mut self) {
         let best = |access: &str| {
             self.results
                 .iter()
                 .filter(|r| r.access == access)
-                .map(|r| r.bytes as f64 / r.total)
+                .map(|r| r.bw_mib)
                 .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
         };
+        // MiB/s times 2^20 is exactly the bytes per second the row had.
+        let mb = |mib: f64| mib * crate::units::MIB as f64 / crate::units::MB;
         let w = best("write");
         let r = best("read");
         self.max = MaxBandwidth {
-            write_mib: w.map(|b| b / crate::units::MIB as f64),
-            write_mb: w.map(|b| b / crate::units::MB),
-            read_mib: r.map(|b| b / crate::units::MIB as f64),
-            read_mb: r.map(|b| b / crate::units::MB),
+            write_mib: w,
+            write_mb: w.map(mb),
+            read_mib: r,
+            read_mb: r.map(mb),
         };
     }
 }

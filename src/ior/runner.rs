@@ -99,13 +99,8 @@ pub fn run(comm: &dyn Comm, tests: &[IorParams], command_line: &str) -> Result<(
     report.finished = now_string();
     report.error = failure.as_ref().map(|e| e.to_string());
     out.each(|s| s.run_done(&report));
-    match failure {
+    match failure.or_else(|| data_errors.error()) {
         Some(e) => Err(e),
-        None if data_errors.transfers > 0 => Err(Error::Data {
-            wrong: data_errors.transfers,
-            units: "transfers",
-            bytes: data_errors.bytes,
-        }),
         None => Ok(()),
     }
 }
@@ -393,12 +388,8 @@ impl<'a> TestRun<'a> {
                 errors.add(self.measured_phase(Access::Read, rep)?);
             }
             self.report.data_errors.add(errors);
-            if self.p.quit_on_error && errors.transfers > 0 {
-                return Err(Error::Data {
-                    wrong: errors.transfers,
-                    units: "transfers",
-                    bytes: errors.bytes,
-                });
+            if let (true, Some(e)) = (self.p.quit_on_error, errors.error()) {
+                return Err(e);
             }
             let keep = self.p.keep_file || (self.p.keep_file_with_error && errors.transfers > 0);
             if !keep {
@@ -565,12 +556,7 @@ impl<'a> TestRun<'a> {
             self.write_rank_details(name, rep, &all);
         }
         agree(self.comm, status)?;
-        if errors.transfers > 0 {
-            self.warn(&format!(
-                "WARNING: incorrect data on {name} ({} errors found: {} of {} transfers, {} bytes wrong)",
-                errors.transfers, errors.transfers, errors.checked, errors.bytes
-            ))?;
-        }
+        self.warn_wrong_data(name, errors)?;
         // A stonewalled or shortened phase leaves the files partly written.
         if access == Access::Write
             && plan.deadline.is_none()
@@ -672,12 +658,7 @@ impl<'a> TestRun<'a> {
         let outcome = self.timed_io(Access::Read, rep, self.rank, true);
         let outcome = agree(self.comm, outcome)?;
         let errors = self.sum_errors(outcome.errors)?;
-        if errors.transfers > 0 {
-            self.warn(&format!(
-                "WARNING: incorrect data on write ({} errors found: {} of {} transfers, {} bytes wrong)",
-                errors.transfers, errors.transfers, errors.checked, errors.bytes
-            ))?;
-        }
+        self.warn_wrong_data("write", errors)?;
         Ok(errors)
     }
 
@@ -689,6 +670,18 @@ impl<'a> TestRun<'a> {
             bytes: v[1],
             checked: v[2],
         })
+    }
+
+    /// The warning about wrong data found in a phase (`-W` checks the write),
+    /// if any.
+    fn warn_wrong_data(&mut self, phase: &str, errors: VerifyCounts) -> Result<()> {
+        if errors.transfers == 0 {
+            return Ok(());
+        }
+        self.warn(&format!(
+            "WARNING: incorrect data on {phase} ({} errors found: {} of {} transfers, {} bytes wrong)",
+            errors.transfers, errors.transfers, errors.checked, errors.bytes
+        ))
     }
 
     /// Prints a warning (rank 0); with `--warningAsErrors` it ends the run.
