@@ -492,7 +492,8 @@ impl<'a> TestRun<'a> {
         );
         self.comm.barrier()?;
         let verify = access == Access::Read && self.p.check_read && self.backend.stores_data();
-        let outcome = self.timed_io(access, rep, self.pretend(access), verify);
+        let plan = self.plan(access);
+        let outcome = self.timed_io(access, rep, self.pretend(access), verify, plan);
         let outcome = agree(self.comm, outcome)?;
         let records = gather_f64(self.comm, 0, &outcome.times.to_record())?;
         let errors = self.sum_errors(outcome.errors)?;
@@ -500,7 +501,6 @@ impl<'a> TestRun<'a> {
             Some(recorder) => Some(latency::merge(self.comm, 0, recorder.histogram())?),
             None => None,
         };
-        let plan = self.plan(access);
         let mut status = Ok(());
         if self.rank == 0 {
             let all: Vec<TaskTimes> = records.iter().map(|r| TaskTimes::from_record(r)).collect();
@@ -655,7 +655,8 @@ impl<'a> TestRun<'a> {
             ),
         );
         self.comm.barrier()?;
-        let outcome = self.timed_io(Access::Read, rep, self.rank, true);
+        let plan = self.plan(Access::Read);
+        let outcome = self.timed_io(Access::Read, rep, self.rank, true, plan);
         let outcome = agree(self.comm, outcome)?;
         let errors = self.sum_errors(outcome.errors)?;
         self.warn_wrong_data("write", errors)?;
@@ -732,8 +733,8 @@ impl<'a> TestRun<'a> {
         rep: u64,
         pretend: usize,
         verify: bool,
+        plan: PhasePlan,
     ) -> Result<PhaseOutcome> {
-        let plan = self.plan(access);
         let in_step = self.p.intra_test_barriers || plan.wear_out || plan.collective_checks;
         let comm = self.comm;
         let mut t = TaskTimes {
