@@ -956,11 +956,15 @@ fn phase_commands_that_fail_or_cannot_start() {
         run.stdout
     );
     // A command that cannot start (no shell on the PATH) fails the run,
-    // which removes what it created.
+    // which removes what it created. Two tasks: the local engine, since a
+    // single task built with MPI would start MPI, which needs the PATH.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mdtest"))
         .args(["-F", "-n", "2", "-d", "out", "--run-cmd-before-phase=true"])
         .current_dir(dir.path())
-        .env("PARIO_TASKS", "1")
+        .env("PARIO_TASKS", "2")
+        .env_remove("IOR_FAKE_NODES")
+        .env_remove("IOR_FAKE_TASK_PER_NODES")
+        .env_remove("PARIO_FAKE_PLACEMENT")
         .env("PATH", dir.path().join("no-such-dir"))
         .output()
         .unwrap();
