@@ -92,6 +92,18 @@ impl FsUsage {
     }
 }
 
+/// Where a test runs and what it holds, as its echoes report it.
+#[derive(Debug, Clone, Copy)]
+pub struct Scale {
+    pub nodes: usize,
+    pub tasks: usize,
+    pub tasks_per_node: usize,
+    /// `-M`/`memoryPerTask`: bytes held per task (0: none).
+    pub memory_per_task: u64,
+    /// `memoryPerNode`: bytes held per node (0: none).
+    pub memory_per_node: u64,
+}
+
 /// The "Options:" block, with IOR's key names.
 #[derive(Debug, Clone, Serialize)]
 pub struct OptionsEcho {
@@ -144,14 +156,8 @@ pub struct OptionsEcho {
 }
 
 impl OptionsEcho {
-    pub fn new(
-        p: &IorParams,
-        api_version: String,
-        nodes: usize,
-        tasks: usize,
-        clients_per_node: usize,
-        aggregate: u64,
-    ) -> OptionsEcho {
+    pub fn new(p: &IorParams, api_version: String, scale: &Scale, aggregate: u64) -> OptionsEcho {
+        let held = |bytes: u64| (bytes > 0).then(|| human_bytes(bytes));
         let ordering_inter_file = if p.reorder_tasks {
             "constant task offset"
         } else if p.reorder_tasks_random > 0 {
@@ -187,11 +193,11 @@ impl OptionsEcho {
                 .then_some(p.task_per_node_offset),
             reorder_random_seed: (p.reorder_tasks_random > 0)
                 .then_some(p.reorder_tasks_random_seed),
-            nodes,
-            tasks,
-            clients_per_node,
-            memory_per_task: None,
-            memory_per_node: None,
+            nodes: scale.nodes,
+            tasks: scale.tasks,
+            clients_per_node: scale.tasks_per_node,
+            memory_per_task: held(scale.memory_per_task),
+            memory_per_node: held(scale.memory_per_node),
             memory_buffer: "CPU".into(),
             data_access: "CPU".into(),
             gpu_direct: 0,
@@ -308,9 +314,7 @@ impl ParametersEcho {
     pub fn new(
         p: &IorParams,
         test_id: usize,
-        nodes: usize,
-        tasks_per_node: usize,
-        tasks: usize,
+        scale: &Scale,
         signature: i64,
         seed: u64,
     ) -> ParametersEcho {
@@ -326,10 +330,10 @@ impl ParametersEcho {
             max_time_duration: p.max_time_duration,
             outlier_threshold: p.outlier_threshold,
             dry_run: b(p.dry_run),
-            nodes,
-            tasks_per_node,
-            memory_per_task: 0,
-            memory_per_node: 0,
+            nodes: scale.nodes,
+            tasks_per_node: scale.tasks_per_node,
+            memory_per_task: scale.memory_per_task,
+            memory_per_node: scale.memory_per_node,
             repetitions: p.repetitions,
             multi_file: b(p.multi_file),
             inter_test_delay: p.inter_test_delay,
@@ -357,7 +361,7 @@ impl ParametersEcho {
             segment_count: p.segment_count,
             transfer_size: p.transfer_size,
             block_size: p.block_size,
-            num_tasks: tasks,
+            num_tasks: scale.tasks,
             random_offset_seed: seed,
         }
     }

@@ -20,7 +20,7 @@ use super::params::{IorParams, Ordering};
 use super::reorder::{ReaderMap, Reorder};
 use super::report::{
     machine, now_string, version, FsUsage, OptionsEcho, ParametersEcho, ParioInfo, RunReport,
-    SummaryRow, TestReport, VerifyCounts,
+    Scale, SummaryRow, TestReport, VerifyCounts,
 };
 use super::results::{access_name, outliers, reduce_phase, summarize, TaskTimes};
 use super::stonewall::{read_status, write_status, CollectiveStop, Deadline, StonewallResult};
@@ -207,38 +207,7 @@ impl<'a> TestRun<'a> {
         let readers = ReaderMap::new(&topology, reorder_for(p, 0));
         let path = names.path(0, 0);
         let signature = p.time_stamp_signature.unwrap_or(0);
-        let mut report = TestReport {
-            test_id: id,
-            start_time: now_string(),
-            path: path.display().to_string(),
-            fs: if rank == 0 {
-                FsUsage::of(&FileNames::directory_of(&path))
-            } else {
-                None
-            },
-            parameters: ParametersEcho::new(
-                p,
-                id,
-                topology.num_nodes(),
-                topology.tasks_per_node(),
-                tasks,
-                signature,
-                seed,
-            ),
-            options: OptionsEcho::new(
-                p,
-                backend.version(),
-                topology.num_nodes(),
-                tasks,
-                topology.tasks_per_node(),
-                layout.aggregate_size(),
-            ),
-            results: Vec::new(),
-            removes: Vec::new(),
-            max: Default::default(),
-            data_errors: VerifyCounts::default(),
-            warnings: Vec::new(),
-        };
+        let start_time = now_string();
         let rank_details = match (&p.save_rank_details_csv, rank) {
             (Some(path), 0) => Some(open_rank_details(path)),
             _ => None,
@@ -246,12 +215,30 @@ impl<'a> TestRun<'a> {
         .transpose();
         let rank_details = agree(comm, rank_details)?;
         let (hog, per_task, per_node) = agree(comm, hog_memory(p, &topology, rank, active))?;
-        report.options.memory_per_task =
-            (per_task > 0).then(|| crate::units::human_bytes(per_task));
-        report.options.memory_per_node =
-            (per_node > 0).then(|| crate::units::human_bytes(per_node));
-        report.parameters.memory_per_task = per_task;
-        report.parameters.memory_per_node = per_node;
+        let scale = Scale {
+            nodes: topology.num_nodes(),
+            tasks,
+            tasks_per_node: topology.tasks_per_node(),
+            memory_per_task: per_task,
+            memory_per_node: per_node,
+        };
+        let report = TestReport {
+            test_id: id,
+            start_time,
+            path: path.display().to_string(),
+            fs: if rank == 0 {
+                FsUsage::of(&FileNames::directory_of(&path))
+            } else {
+                None
+            },
+            parameters: ParametersEcho::new(p, id, &scale, signature, seed),
+            options: OptionsEcho::new(p, backend.version(), &scale, layout.aggregate_size()),
+            results: Vec::new(),
+            removes: Vec::new(),
+            max: Default::default(),
+            data_errors: VerifyCounts::default(),
+            warnings: Vec::new(),
+        };
         let buffer = AlignedBuffer::new(if active { p.transfer_size as usize } else { 0 }, PAGE);
         let run = TestRun {
             comm,
