@@ -381,14 +381,15 @@ fn finish_write(
     let mut done = 0;
     let mut outcome = first;
     loop {
-        match outcome? {
-            0 => {
-                return Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    "write returned 0 bytes",
-                ))
+        match outcome {
+            Ok(0) => {
+                let e = io::Error::new(io::ErrorKind::WriteZero, "write returned 0 bytes");
+                return Err(e);
             }
-            n => done += n,
+            Ok(n) => done += n,
+            // A signal came before any byte moved: try again, if allowed.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted && retry == Retry::Allowed => {}
+            Err(e) => return Err(e),
         }
         if done >= buf.len() {
             return Ok(());
@@ -413,16 +414,12 @@ fn finish_read(
     let mut done = 0;
     let mut outcome = first;
     loop {
-        match outcome? {
-            0 => return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!(
-                    "short read: the file ends at {} but {} bytes were expected at offset {offset}",
-                    offset + done as u64,
-                    buf.len()
-                ),
-            )),
-            n => done += n,
+        match outcome {
+            Ok(0) => return Err(ended(offset + done as u64, buf.len(), offset)),
+            Ok(n) => done += n,
+            // A signal came before any byte moved: try again, if allowed.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted && retry == Retry::Allowed => {}
+            Err(e) => return Err(e),
         }
         if done >= buf.len() {
             return Ok(());
@@ -441,14 +438,27 @@ fn short(what: &str, done: usize, wanted: usize, offset: u64, why: &str) -> io::
     ))
 }
 
+/// The error of a read that met the end of the file at `end`.
+fn ended(end: u64, wanted: usize, offset: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!(
+            "short read: the file ends at {end} but {wanted} bytes were expected \
+             at offset {offset}"
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A file that moves at most `chunk` bytes per call and ends at `len`.
+    /// A file that moves at most `chunk` bytes per call and ends at `len`;
+    /// its first `interrupted` calls fail with `EINTR`.
     struct Stub {
         chunk: usize,
         len: u64,
+        interrupted: usize,
         calls: usize,
     }
 
@@ -457,18 +467,27 @@ mod tests {
             Stub {
                 chunk,
                 len,
+                interrupted: 0,
                 calls: 0,
             }
+        }
+
+        fn call(&mut self) -> io::Result<()> {
+            self.calls += 1;
+            if self.calls <= self.interrupted {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            Ok(())
         }
     }
 
     impl File for Stub {
         fn write_at(&mut self, buf: &[u8], _offset: u64) -> io::Result<usize> {
-            self.calls += 1;
+            self.call()?;
             Ok(buf.len().min(self.chunk))
         }
         fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-            self.calls += 1;
+            self.call()?;
             let left = self.len.saturating_sub(offset) as usize;
             Ok(buf.len().min(self.chunk).min(left))
         }
@@ -533,6 +552,23 @@ mod tests {
         let mut f = Stub::new(3, 100);
         let e = read_fully(&mut f, &mut [0; 10], 100, X).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        assert_eq!(f.calls, 1);
+    }
+
+    #[test]
+    fn interrupted_calls_are_retried_unless_forbidden() {
+        let mut f = Stub::new(usize::MAX, u64::MAX);
+        f.interrupted = 2;
+        read_fully(&mut f, &mut [0; 10], 0, Retry::Allowed).unwrap();
+        assert_eq!(f.calls, 3);
+        let mut f = Stub::new(4, u64::MAX);
+        f.interrupted = 1;
+        write_fully(&mut f, &[0; 10], 0, Retry::Allowed).unwrap();
+        assert_eq!(f.calls, 4);
+        let mut f = Stub::new(usize::MAX, u64::MAX);
+        f.interrupted = 1;
+        let e = read_fully(&mut f, &mut [0; 10], 0, X).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::Interrupted);
         assert_eq!(f.calls, 1);
     }
 

@@ -1,14 +1,15 @@
 //! POSIX: `pread`/`pwrite` on file descriptors; `--posix.odirect` opens with
 //! `O_DIRECT` (buffers, offsets and sizes must then be 4 KiB aligned).
 
-use std::fs::OpenOptions;
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use rustix::fs::{Mode, OFlags};
+
 use super::{
-    Access, Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec, Settings,
-    Status,
+    read_fully, Access, Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec,
+    Retry, Settings, Status,
 };
 
 /// Alignment demanded under O_DIRECT: the page size, which satisfies every
@@ -54,8 +55,20 @@ struct PosixFile {
     file: std::fs::File,
 }
 
+impl From<rustix::fd::OwnedFd> for PosixFile {
+    fn from(fd: rustix::fd::OwnedFd) -> PosixFile {
+        PosixFile {
+            file: std::fs::File::from(fd),
+        }
+    }
+}
+
 /// mdtest's file mode: rw-rw-r-- (less the umask).
 const FILE_MODE: u32 = 0o664;
+
+/// The mode of test files `open` creates (as Rust's `File::create`: rw-rw-rw-
+/// less the umask).
+const TEST_FILE_MODE: u32 = 0o666;
 
 /// Creates a file for writing (also used by MMAP, whose metadata operations
 /// are POSIX's).
@@ -67,16 +80,13 @@ pub(crate) fn create_file(
     let fd = open_raw(
         path,
         create_flags(spec, direct),
-        rustix::fs::Mode::from_raw_mode(FILE_MODE),
+        Mode::from_raw_mode(FILE_MODE),
     )?;
-    Ok(Box::new(PosixFile {
-        file: std::fs::File::from(fd),
-    }))
+    Ok(Box::new(PosixFile::from(fd)))
 }
 
 /// The flags of [`create_file`], for the raw system call.
-fn create_flags(spec: &CreateSpec, direct: bool) -> rustix::fs::OFlags {
-    use rustix::fs::OFlags;
+fn create_flags(spec: &CreateSpec, direct: bool) -> OFlags {
     let mut flags = OFlags::CREATE | OFlags::CLOEXEC;
     flags |= if spec.read_back {
         OFlags::RDWR
@@ -92,16 +102,21 @@ fn create_flags(spec: &CreateSpec, direct: bool) -> rustix::fs::OFlags {
     flags
 }
 
-/// `open(2)`, retried if a signal interrupts it.
-fn open_raw(
-    path: &Path,
-    flags: rustix::fs::OFlags,
-    mode: rustix::fs::Mode,
-) -> io::Result<rustix::fd::OwnedFd> {
+/// `open(2)`, retried if a signal interrupts it. With `O_DIRECT`, `EINVAL`
+/// says that the file system may not support it.
+fn open_raw(path: &Path, flags: OFlags, mode: Mode) -> io::Result<rustix::fd::OwnedFd> {
     loop {
         match rustix::fs::open(path, flags, mode) {
+            Ok(fd) => return Ok(fd),
             Err(rustix::io::Errno::INTR) => continue,
-            other => return Ok(other?),
+            Err(e) if e == rustix::io::Errno::INVAL && flags.contains(OFlags::DIRECT) => {
+                let e = io::Error::from(e);
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("{e}; the file system may not support O_DIRECT"),
+                ));
+            }
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -112,37 +127,23 @@ pub(crate) fn create_empty_file(path: &Path, spec: &CreateSpec, direct: bool) ->
     let fd = open_raw(
         path,
         create_flags(spec, direct),
-        rustix::fs::Mode::from_raw_mode(FILE_MODE),
+        Mode::from_raw_mode(FILE_MODE),
     )?;
     drop(fd);
     Ok(())
 }
 
 /// Opens a file read-only, reads `buf.len()` bytes from offset 0 with
-/// `pread` and closes it.
+/// `pread` (as [`read_fully`] does) and closes it; an empty `buf` only opens
+/// and closes.
 pub(crate) fn read_start_of_file(path: &Path, buf: &mut [u8], direct: bool) -> io::Result<()> {
-    use rustix::fs::OFlags;
     let mut flags = OFlags::RDONLY | OFlags::CLOEXEC;
     if direct {
         flags |= OFlags::DIRECT;
     }
-    let fd = open_raw(path, flags, rustix::fs::Mode::empty())?;
-    let mut done = 0;
-    while done < buf.len() {
-        match rustix::io::pread(&fd, &mut buf[done..], done as u64) {
-            Ok(0) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!(
-                    "short read: the file ends at {done} but {} bytes were expected at offset 0",
-                    buf.len()
-                ),
-                ))
-            }
-            Ok(n) => done += n,
-            Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
+    let mut file = PosixFile::from(open_raw(path, flags, Mode::empty())?);
+    if !buf.is_empty() {
+        read_fully(&mut file, buf, 0, Retry::Allowed)?;
     }
     Ok(())
 }
@@ -181,25 +182,17 @@ impl Backend for Posix {
     }
 
     fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
-        let mut options = OpenOptions::new();
+        let mut flags = OFlags::CLOEXEC;
         match spec.access {
-            Access::Write => options.write(true).create(spec.create),
-            Access::Read => options.read(true),
-        };
-        if self.direct {
-            options.custom_flags(rustix::fs::OFlags::DIRECT.bits() as i32);
+            Access::Write if spec.create => flags |= OFlags::WRONLY | OFlags::CREATE,
+            Access::Write => flags |= OFlags::WRONLY,
+            Access::Read => flags |= OFlags::RDONLY,
         }
-        let file = options.open(path).map_err(|e| {
-            if self.direct && e.raw_os_error() == Some(rustix::io::Errno::INVAL.raw_os_error()) {
-                io::Error::new(
-                    e.kind(),
-                    format!("{e}; the file system may not support O_DIRECT"),
-                )
-            } else {
-                e
-            }
-        })?;
-        Ok(Box::new(PosixFile { file }))
+        if self.direct {
+            flags |= OFlags::DIRECT;
+        }
+        let fd = open_raw(path, flags, Mode::from_raw_mode(TEST_FILE_MODE))?;
+        Ok(Box::new(PosixFile::from(fd)))
     }
 
     fn remove(&self, path: &Path) -> io::Result<()> {
@@ -270,6 +263,22 @@ mod tests {
             read_back: false,
             rank: 0,
         }
+    }
+
+    #[test]
+    fn einval_under_o_direct_names_the_likely_cause() {
+        // O_TMPFILE without write access is EINVAL on every file system.
+        let dir = tempfile::tempdir().unwrap();
+        let flags = OFlags::TMPFILE | OFlags::RDONLY;
+        let e = open_raw(dir.path(), flags | OFlags::DIRECT, Mode::empty()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(
+            e.to_string()
+                .ends_with("; the file system may not support O_DIRECT"),
+            "{e}"
+        );
+        let e = open_raw(dir.path(), flags, Mode::empty()).unwrap_err();
+        assert!(!e.to_string().contains("O_DIRECT"), "{e}");
     }
 
     #[test]
