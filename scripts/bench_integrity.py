@@ -8,6 +8,11 @@ verification").
 
     scripts/bench_integrity.py [--ior target/release/ior] [--dir /dev/shm]
                                [--tasks 2] [--rounds 9] [--packet t]
+                               [--also OTHER_IOR ...]
+
+With --also, each round also runs the other builds' `-r` and `-r -R` on the
+same files (written by the first), one row per build: an A/B comparison
+under the same machine conditions.
 
 The files live under a fresh directory in --dir and are removed at the end.
 """
@@ -52,12 +57,15 @@ def main():
     ap.add_argument("--tasks", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--packet", default="t", help="-l packet type")
+    ap.add_argument("--also", action="append", default=[], metavar="IOR",
+                    help="another ior build to measure in the same rounds")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="pario-integrity-", dir=a.dir)
     print(f"{a.tasks} tasks, files in {a.dir}, -l {a.packet}, {a.rounds} rounds each, "
           f"alternating; load average before: {os.getloadavg()[0]:.2f}\n")
-    print("| shape | `-r` MiB/s (median) | `-r -R` MiB/s (median) | ratio | `-r` min–max | `-r -R` min–max |")
-    print("|---|---|---|---|---|---|")
+    builds = [a.ior] + a.also
+    print("| shape | build | `-r` MiB/s (median) | `-r -R` MiB/s (median) | ratio | `-r` min–max | `-r -R` min–max |")
+    print("|---|---|---|---|---|---|---|")
     commands = []
     try:
         for name, shape in SHAPES:
@@ -67,16 +75,20 @@ def main():
             check = ["-r", "-R"] + common
             run(a.ior, a.tasks, write)
             # One untimed read of each first: page tables, caches, CPU clocks.
-            run(a.ior, a.tasks, plain)
-            run(a.ior, a.tasks, check)
-            bw = {"plain": [], "check": []}
+            for ior in builds:
+                run(ior, a.tasks, plain)
+                run(ior, a.tasks, check)
+            bw = {(ior, kind): [] for ior in builds for kind in ("plain", "check")}
             for _ in range(a.rounds):
-                bw["plain"].append(read_bw(run(a.ior, a.tasks, plain)))
-                bw["check"].append(read_bw(run(a.ior, a.tasks, check)))
-            p, c = statistics.median(bw["plain"]), statistics.median(bw["check"])
-            print(f"| {name} | {p:.0f} | {c:.0f} | {c / p:.2f} | "
-                  f"{min(bw['plain']):.0f}–{max(bw['plain']):.0f} | "
-                  f"{min(bw['check']):.0f}–{max(bw['check']):.0f} |")
+                for ior in builds:
+                    bw[ior, "plain"].append(read_bw(run(ior, a.tasks, plain)))
+                    bw[ior, "check"].append(read_bw(run(ior, a.tasks, check)))
+            for ior in builds:
+                plain_bw, check_bw = bw[ior, "plain"], bw[ior, "check"]
+                p, c = statistics.median(plain_bw), statistics.median(check_bw)
+                print(f"| {name} | {ior} | {p:.0f} | {c:.0f} | {c / p:.2f} | "
+                      f"{min(plain_bw):.0f}–{max(plain_bw):.0f} | "
+                      f"{min(check_bw):.0f}–{max(check_bw):.0f} |")
             sys.stdout.flush()
             for args in (write, plain, check):
                 commands.append(f"PARIO_TASKS={a.tasks} {a.ior} " + " ".join(args))
