@@ -297,7 +297,7 @@ pub fn validate(p: &MdtestParams) -> Result<(), UsageError> {
     let backend = backend::build(&p.api, &p.module_options, None).map_err(UsageError)?;
     if !MDTEST_APIS.contains(&backend.name()) {
         return err(format!(
-            "-a {}: mdtest runs on {} only (this API has no metadata operations in pario)",
+            "-a {}: mdtest runs on {} only, the APIs mdtest documents",
             p.api,
             MDTEST_APIS.join(" or ")
         ));
