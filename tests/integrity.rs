@@ -574,7 +574,17 @@ fn big_k_keeps_files_with_errors_and_only_those() {
     for f in entries(dir.path()) {
         std::fs::remove_file(dir.path().join(f)).unwrap();
     }
-    // Without -K they are removed as always.
+    // -q -K: the run stops on the error and still keeps them.
+    let run = run_damaged_between_phases(dir.path(), &[&args[..], &["-q", "-K"]].concat(), flip);
+    assert_eq!(run.status, 3, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(entries(dir.path()), ["f.00000000", "f.00000001"]);
+    for f in entries(dir.path()) {
+        std::fs::remove_file(dir.path().join(f)).unwrap();
+    }
+    // Without -K they are removed as always, with -q too.
+    let run = run_damaged_between_phases(dir.path(), &[&args[..], &["-q"]].concat(), flip);
+    assert_eq!(run.status, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(entries(dir.path()).is_empty());
     let run = run_damaged_between_phases(dir.path(), &args, flip);
     assert_data_errors(&run, 1, 16, 8);
     assert!(entries(dir.path()).is_empty());

@@ -1001,7 +1001,10 @@ impl<'a> TestRun<'a> {
 
     /// After a failure: remove what this run wrote (unless `-k`), quietly.
     fn clean_up_after_failure(&mut self) {
-        if self.p.keep_file {
+        // -K keeps files that held wrong data, also when -q ends the run on
+        // them.
+        let keep_for_errors = self.p.keep_file_with_error && self.report.data_errors.transfers > 0;
+        if self.p.keep_file || keep_for_errors {
             return;
         }
         let _ = self.remove_owned();
