@@ -321,6 +321,34 @@ fn json_summary_is_valid_and_complete() {
     assert!(doc.get("error").is_none());
 }
 
+/// `summaryFile` without a format takes the text, as in IOR: stdout says
+/// where it went.
+#[test]
+fn summary_file_alone_takes_the_text() {
+    let dir = tempdir().unwrap();
+    let run = ior(
+        dir.path(),
+        2,
+        &[
+            "-w",
+            "-r",
+            "-t",
+            "4k",
+            "-b",
+            "8k",
+            "-o",
+            "t",
+            "-O",
+            "summaryFile=out.txt",
+        ],
+    );
+    run.ok();
+    assert_eq!(run.stdout.trim(), "Writing output to out.txt");
+    let text = std::fs::read_to_string(dir.path().join("out.txt")).unwrap();
+    assert_eq!(rows(&text).len(), 2, "{text}");
+    assert!(text.contains("Summary of all tests:"), "{text}");
+}
+
 #[test]
 fn json_to_stdout_without_summary_file() {
     let dir = tempdir().unwrap();

@@ -197,14 +197,19 @@ impl TaskLines {
 
 /// The sinks for a run: IOR's text on stdout, unless a machine-readable
 /// format was asked for without `summaryFile`, in which case stdout carries
-/// that format and log lines go to stderr.
+/// that format and log lines go to stderr. `summaryFile` without a format
+/// takes the text itself, as in IOR (which says so on stdout).
 pub fn sinks_for(
     format: SummaryFormat,
     summary_file: Option<&str>,
     verbose: u32,
 ) -> io::Result<Vec<Box<dyn IorSink>>> {
     let mut sinks: Vec<Box<dyn IorSink>> = Vec::new();
-    if text_on_stdout(format, summary_file) {
+    if let (SummaryFormat::Default, Some(path)) = (format, summary_file) {
+        let file = open_target(summary_file)?;
+        println!("Writing output to {path}");
+        sinks.push(Box::new(ior_text::IorText::new(file, verbose)));
+    } else if text_on_stdout(format, summary_file) {
         sinks.push(Box::new(ior_text::IorText::new(
             Box::new(io::stdout()),
             verbose,
