@@ -168,6 +168,32 @@ fn mpiio_hints_from_file_and_environment() {
         "{}",
         run.stdout
     );
+    // With JSON on stdout the hints go to stderr: stdout stays parseable.
+    let run = mpirun(
+        dir.path(),
+        2,
+        &[
+            "-a",
+            "MPIIO",
+            "-H",
+            "-t",
+            "16k",
+            "-b",
+            "16k",
+            "-o",
+            "h",
+            "-O",
+            "summaryFormat=JSON",
+        ],
+        &[],
+    );
+    run.ok();
+    serde_json::from_str::<serde_json::Value>(&run.stdout).expect("stdout is JSON");
+    assert!(
+        run.stderr.contains("hints returned from opened file {"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -225,6 +225,8 @@ pub struct Context<'a> {
     pub active: bool,
     /// `-c`: collective transfers.
     pub collective: bool,
+    /// Where the backend prints lines of its own (`--mpiio.showHints`).
+    pub lines: crate::output::TaskLines,
 }
 
 /// A backend's constructor (see [`BackendInfo::build`]).

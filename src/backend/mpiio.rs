@@ -83,6 +83,7 @@ fn build(
             shared: None,
             collective: false,
             rank: 0,
+            lines: crate::output::TaskLines::Stdout,
         }));
     };
     let comm = context.comm.as_any().downcast_ref::<MpiComm>().ok_or(
@@ -98,6 +99,7 @@ fn build(
         shared: shared.map(RawComm),
         collective: context.collective,
         rank: context.comm.rank(),
+        lines: context.lines,
     }))
 }
 
@@ -137,6 +139,7 @@ pub struct MpiIo {
     shared: Option<RawComm>,
     collective: bool,
     rank: usize,
+    lines: crate::output::TaskLines,
 }
 
 struct MpiFile {
@@ -369,11 +372,12 @@ impl MpiIo {
         }
         if self.options.show_hints && self.rank == 0 {
             let hints = file_hints(file.handle)?;
-            println!("hints returned from opened file {{");
+            self.lines
+                .print(format_args!("hints returned from opened file {{"));
             for (k, v) in hints {
-                println!("\t{k} = {v}");
+                self.lines.print(format_args!("\t{k} = {v}"));
             }
-            println!("}}");
+            self.lines.print(format_args!("}}"));
         }
         Ok(())
     }

@@ -180,6 +180,7 @@ impl<'a> TestRun<'a> {
                 comm,
                 active,
                 collective: p.collective,
+                lines,
             };
             backend::build(&p.api, &p.module_options, Some(&context)).map_err(Error::usage)?
         };

@@ -76,6 +76,7 @@ pub fn run(comm: &dyn Comm, p: &MdtestParams, command_line: &str) -> Result<()> 
         comm,
         active: true,
         collective: false,
+        lines: TaskLines::new(p.summary_format, p.summary_file.as_deref()),
     };
     let backend =
         backend::build(&p.api, &p.module_options, Some(&context)).map_err(Error::usage)?;
