@@ -186,11 +186,6 @@ impl ModuleOptions for IorParams {
     fn module_options(&mut self) -> &mut BTreeMap<String, String> {
         &mut self.module_options
     }
-
-    fn set_script(&mut self, path: &str) -> Result<(), String> {
-        self.script = Some(path.to_string());
-        Ok(())
-    }
 }
 
 impl IorParams {

@@ -183,10 +183,6 @@ impl ModuleOptions for MdtestParams {
     fn module_options(&mut self) -> &mut BTreeMap<String, String> {
         &mut self.module_options
     }
-
-    fn set_script(&mut self, _path: &str) -> Result<(), String> {
-        Err("mdtest has no script files (its -f is the first task count of a sweep)".into())
-    }
 }
 
 impl MdtestParams {

@@ -218,8 +218,6 @@ pub fn unsupported(s: Setting<'_>, why: &str) -> Result<(), String> {
 /// Something that can hold backend module options as text.
 pub trait ModuleOptions {
     fn module_options(&mut self) -> &mut BTreeMap<String, String>;
-    /// Records where `-f` pointed; a tool without scripts returns an error.
-    fn set_script(&mut self, path: &str) -> Result<(), String>;
 }
 
 /// Result of parsing a command line.

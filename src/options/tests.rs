@@ -17,10 +17,6 @@ impl ModuleOptions for Toy {
     fn module_options(&mut self) -> &mut BTreeMap<String, String> {
         &mut self.modules
     }
-    fn set_script(&mut self, path: &str) -> Result<(), String> {
-        self.script = Some(path.into());
-        Ok(())
-    }
 }
 
 fn toy() -> Grammar<Toy> {
@@ -58,7 +54,8 @@ fn toy() -> Grammar<Toy> {
                 Ok(())
             }),
             field(Some('f'), &["scriptFile"], ArgKind::Value, |t, s| {
-                t.set_script(s.value())
+                t.script = Some(s.value().into());
+                Ok(())
             }),
             field(Some('O'), &["directives"], ArgKind::Directives, |_, _| {
                 Ok(())
