@@ -564,6 +564,18 @@ pub struct ParioInfo {
     pub nodes: usize,
 }
 
+impl ParioInfo {
+    /// This build, and the engine and scale `comm` runs on.
+    pub fn of(comm: &dyn crate::comm::Comm) -> ParioInfo {
+        ParioInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            engine: comm.engine().to_string(),
+            tasks: comm.size(),
+            nodes: comm.topology().num_nodes(),
+        }
+    }
+}
+
 /// A whole run: the document written by `-O summaryFormat=JSON`.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {

@@ -55,12 +55,7 @@ pub fn run(comm: &dyn Comm, tests: &[IorParams], command_line: &str) -> Result<(
         began: now_string(),
         command_line: command_line.to_string(),
         machine: machine(tests[0].verbose),
-        pario: ParioInfo {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            engine: comm.engine().to_string(),
-            tasks: comm.size(),
-            nodes: comm.topology().num_nodes(),
-        },
+        pario: ParioInfo::of(comm),
         tests: Vec::new(),
         summary: Vec::new(),
         finished: String::new(),

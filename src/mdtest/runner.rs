@@ -263,12 +263,7 @@ impl<'a> Run<'a> {
             began: timestamp(),
             command_line: command_line.to_string(),
             machine: machine(p.verbose),
-            pario: ParioInfo {
-                version: env!("CARGO_PKG_VERSION").to_string(),
-                engine: comm.engine().to_string(),
-                tasks: comm.size(),
-                nodes: topology.num_nodes(),
-            },
+            pario: ParioInfo::of(comm),
             nodemap,
             path: root.display().to_string(),
             fs: None,
