@@ -35,17 +35,7 @@ pub fn ior(dir: &Path, tasks: usize, args: &[&str]) -> Run {
 }
 
 pub fn ior_env(dir: &Path, tasks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
-    for var in [
-        "IOR_FAKE_NODES",
-        "IOR_FAKE_TASK_PER_NODES",
-        "PARIO_FAKE_PLACEMENT",
-    ] {
-        cmd.env_remove(var);
-    }
+    let mut cmd = local_command(env!("CARGO_BIN_EXE_ior"), dir, tasks, args);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -203,7 +193,17 @@ pub fn ior_easy<'a>(transfer: &'a str, block: &'a str) -> Vec<&'a str> {
 
 /// Runs `mdtest` with `tasks` local tasks in `dir`.
 pub fn mdtest(dir: &Path, tasks: usize, args: &[&str]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mdtest"));
+    finish(
+        local_command(env!("CARGO_BIN_EXE_mdtest"), dir, tasks, args)
+            .output()
+            .expect("run mdtest"),
+    )
+}
+
+/// `binary args` in `dir` with `tasks` local tasks, and none of the fake
+/// topologies a developer's environment may carry.
+fn local_command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {
+    let mut cmd = Command::new(binary);
     cmd.args(args)
         .current_dir(dir)
         .env("PARIO_TASKS", tasks.to_string());
@@ -214,7 +214,7 @@ pub fn mdtest(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     ] {
         cmd.env_remove(var);
     }
-    finish(cmd.output().expect("run mdtest"))
+    cmd
 }
 
 /// The rows of every mdtest `SUMMARY rate` table: (operation, [max, min,
