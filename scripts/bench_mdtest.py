@@ -25,6 +25,7 @@ Stdlib only; needs gcc and a release build (built here with cargo).
 
 import argparse
 import json
+import math
 import os
 import platform
 import resource
@@ -46,8 +47,9 @@ LOOP_C = r"""
 #include <time.h>
 #include <unistd.h>
 
-static int ntasks;
+static int ntasks, iterations;
 static long nitems;
+static const char *root;
 static char mid[4200], dir[4300];
 static pthread_barrier_t bar;
 static double t0[4], t1[4];
@@ -73,36 +75,68 @@ static void fail(const char *what, const char *path) {
     failed = 1;
 }
 
+/* Thread 0 makes the iteration's directories (mdtest's layout, so that path
+   walks cost the same: DIR/test-dir.I-0/mdtest_tree.0). */
+static void make_dirs(int it) {
+    snprintf(mid, sizeof mid, "%s/test-dir.%d-0", root, it);
+    snprintf(dir, sizeof dir, "%s/mdtest_tree.0", mid);
+    if (mkdir(mid, 0775) != 0) fail("mkdir", mid);
+    else if (mkdir(dir, 0775) != 0) fail("mkdir", dir);
+}
+
+static void remove_dirs(void) {
+    if (rmdir(dir) != 0) fail("rmdir", dir);
+    else if (rmdir(mid) != 0) fail("rmdir", mid);
+}
+
+/* Each thread lives through every iteration, as an mdtest task does: a
+   thread started afresh for each iteration would let the scheduler place it
+   away from the CPU still freeing the last iteration's files. */
 static void *task(void *arg) {
     long r = (long)arg;
-    char path[4200];
-    int len = snprintf(path, sizeof path, "%s/file.mdtest.%ld.", dir, r);
-    for (int phase = 0; phase < 4; phase++) {
+    char path[4400];
+    for (int it = 0; it < iterations; it++) {
+        if (r == 0 && !failed) make_dirs(it);
         pthread_barrier_wait(&bar);
-        if (r == 0) t0[phase] = now();
-        for (long k = 0; k < nitems && !failed; k++) {
-            put(path + len, k);
-            struct stat st;
-            int fd;
-            switch (phase) {
-            case 0:
-                fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0664);
-                if (fd < 0) fail("create", path); else close(fd);
-                break;
-            case 1:
-                if (stat(path, &st) != 0) fail("stat", path);
-                break;
-            case 2:
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0) fail("open", path); else close(fd);
-                break;
-            case 3:
-                if (unlink(path) != 0) fail("unlink", path);
-                break;
+        if (failed) return NULL;
+        int len = snprintf(path, sizeof path, "%s/file.mdtest.%ld.", dir, r);
+        for (int phase = 0; phase < 4; phase++) {
+            pthread_barrier_wait(&bar);
+            if (r == 0) t0[phase] = now();
+            for (long k = 0; k < nitems && !failed; k++) {
+                put(path + len, k);
+                struct stat st;
+                int fd;
+                switch (phase) {
+                case 0:
+                    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0664);
+                    if (fd < 0) fail("create", path); else close(fd);
+                    break;
+                case 1:
+                    if (stat(path, &st) != 0) fail("stat", path);
+                    break;
+                case 2:
+                    fd = open(path, O_RDONLY | O_CLOEXEC);
+                    if (fd < 0) fail("open", path); else close(fd);
+                    break;
+                case 3:
+                    if (unlink(path) != 0) fail("unlink", path);
+                    break;
+                }
             }
+            pthread_barrier_wait(&bar);
+            if (r == 0) t1[phase] = now();
         }
-        pthread_barrier_wait(&bar);
-        if (r == 0) t1[phase] = now();
+        if (r == 0) {
+            if (!failed) remove_dirs();
+            double total = (double)ntasks * nitems;
+            if (!failed)
+                printf("%.3f %.3f %.3f %.3f\n", total / (t1[0] - t0[0]),
+                       total / (t1[1] - t0[1]), total / (t1[2] - t0[2]),
+                       total / (t1[3] - t0[3]));
+        }
+        /* A failure is seen by every thread behind the next iteration's
+           first barrier. */
     }
     return NULL;
 }
@@ -112,29 +146,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s DIR TASKS ITEMS ITERATIONS\n", argv[0]);
         return 2;
     }
+    root = argv[1];
     ntasks = atoi(argv[2]);
     nitems = atol(argv[3]);
-    int iterations = atoi(argv[4]);
-    /* mdtest's layout, so that path walks cost the same: DIR/test-dir.I-0/mdtest_tree.0 */
-    if (mkdir(argv[1], 0775) != 0 && errno != EEXIST) { fail("mkdir", argv[1]); return 1; }
-    for (int it = 0; it < iterations; it++) {
-        snprintf(mid, sizeof mid, "%s/test-dir.%d-0", argv[1], it);
-        snprintf(dir, sizeof dir, "%s/mdtest_tree.0", mid);
-        if (mkdir(mid, 0775) != 0) { fail("mkdir", mid); return 1; }
-        if (mkdir(dir, 0775) != 0) { fail("mkdir", dir); return 1; }
-        pthread_barrier_init(&bar, NULL, ntasks);
-        pthread_t th[ntasks];
-        for (long r = 0; r < ntasks; r++) pthread_create(&th[r], NULL, task, (void *)r);
-        for (long r = 0; r < ntasks; r++) pthread_join(th[r], NULL);
-        pthread_barrier_destroy(&bar);
-        if (failed) return 1;
-        if (rmdir(dir) != 0) { fail("rmdir", dir); return 1; }
-        if (rmdir(mid) != 0) { fail("rmdir", mid); return 1; }
-        double total = (double)ntasks * nitems;
-        printf("%.3f %.3f %.3f %.3f\n", total / (t1[0] - t0[0]), total / (t1[1] - t0[1]),
-               total / (t1[2] - t0[2]), total / (t1[3] - t0[3]));
-    }
-    return 0;
+    iterations = atoi(argv[4]);
+    if (mkdir(root, 0775) != 0 && errno != EEXIST) { fail("mkdir", root); return 1; }
+    pthread_barrier_init(&bar, NULL, ntasks);
+    pthread_t th[ntasks];
+    for (long r = 0; r < ntasks; r++) pthread_create(&th[r], NULL, task, (void *)r);
+    for (long r = 0; r < ntasks; r++) pthread_join(th[r], NULL);
+    pthread_barrier_destroy(&bar);
+    return failed ? 1 : 0;
 }
 """
 
@@ -170,6 +192,26 @@ def run_pario(mdtest, workdir, tasks, items, iterations):
     for it in doc["tests"][0]["iterations"]:
         rows.append({p["operation"]: p["rate"] for p in it["phases"]})
     return rows
+
+
+def median_interval(values, confidence=0.95):
+    """A distribution-free confidence interval for the median of `values`
+    (sorted): the widest symmetric pair of order statistics whose coverage,
+    from the binomial(n, 1/2), is at least `confidence`."""
+    n = len(values)
+    if n < 6:
+        return values[0], values[-1]
+    # P(X < k) for X ~ B(n, 1/2); the interval [x_(k), x_(n-k+1)] (1-based)
+    # covers the median with probability 1 - 2 P(X < k).
+    k, below = 0, 0.0
+    while True:
+        nxt = below + math.comb(n, k) / 2**n
+        if 1 - 2 * nxt < confidence:
+            break
+        below = nxt
+        k += 1
+    k = max(k, 1)
+    return values[k - 1], values[n - k]
 
 
 def main():
@@ -215,6 +257,9 @@ def measure(args, loop, mdtest, work):
     results = {}
     for tasks in tasks_list:
         samples = {"loop": {p: [] for p in PHASES}, "pario": {p: [] for p in PHASES}}
+        # pario / loop within each round: both ran seconds apart, so the
+        # machine's slow drifts cancel out of these.
+        paired = {p: [] for p in PHASES}
         cpu = {"loop": [], "pario": []}
         for r in range(args.rounds):
             # Alternate which goes first, so neither always runs on a warmer
@@ -222,17 +267,23 @@ def measure(args, loop, mdtest, work):
             order = [("loop", run_loop), ("pario", run_pario)]
             if r % 2:
                 order.reverse()
+            this_round = {}
             for name, fn in order:
                 bin_ = loop if name == "loop" else mdtest
                 before = cpu_seconds()
                 rows = fn(bin_, work, tasks, args.items, args.iterations)
                 ops = 4 * tasks * args.items * args.iterations
                 cpu[name].append((cpu_seconds() - before) / ops * 1e6)
+                this_round[name] = rows
                 for row in rows:
                     for p in PHASES:
                         samples[name][p].append(row[p])
+            for p in PHASES:
+                paired[p].append(
+                    statistics.median(row[p] for row in this_round["pario"])
+                    / statistics.median(row[p] for row in this_round["loop"]))
             print(f"tasks {tasks}: round {r + 1}/{args.rounds} done", file=sys.stderr)
-        results[tasks] = (samples, cpu)
+        results[tasks] = (samples, cpu, paired)
 
     lines = []
     lines.append("# mdtest: pario against a minimal system-call loop\n")
@@ -254,7 +305,7 @@ def measure(args, loop, mdtest, work):
         % (args.items, args.items, args.rounds * args.iterations))
     lines.append("| tasks | phase | loop median | pario median | ratio | loop best | pario best | ratio |")
     lines.append("|---:|---|---:|---:|---:|---:|---:|---:|")
-    for tasks, (samples, _) in results.items():
+    for tasks, (samples, _, _) in results.items():
         for p in PHASES:
             lo, pa = samples["loop"][p], samples["pario"][p]
             lm, pm = statistics.median(lo), statistics.median(pa)
@@ -262,10 +313,26 @@ def measure(args, loop, mdtest, work):
             lines.append(f"| {tasks} | {p} | {lm:,.0f} | {pm:,.0f} | {pm / lm:.3f} "
                          f"| {lb:,.0f} | {pb:,.0f} | {pb / lb:.3f} |")
     lines.append("")
+    lines.append(
+        "Paired ratios: pario / loop within each round (each run's median iteration), "
+        "so that what drifts between rounds cancels out. The median over the %d rounds, "
+        "with a distribution-free 95 %% confidence interval for that median "
+        "(order statistics of the binomial), and the share of rounds in which pario "
+        "was at least 0.95 of the loop:\n" % args.rounds)
+    lines.append("| tasks | phase | median ratio | 95 % interval | rounds >= 0.95 |")
+    lines.append("|---:|---|---:|---|---:|")
+    for tasks, (_, _, paired) in results.items():
+        for p in PHASES:
+            ratios = sorted(paired[p])
+            low, high = median_interval(ratios)
+            share = sum(r >= 0.95 for r in ratios) / len(ratios)
+            lines.append(f"| {tasks} | {p} | {statistics.median(ratios):.3f} "
+                         f"| {low:.3f} - {high:.3f} | {share:.0%} |")
+    lines.append("")
     lines.append("Slowest iteration (ops/s):\n")
     lines.append("| tasks | phase | loop | pario |")
     lines.append("|---:|---|---:|---:|")
-    for tasks, (samples, _) in results.items():
+    for tasks, (samples, _, _) in results.items():
         for p in PHASES:
             lines.append(f"| {tasks} | {p} | {min(samples['loop'][p]):,.0f} "
                          f"| {min(samples['pario'][p]):,.0f} |")
@@ -276,7 +343,7 @@ def measure(args, loop, mdtest, work):
                  "and output):\n")
     lines.append("| tasks | loop (µs/op) | pario (µs/op) | pario / loop |")
     lines.append("|---:|---:|---:|---:|")
-    for tasks, (_, cpu) in results.items():
+    for tasks, (_, cpu, _) in results.items():
         lo, pa = statistics.median(cpu["loop"]), statistics.median(cpu["pario"])
         lines.append(f"| {tasks} | {lo:.3f} | {pa:.3f} | {pa / lo:.3f} |")
     lines.append("")
