@@ -1,8 +1,8 @@
 //! DUMMY: no I/O at all. Measures the tool's own overhead, and with
 //! `--dummy.delay-*` stands in for a storage system of known speed in tests.
 
+use std::ffi::CStr;
 use std::io;
-use std::path::Path;
 use std::time::Duration;
 
 use super::{
@@ -107,7 +107,7 @@ impl Backend for Dummy {
         "DUMMY"
     }
 
-    fn open(&self, _path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
+    fn open(&self, _path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
         let delays = self.delays_for(spec.rank);
         if spec.create {
             pause(delays.create);
@@ -115,23 +115,23 @@ impl Backend for Dummy {
         Ok(Box::new(DummyFile { delays }))
     }
 
-    fn remove(&self, _path: &Path) -> io::Result<()> {
+    fn remove(&self, _path: &CStr) -> io::Result<()> {
         Ok(())
     }
 
-    fn exists(&self, _path: &Path) -> io::Result<bool> {
+    fn exists(&self, _path: &CStr) -> io::Result<bool> {
         Ok(false)
     }
 
-    fn size_of(&self, _path: &Path) -> io::Result<Option<u64>> {
+    fn size_of(&self, _path: &CStr) -> io::Result<Option<u64>> {
         Ok(None)
     }
 
-    fn mkdir(&self, _path: &Path) -> io::Result<()> {
+    fn mkdir(&self, _path: &CStr) -> io::Result<()> {
         Ok(())
     }
 
-    fn rmdir(&self, _path: &Path) -> io::Result<()> {
+    fn rmdir(&self, _path: &CStr) -> io::Result<()> {
         Ok(())
     }
 
@@ -139,28 +139,28 @@ impl Backend for Dummy {
         false
     }
 
-    fn create(&self, _path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+    fn create(&self, _path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
         let delays = self.delays_for(spec.rank);
         pause(delays.create);
         Ok(Box::new(DummyFile { delays }))
     }
 
-    fn stat(&self, _path: &Path) -> io::Result<Status> {
+    fn stat(&self, _path: &CStr) -> io::Result<Status> {
         Ok(Status {
             size: 0,
             is_dir: false,
         })
     }
 
-    fn rename(&self, _from: &Path, _to: &Path) -> io::Result<()> {
+    fn rename(&self, _from: &CStr, _to: &CStr) -> io::Result<()> {
         Ok(())
     }
 
-    fn mknod(&self, _path: &Path) -> io::Result<()> {
+    fn mknod(&self, _path: &CStr) -> io::Result<()> {
         Ok(())
     }
 
-    fn sync_fs(&self, _path: &Path) -> io::Result<()> {
+    fn sync_fs(&self, _path: &CStr) -> io::Result<()> {
         pause(self.delays.sync);
         Ok(())
     }

@@ -2,12 +2,13 @@
 //! `--mmap.madv_pattern` tells the kernel the access pattern;
 //! `--mmap.madv_dont_need` drops this process's pages at close.
 
+use std::ffi::CStr;
 use std::fs::OpenOptions;
 use std::io;
-use std::path::Path;
 
 use memmap2::{Advice, MmapMut, MmapOptions};
 
+use super::cpath::path_of;
 use super::{
     posix, Access, Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec,
     Settings, Status,
@@ -55,13 +56,13 @@ impl Backend for Mmap {
         "MMAP"
     }
 
-    fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
+    fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
         // A shared writable mapping needs a descriptor open for reading too.
         let file = OpenOptions::new()
             .read(true)
             .write(spec.access == Access::Write)
             .create(spec.create)
-            .open(path)?;
+            .open(path_of(path))?;
         let length = match spec.access {
             Access::Write => {
                 if file.metadata()?.len() < spec.file_size {
@@ -107,38 +108,46 @@ impl Backend for Mmap {
         }))
     }
 
-    fn remove(&self, path: &Path) -> io::Result<()> {
-        std::fs::remove_file(path)
+    fn remove(&self, path: &CStr) -> io::Result<()> {
+        posix::remove_file(path)
     }
 
     // Metadata operations are POSIX's: a file created empty cannot be mapped,
     // so a created file is written through its descriptor.
 
-    fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+    fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
         posix::create_file(path, spec, false)
     }
 
-    fn create_empty(&self, path: &Path, spec: &CreateSpec) -> io::Result<()> {
+    fn create_empty(&self, path: &CStr, spec: &CreateSpec) -> io::Result<()> {
         posix::create_empty_file(path, spec, false)
     }
 
-    fn open_read_close(&self, path: &Path, buf: &mut [u8], _rank: usize) -> io::Result<()> {
+    fn open_read_close(&self, path: &CStr, buf: &mut [u8], _rank: usize) -> io::Result<()> {
         posix::read_start_of_file(path, buf, false)
     }
 
-    fn stat(&self, path: &Path) -> io::Result<Status> {
+    fn stat(&self, path: &CStr) -> io::Result<Status> {
         posix::stat_path(path)
     }
 
-    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        std::fs::rename(from, to)
+    fn rename(&self, from: &CStr, to: &CStr) -> io::Result<()> {
+        posix::rename_path(from, to)
     }
 
-    fn mknod(&self, path: &Path) -> io::Result<()> {
+    fn mkdir(&self, path: &CStr) -> io::Result<()> {
+        posix::make_dir(path)
+    }
+
+    fn rmdir(&self, path: &CStr) -> io::Result<()> {
+        posix::remove_dir(path)
+    }
+
+    fn mknod(&self, path: &CStr) -> io::Result<()> {
         posix::mknod_file(path)
     }
 
-    fn sync_fs(&self, path: &Path) -> io::Result<()> {
+    fn sync_fs(&self, path: &CStr) -> io::Result<()> {
         posix::sync_file_system(path)
     }
 }

@@ -5,6 +5,7 @@
 //! its module options (`--posix.odirect`) and a constructor. Adding a backend is
 //! one new module plus one line in [`registry`].
 
+pub mod cpath;
 pub mod dummy;
 pub mod mmap;
 pub mod posix;
@@ -13,8 +14,10 @@ pub mod posix;
 pub mod mpiio;
 
 use std::collections::BTreeMap;
+use std::ffi::CStr;
 use std::io;
-use std::path::Path;
+
+use cpath::path_of;
 
 use crate::comm::Comm;
 
@@ -109,37 +112,37 @@ pub trait Backend: Send + Sync {
     fn version(&self) -> String {
         String::new()
     }
-    fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>>;
-    fn remove(&self, path: &Path) -> io::Result<()>;
+    fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>>;
+    fn remove(&self, path: &CStr) -> io::Result<()>;
     // The name-space operations below default to the POSIX file system that
     // holds the paths, which is where every file-based backend keeps them.
-    fn exists(&self, path: &Path) -> io::Result<bool> {
-        path.try_exists()
+    fn exists(&self, path: &CStr) -> io::Result<bool> {
+        path_of(path).try_exists()
     }
     /// The file's size, or `None` when the backend stores nothing.
-    fn size_of(&self, path: &Path) -> io::Result<Option<u64>> {
-        Ok(Some(std::fs::metadata(path)?.len()))
+    fn size_of(&self, path: &CStr) -> io::Result<Option<u64>> {
+        Ok(Some(std::fs::metadata(path_of(path))?.len()))
     }
-    fn mkdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::create_dir(path)
+    fn mkdir(&self, path: &CStr) -> io::Result<()> {
+        std::fs::create_dir(path_of(path))
     }
-    fn rmdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::remove_dir(path)
+    fn rmdir(&self, path: &CStr) -> io::Result<()> {
+        std::fs::remove_dir(path_of(path))
     }
     /// Creates a file and opens it for writing from offset 0 (mdtest's create
     /// phase). Files get mode 0664 less the umask, as mdtest's do.
-    fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>>;
+    fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>>;
     /// Creates an empty file and closes it (mdtest's create phase without
     /// `-w`): [`Backend::create`] then close, without keeping a handle.
     /// Backends may do it in fewer steps.
-    fn create_empty(&self, path: &Path, spec: &CreateSpec) -> io::Result<()> {
+    fn create_empty(&self, path: &CStr, spec: &CreateSpec) -> io::Result<()> {
         self.create(path, spec)?.close()
     }
     /// Opens an existing file, reads `buf.len()` bytes from offset 0 into
     /// `buf` and closes it (mdtest's read phase; an empty `buf` only opens and
     /// closes). A file shorter than `buf` is an error. Backends may do it in
     /// fewer steps than this default.
-    fn open_read_close(&self, path: &Path, buf: &mut [u8], rank: usize) -> io::Result<()> {
+    fn open_read_close(&self, path: &CStr, buf: &mut [u8], rank: usize) -> io::Result<()> {
         let spec = OpenSpec {
             access: Access::Read,
             create: false,
@@ -155,22 +158,22 @@ pub trait Backend: Send + Sync {
         file.close()
     }
     /// The status of a path, following symbolic links (mdtest's stat phase).
-    fn stat(&self, path: &Path) -> io::Result<Status>;
+    fn stat(&self, path: &CStr) -> io::Result<Status>;
     /// Renames `from` to `to` (mdtest's directory rename phase). Storage
     /// interfaces without renames keep this default, which reports
     /// [`io::ErrorKind::Unsupported`].
-    fn rename(&self, _from: &Path, _to: &Path) -> io::Result<()> {
+    fn rename(&self, _from: &CStr, _to: &CStr) -> io::Result<()> {
         Err(unsupported(self.name(), "rename"))
     }
     /// Creates an empty regular file with `mknod` instead of open and close
     /// (mdtest `-k`). Interfaces without it keep this default (`Unsupported`).
-    fn mknod(&self, _path: &Path) -> io::Result<()> {
+    fn mknod(&self, _path: &CStr) -> io::Result<()> {
         Err(unsupported(self.name(), "create files with mknod"))
     }
     /// Flushes everything written to the file system holding `path` to
     /// stable storage (mdtest `-Y`, inside the phase's time). Interfaces
     /// without such a call keep this default (`Unsupported`).
-    fn sync_fs(&self, _path: &Path) -> io::Result<()> {
+    fn sync_fs(&self, _path: &CStr) -> io::Result<()> {
         Err(unsupported(self.name(), "flush a whole file system"))
     }
     /// Alignment that buffers, offsets and sizes must respect (O_DIRECT).

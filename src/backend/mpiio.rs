@@ -11,16 +11,16 @@
 //!
 //! Everything `unsafe` here is an FFI call into MPI, with its justification.
 
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::io;
 use std::mem::MaybeUninit;
-use std::path::Path;
 
 use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 
+use super::cpath::path_of;
 use super::{
     posix, Access, Backend, BackendInfo, BlockView, Context, CreateSpec, File, ModuleOption,
     OpenSpec, Settings, Status,
@@ -177,8 +177,8 @@ fn c_string(text: &str) -> io::Result<CString> {
 
 /// The path as MPI wants it: absolute, since Open MPI's OMPIO cannot find
 /// the file system of a bare relative name.
-fn path_string(path: &Path) -> io::Result<CString> {
-    c_string(&std::path::absolute(path)?.to_string_lossy())
+fn path_string(path: &CStr) -> io::Result<CString> {
+    c_string(&std::path::absolute(path_of(path))?.to_string_lossy())
 }
 
 /// An `MPI_Info` holding the hints; freed on drop.
@@ -288,7 +288,7 @@ impl Drop for Datatype {
 /// collective over `comm`.
 fn open_handle(
     comm: ffi::MPI_Comm,
-    path: &Path,
+    path: &CStr,
     mode: c_int,
     info: &Info,
 ) -> io::Result<ffi::MPI_File> {
@@ -406,7 +406,7 @@ impl Backend for MpiIo {
             .to_string()
     }
 
-    fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
+    fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
         let shared = spec.blocks.is_some();
         let comm = if shared {
             self.shared
@@ -443,7 +443,7 @@ impl Backend for MpiIo {
         Ok(Box::new(file))
     }
 
-    fn remove(&self, path: &Path) -> io::Result<()> {
+    fn remove(&self, path: &CStr) -> io::Result<()> {
         let name = path_string(path)?;
         // SAFETY: deletes by name with no hints; `name` is NUL-terminated.
         check(
@@ -452,7 +452,7 @@ impl Backend for MpiIo {
         )
     }
 
-    fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+    fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
         // A file of one task, opened on MPI_COMM_SELF like a file per process.
         let mut mode = ffi::MPI_MODE_CREATE
             | if spec.read_back {
@@ -474,7 +474,7 @@ impl Backend for MpiIo {
         }))
     }
 
-    fn stat(&self, path: &Path) -> io::Result<Status> {
+    fn stat(&self, path: &CStr) -> io::Result<Status> {
         // MPI-IO has no stat; its files are file system paths.
         posix::stat_path(path)
     }

@@ -1,12 +1,13 @@
 //! POSIX: `pread`/`pwrite` on file descriptors; `--posix.odirect` opens with
 //! `O_DIRECT` (buffers, offsets and sizes must then be 4 KiB aligned).
 
+use std::ffi::CStr;
 use std::io;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
 
 use rustix::fs::{Mode, OFlags};
 
+use super::cpath::path_of;
 use super::{
     read_fully, Access, Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec,
     Retry, Settings, Status,
@@ -73,7 +74,7 @@ const TEST_FILE_MODE: u32 = 0o666;
 /// Creates a file for writing (also used by MMAP, whose metadata operations
 /// are POSIX's).
 pub(crate) fn create_file(
-    path: &Path,
+    path: &CStr,
     spec: &CreateSpec,
     direct: bool,
 ) -> io::Result<Box<dyn File>> {
@@ -104,7 +105,7 @@ fn create_flags(spec: &CreateSpec, direct: bool) -> OFlags {
 
 /// `open(2)`, retried if a signal interrupts it. With `O_DIRECT`, `EINVAL`
 /// says that the file system may not support it.
-fn open_raw(path: &Path, flags: OFlags, mode: Mode) -> io::Result<rustix::fd::OwnedFd> {
+fn open_raw(path: &CStr, flags: OFlags, mode: Mode) -> io::Result<rustix::fd::OwnedFd> {
     loop {
         match rustix::fs::open(path, flags, mode) {
             Ok(fd) => return Ok(fd),
@@ -123,7 +124,7 @@ fn open_raw(path: &Path, flags: OFlags, mode: Mode) -> io::Result<rustix::fd::Ow
 
 /// Creates an empty file and closes it: `open(O_CREAT…)` and `close`, with no
 /// handle object in between (mdtest's hot path).
-pub(crate) fn create_empty_file(path: &Path, spec: &CreateSpec, direct: bool) -> io::Result<()> {
+pub(crate) fn create_empty_file(path: &CStr, spec: &CreateSpec, direct: bool) -> io::Result<()> {
     let fd = open_raw(
         path,
         create_flags(spec, direct),
@@ -136,7 +137,7 @@ pub(crate) fn create_empty_file(path: &Path, spec: &CreateSpec, direct: bool) ->
 /// Opens a file read-only, reads `buf.len()` bytes from offset 0 with
 /// `pread` (as [`read_fully`] does) and closes it; an empty `buf` only opens
 /// and closes.
-pub(crate) fn read_start_of_file(path: &Path, buf: &mut [u8], direct: bool) -> io::Result<()> {
+pub(crate) fn read_start_of_file(path: &CStr, buf: &mut [u8], direct: bool) -> io::Result<()> {
     let mut flags = OFlags::RDONLY | OFlags::CLOEXEC;
     if direct {
         flags |= OFlags::DIRECT;
@@ -149,7 +150,7 @@ pub(crate) fn read_start_of_file(path: &Path, buf: &mut [u8], direct: bool) -> i
 }
 
 /// `stat(2)` of a path.
-pub(crate) fn stat_path(path: &Path) -> io::Result<Status> {
+pub(crate) fn stat_path(path: &CStr) -> io::Result<Status> {
     let st = rustix::fs::stat(path)?;
     Ok(Status {
         size: st.st_size as u64,
@@ -158,7 +159,7 @@ pub(crate) fn stat_path(path: &Path) -> io::Result<Status> {
 }
 
 /// `mknod(2)` of an empty regular file.
-pub(crate) fn mknod_file(path: &Path) -> io::Result<()> {
+pub(crate) fn mknod_file(path: &CStr) -> io::Result<()> {
     rustix::fs::mknodat(
         rustix::fs::CWD,
         path,
@@ -169,9 +170,29 @@ pub(crate) fn mknod_file(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// `unlink(2)`.
+pub(crate) fn remove_file(path: &CStr) -> io::Result<()> {
+    Ok(rustix::fs::unlink(path)?)
+}
+
+/// `rename(2)`.
+pub(crate) fn rename_path(from: &CStr, to: &CStr) -> io::Result<()> {
+    Ok(rustix::fs::rename(from, to)?)
+}
+
+/// `mkdir(2)` with mode rwxrwxrwx less the umask, as `std::fs::create_dir`.
+pub(crate) fn make_dir(path: &CStr) -> io::Result<()> {
+    Ok(rustix::fs::mkdir(path, Mode::from_raw_mode(0o777))?)
+}
+
+/// `rmdir(2)`.
+pub(crate) fn remove_dir(path: &CStr) -> io::Result<()> {
+    Ok(rustix::fs::rmdir(path)?)
+}
+
 /// `syncfs(2)` of the file system holding `path` (a directory or file).
-pub(crate) fn sync_file_system(path: &Path) -> io::Result<()> {
-    let handle = std::fs::File::open(path)?;
+pub(crate) fn sync_file_system(path: &CStr) -> io::Result<()> {
+    let handle = std::fs::File::open(path_of(path))?;
     rustix::fs::syncfs(&handle)?;
     Ok(())
 }
@@ -181,7 +202,7 @@ impl Backend for Posix {
         "POSIX"
     }
 
-    fn open(&self, path: &Path, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
+    fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
         let mut flags = OFlags::CLOEXEC;
         match spec.access {
             Access::Write if spec.create => flags |= OFlags::WRONLY | OFlags::CREATE,
@@ -195,39 +216,47 @@ impl Backend for Posix {
         Ok(Box::new(PosixFile::from(fd)))
     }
 
-    fn remove(&self, path: &Path) -> io::Result<()> {
-        std::fs::remove_file(path)
+    fn remove(&self, path: &CStr) -> io::Result<()> {
+        remove_file(path)
     }
 
     fn alignment(&self) -> Option<u64> {
         self.direct.then_some(DIRECT_ALIGNMENT)
     }
 
-    fn create(&self, path: &Path, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+    fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
         create_file(path, spec, self.direct)
     }
 
-    fn create_empty(&self, path: &Path, spec: &CreateSpec) -> io::Result<()> {
+    fn create_empty(&self, path: &CStr, spec: &CreateSpec) -> io::Result<()> {
         create_empty_file(path, spec, self.direct)
     }
 
-    fn open_read_close(&self, path: &Path, buf: &mut [u8], _rank: usize) -> io::Result<()> {
+    fn open_read_close(&self, path: &CStr, buf: &mut [u8], _rank: usize) -> io::Result<()> {
         read_start_of_file(path, buf, self.direct)
     }
 
-    fn stat(&self, path: &Path) -> io::Result<Status> {
+    fn stat(&self, path: &CStr) -> io::Result<Status> {
         stat_path(path)
     }
 
-    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        std::fs::rename(from, to)
+    fn rename(&self, from: &CStr, to: &CStr) -> io::Result<()> {
+        rename_path(from, to)
     }
 
-    fn mknod(&self, path: &Path) -> io::Result<()> {
+    fn mkdir(&self, path: &CStr) -> io::Result<()> {
+        make_dir(path)
+    }
+
+    fn rmdir(&self, path: &CStr) -> io::Result<()> {
+        remove_dir(path)
+    }
+
+    fn mknod(&self, path: &CStr) -> io::Result<()> {
         mknod_file(path)
     }
 
-    fn sync_fs(&self, path: &Path) -> io::Result<()> {
+    fn sync_fs(&self, path: &CStr) -> io::Result<()> {
         sync_file_system(path)
     }
 }
@@ -256,6 +285,13 @@ impl File for PosixFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::cpath::c_path;
+    use std::ffi::CString;
+    use std::path::Path;
+
+    fn c(path: impl AsRef<Path>) -> CString {
+        c_path(path.as_ref()).unwrap()
+    }
 
     fn spec(exclusive: bool) -> CreateSpec {
         CreateSpec {
@@ -270,14 +306,14 @@ mod tests {
         // O_TMPFILE without write access is EINVAL on every file system.
         let dir = tempfile::tempdir().unwrap();
         let flags = OFlags::TMPFILE | OFlags::RDONLY;
-        let e = open_raw(dir.path(), flags | OFlags::DIRECT, Mode::empty()).unwrap_err();
+        let e = open_raw(&c(dir.path()), flags | OFlags::DIRECT, Mode::empty()).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
         assert!(
             e.to_string()
                 .ends_with("; the file system may not support O_DIRECT"),
             "{e}"
         );
-        let e = open_raw(dir.path(), flags, Mode::empty()).unwrap_err();
+        let e = open_raw(&c(dir.path()), flags, Mode::empty()).unwrap_err();
         assert!(!e.to_string().contains("O_DIRECT"), "{e}");
     }
 
@@ -286,16 +322,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let b = Posix::new(false);
         let f = dir.path().join("f");
-        b.create_empty(&f, &spec(true)).unwrap();
+        b.create_empty(&c(&f), &spec(true)).unwrap();
         assert_eq!(
-            b.create_empty(&f, &spec(true)).unwrap_err().kind(),
+            b.create_empty(&c(&f), &spec(true)).unwrap_err().kind(),
             io::ErrorKind::AlreadyExists
         );
-        b.create_empty(&f, &spec(false)).unwrap();
-        let mut file = b.create(&dir.path().join("g"), &spec(true)).unwrap();
+        b.create_empty(&c(&f), &spec(false)).unwrap();
+        let mut file = b.create(&c(dir.path().join("g")), &spec(true)).unwrap();
         file.write_at(b"hello", 0).unwrap();
         file.close().unwrap();
-        let st = b.stat(&dir.path().join("g")).unwrap();
+        let st = b.stat(&c(dir.path().join("g"))).unwrap();
         assert_eq!(
             st,
             Status {
@@ -303,23 +339,39 @@ mod tests {
                 is_dir: false
             }
         );
-        assert!(b.stat(dir.path()).unwrap().is_dir);
+        assert!(b.stat(&c(dir.path())).unwrap().is_dir);
         let mut buf = [0u8; 5];
-        b.open_read_close(&dir.path().join("g"), &mut buf, 0)
+        b.open_read_close(&c(dir.path().join("g")), &mut buf, 0)
             .unwrap();
         assert_eq!(&buf, b"hello");
         let mut long = [0u8; 6];
         let e = b
-            .open_read_close(&dir.path().join("g"), &mut long, 0)
+            .open_read_close(&c(dir.path().join("g")), &mut long, 0)
             .unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
-        b.open_read_close(&f, &mut [], 0).unwrap();
-        b.rename(&f, &dir.path().join("h")).unwrap();
+        b.open_read_close(&c(&f), &mut [], 0).unwrap();
+        b.rename(&c(&f), &c(dir.path().join("h"))).unwrap();
         assert!(!f.exists());
-        b.mknod(&dir.path().join("n")).unwrap();
-        assert_eq!(b.stat(&dir.path().join("n")).unwrap().size, 0);
-        b.sync_fs(dir.path()).unwrap();
-        let missing = b.stat(&dir.path().join("missing")).unwrap_err();
+        b.mknod(&c(dir.path().join("n"))).unwrap();
+        assert_eq!(b.stat(&c(dir.path().join("n"))).unwrap().size, 0);
+        b.sync_fs(&c(dir.path())).unwrap();
+        let sub = c(dir.path().join("d"));
+        b.mkdir(&sub).unwrap();
+        assert_eq!(
+            b.mkdir(&sub).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert!(b.stat(&sub).unwrap().is_dir);
+        b.create_empty(&c(dir.path().join("d/x")), &spec(true))
+            .unwrap();
+        let full = b.rmdir(&sub).unwrap_err();
+        assert_eq!(full.kind(), io::ErrorKind::DirectoryNotEmpty);
+        b.remove(&c(dir.path().join("d/x"))).unwrap();
+        b.rmdir(&sub).unwrap();
+        assert!(!dir.path().join("d").exists());
+        let gone = b.remove(&c(dir.path().join("d/x"))).unwrap_err();
+        assert_eq!(gone.kind(), io::ErrorKind::NotFound);
+        let missing = b.stat(&c(dir.path().join("missing"))).unwrap_err();
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 }

@@ -25,6 +25,7 @@ use super::report::{
 use super::results::{access_name, outliers, reduce_phase, summarize, TaskTimes};
 use super::stonewall::{read_status, write_status, CollectiveStop, Deadline, StonewallResult};
 use super::xfer::{Pass, Progress, XferOptions};
+use crate::backend::cpath::c_path;
 use crate::backend::{self, write_fully, Access, Backend, BlockView, File, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
@@ -404,27 +405,27 @@ impl<'a> TestRun<'a> {
             return Ok(());
         }
         if let Some(dir) = self.names.unique_dir(self.rank) {
-            let exists = self
-                .backend
-                .exists(&dir)
+            let exists = c_path(&dir)
+                .and_then(|c| self.backend.exists(&c))
                 .map_err(|e| Error::io(self.rank, "cannot check", &dir, &e))?;
             if !exists {
-                self.backend
-                    .mkdir(&dir)
+                c_path(&dir)
+                    .and_then(|c| self.backend.mkdir(&c))
                     .map_err(|e| Error::io(self.rank, "cannot create directory", &dir, &e))?;
                 self.created_dirs.push(dir);
             }
         }
         if self.responsible() {
             let path = self.names.path(self.rank, rep);
-            let existed = self
-                .backend
-                .exists(&path)
+            let existed = c_path(&path)
+                .and_then(|c| self.backend.exists(&c))
                 .map_err(|e| Error::io(self.rank, "cannot check", &path, &e))?;
             if existed && !self.p.use_existing_test_file {
-                self.backend.remove(&path).map_err(|e| {
-                    Error::io(self.rank, "cannot remove the old test file", &path, &e)
-                })?;
+                c_path(&path)
+                    .and_then(|c| self.backend.remove(&c))
+                    .map_err(|e| {
+                        Error::io(self.rank, "cannot remove the old test file", &path, &e)
+                    })?;
             }
             let ours = !(existed && self.p.use_existing_test_file);
             if ours && !self.owned.contains(&path) {
@@ -744,8 +745,8 @@ impl<'a> TestRun<'a> {
             } else {
                 "cannot open for reading"
             };
-            self.backend
-                .open(&path, &spec)
+            c_path(&path)
+                .and_then(|c| self.backend.open(&c, &spec))
                 .map(Some)
                 .map_err(|e| Error::io(self.rank, action, &path, &e))
         } else {
@@ -884,9 +885,8 @@ impl<'a> TestRun<'a> {
             sequential: true,
             blocks: self.block_view(pretend),
         };
-        let mut file = self
-            .backend
-            .open(&path, &spec)
+        let mut file = c_path(&path)
+            .and_then(|c| self.backend.open(&c, &spec))
             .map_err(|e| Error::io(self.rank, "cannot open for writing", &path, &e))?;
         let pattern = Pattern::new(self.p.data_packet_type, self.signature, pretend);
         self.prefill_region(file.as_mut(), pretend, &path, &pattern)?;
@@ -933,8 +933,8 @@ impl<'a> TestRun<'a> {
         }
         let size = if self.responsible() {
             let path = self.names.path(self.rank, rep);
-            self.backend
-                .size_of(&path)
+            c_path(&path)
+                .and_then(|c| self.backend.size_of(&c))
                 .map(|s| s.unwrap_or(0))
                 .map_err(|e| Error::io(self.rank, "cannot stat", &path, &e))
         } else {
@@ -975,7 +975,7 @@ impl<'a> TestRun<'a> {
     fn remove_owned(&mut self) -> Result<()> {
         let mut outcome = Ok(());
         for path in std::mem::take(&mut self.owned) {
-            match self.backend.remove(&path) {
+            match c_path(&path).and_then(|c| self.backend.remove(&c)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => {
@@ -991,7 +991,7 @@ impl<'a> TestRun<'a> {
     fn remove_created_dirs(&mut self) {
         for dir in std::mem::take(&mut self.created_dirs).into_iter().rev() {
             // Only if empty: another run's files must survive.
-            let _ = self.backend.rmdir(&dir);
+            let _ = c_path(&dir).and_then(|c| self.backend.rmdir(&c));
         }
     }
 

@@ -15,6 +15,7 @@
 //! names of mdtest's layout, and directories only with `rmdir` (never
 //! recursively), so files a user keeps under `-d` are never touched.
 
+use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ use super::report::{
 };
 use super::results::{decode, encode, reduce, summarize, Op, Sample, TaskIteration, OPS};
 use super::tree::{creation_order, test_dir, ItemPaths, Kind, Layout, Owner, Role, Tree};
+use crate::backend::cpath::{c_path, path_of};
 use crate::backend::{self, read_fully, write_fully, Access, Backend, CreateSpec, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
@@ -425,9 +427,9 @@ impl<'a> Run<'a> {
     fn create_root(&mut self) -> Result<()> {
         let outcome = if self.p.create && self.rank < self.p.dirs.len() {
             let root = self.root_of(self.rank);
-            match self.backend.exists(&root) {
+            match c_path(&root).and_then(|c| self.backend.exists(&c)) {
                 Ok(true) => Ok(()),
-                Ok(false) => match self.backend.mkdir(&root) {
+                Ok(false) => match c_path(&root).and_then(|c| self.backend.mkdir(&c)) {
                     Ok(()) => {
                         self.created.root = Some(root);
                         Ok(())
@@ -643,13 +645,12 @@ impl<'a> Run<'a> {
         let root = self.root_of(self.rank);
         for l in 0..self.layout.loops {
             let dir = test_dir(&root, j, l);
-            let exists = self
-                .backend
-                .exists(&dir)
+            let exists = c_path(&dir)
+                .and_then(|c| self.backend.exists(&c))
                 .map_err(|e| self.io_error("cannot check", &dir, e))?;
             if !exists {
-                self.backend
-                    .mkdir(&dir)
+                c_path(&dir)
+                    .and_then(|c| self.backend.mkdir(&c))
                     .map_err(|e| self.io_error("cannot create directory", &dir, e))?;
                 self.created.test_dirs.push(dir);
             }
@@ -674,7 +675,7 @@ impl<'a> Run<'a> {
                         dir.display()
                     );
                 }
-                match backend.mkdir(&dir) {
+                match c_path(&dir).and_then(|c| backend.mkdir(&c)) {
                     Ok(()) => {
                         created.push(dir);
                         Ok(())
@@ -682,7 +683,9 @@ impl<'a> Run<'a> {
                     // Left by an earlier run: used, but not ours to remove.
                     Err(e)
                         if e.kind() == std::io::ErrorKind::AlreadyExists
-                            && backend.stat(&dir).is_ok_and(|s| s.is_dir) =>
+                            && c_path(&dir)
+                                .and_then(|c| backend.stat(&c))
+                                .is_ok_and(|s| s.is_dir) =>
                     {
                         Ok(())
                     }
@@ -739,7 +742,7 @@ impl<'a> Run<'a> {
                 );
             }
             if quiet {
-                let _ = self.backend.rmdir(&dir);
+                let _ = c_path(&dir).and_then(|c| self.backend.rmdir(&c));
                 continue;
             }
             if let Err(e) = self.remove_dir(&dir) {
@@ -754,7 +757,7 @@ impl<'a> Run<'a> {
     /// (someone put files there) stays, with a warning; other failures are
     /// errors. Returns whether it was removed.
     fn remove_dir(&mut self, dir: &Path) -> Result<bool> {
-        match self.backend.rmdir(dir) {
+        match c_path(dir).and_then(|c| self.backend.rmdir(&c)) {
             Ok(()) => Ok(true),
             Err(e) if is_not_empty(&e) => {
                 self.warn(&format!(
@@ -806,7 +809,9 @@ impl<'a> Run<'a> {
             let remove = if self.p.create {
                 ours
             } else {
-                self.backend.exists(&dir).unwrap_or(false)
+                c_path(&dir)
+                    .and_then(|c| self.backend.exists(&c))
+                    .unwrap_or(false)
             };
             if remove {
                 self.created.test_dirs.retain(|d| *d != dir);
@@ -926,7 +931,7 @@ impl<'a> Run<'a> {
         if self.active && outcome.is_ok() {
             if p.call_sync {
                 let root = self.root_of(self.rank);
-                if let Err(e) = self.backend.sync_fs(&root) {
+                if let Err(e) = c_path(&root).and_then(|c| self.backend.sync_fs(&c)) {
                     outcome = Err(self.io_error("cannot sync the file system of", &root, e));
                 }
             }
@@ -1096,7 +1101,7 @@ impl<'a> Run<'a> {
                 continue;
             }
             let layout = self.layout.clone();
-            let mut paths = ItemPaths::new(&layout, &tree, Kind::File, owner);
+            let mut paths = item_paths(self.rank, &layout, &tree, Kind::File, owner)?;
             for k in creation_order(&layout, layout.items_per_loop) {
                 let path = paths.path(k);
                 if self.backend.exists(path).unwrap_or(true) {
@@ -1104,7 +1109,7 @@ impl<'a> Run<'a> {
                         0,
                         format!(
                             "{} exists already: -S would write into a file this run did not create",
-                            path.display()
+                            path_of(path).display()
                         ),
                     ));
                 }
@@ -1197,7 +1202,7 @@ impl<'a> Run<'a> {
                 let count = self.layout.items_per_loop;
                 let layout = self.layout.clone();
                 let set = self.track(j, &tree, kind, owner, &layout);
-                let mut paths = ItemPaths::new(&layout, &tree, kind, owner);
+                let mut paths = item_paths(self.rank, &layout, &tree, kind, owner)?;
                 for k in creation_order(&layout, count) {
                     let path = paths.path(k);
                     match kind {
@@ -1214,7 +1219,7 @@ impl<'a> Run<'a> {
                             )
                             .and_then(|f| f.close()),
                     }
-                    .map_err(|e| Error::io(0, "cannot create", path, &e))?;
+                    .map_err(|e| Error::io(0, "cannot create", path_of(path), &e))?;
                     self.created.items[set].count += 1;
                 }
             }
@@ -1278,7 +1283,7 @@ impl<'a> Run<'a> {
         let comm = self.comm;
         let trace = self.trace;
         let lines = self.lines;
-        let mut paths = ItemPaths::new(&layout, tree, kind, owner);
+        let mut paths = item_paths(self.rank, &layout, tree, kind, owner)?;
         let mut position = from;
         for k in creation_order(&layout, to).skip(from as usize) {
             let path = paths.path(k);
@@ -1287,10 +1292,11 @@ impl<'a> Run<'a> {
                     lines,
                     "V-3: Rank {rank:>3} create {}: {}",
                     kind_name(kind),
-                    path.display()
+                    path_of(path).display()
                 );
             }
-            let failed = |action: &str, e: std::io::Error| Error::io(rank, action, path, &e);
+            let failed =
+                |action: &str, e: std::io::Error| Error::io(rank, action, path_of(path), &e);
             match kind {
                 Kind::Dir => {
                     backend
@@ -1340,7 +1346,7 @@ impl<'a> Run<'a> {
                             let check = self.check_buf.as_mut_slice();
                             read_fully(file.as_mut(), check, 0, Retry::Allowed)
                                 .map_err(|e| failed("cannot read back", e))?;
-                            self.wrong.check(&pattern, check, k, path);
+                            self.wrong.check(&pattern, check, k, path_of(path));
                         }
                     }
                     file.close().map_err(|e| failed("cannot close", e))?;
@@ -1374,7 +1380,7 @@ impl<'a> Run<'a> {
         let rank = self.rank;
         for l in 0..layout.loops {
             let (tree, owner) = self.target(Role::Stat, j, l);
-            let mut paths = ItemPaths::new(&layout, &tree, kind, owner);
+            let mut paths = item_paths(self.rank, &layout, &tree, kind, owner)?;
             for i in 0..count {
                 let k = first + order.as_ref().map_or(i, |o| o.at(i));
                 let path = paths.path(k);
@@ -1383,12 +1389,12 @@ impl<'a> Run<'a> {
                         self.lines,
                         "V-3: Rank {rank:>3} mdtest_stat {}: {}",
                         kind_name(kind),
-                        path.display()
+                        path_of(path).display()
                     );
                 }
                 backend
                     .stat(path)
-                    .map_err(|e| Error::io(rank, "cannot stat", path, &e))?;
+                    .map_err(|e| Error::io(rank, "cannot stat", path_of(path), &e))?;
                 item_done!(self, l * count + i + 1);
             }
         }
@@ -1416,7 +1422,7 @@ impl<'a> Run<'a> {
         let backend = &*self.backend;
         for l in 0..layout.loops {
             let (tree, owner) = self.target(Role::Read, j, l);
-            let mut paths = ItemPaths::new(&layout, &tree, Kind::File, owner);
+            let mut paths = item_paths(self.rank, &layout, &tree, Kind::File, owner)?;
             for i in 0..count {
                 let k = first + order.as_ref().map_or(i, |o| o.at(i));
                 let path = paths.path(k);
@@ -1424,15 +1430,15 @@ impl<'a> Run<'a> {
                     say!(
                         self.lines,
                         "V-3: Rank {rank:>3} mdtest_read file: {}",
-                        path.display()
+                        path_of(path).display()
                     );
                 }
                 let buf = self.read_buf.as_mut_slice();
                 backend
                     .open_read_close(path, buf, rank)
-                    .map_err(|e| Error::io(rank, "cannot read", path, &e))?;
+                    .map_err(|e| Error::io(rank, "cannot read", path_of(path), &e))?;
                 if p.verify_read {
-                    self.wrong.check(&pattern, buf, k, path);
+                    self.wrong.check(&pattern, buf, k, path_of(path));
                 }
                 item_done!(self, l * count + i + 1);
             }
@@ -1457,13 +1463,13 @@ impl<'a> Run<'a> {
         let rank = self.rank;
         for l in 0..layout.loops {
             let (tree, owner) = self.target(Role::Stat, j, l);
-            let mut paths = ItemPaths::new(&layout, &tree, Kind::Dir, owner);
-            let mut aside = paths.path(first).as_os_str().to_owned();
-            aside.push("-XX");
-            let aside = PathBuf::from(aside);
+            let mut paths = item_paths(self.rank, &layout, &tree, Kind::Dir, owner)?;
+            let mut aside = paths.path(first).to_bytes().to_vec();
+            aside.extend_from_slice(b"-XX");
+            let aside = CString::new(aside).expect("a path from ItemPaths holds no NUL");
             let mut last = aside.clone();
             for i in 0..count {
-                let item = paths.path(first + i).to_path_buf();
+                let item = paths.path(first + i).to_owned();
                 let (from, to) = if i == count - 1 {
                     (aside.clone(), last.clone())
                 } else {
@@ -1473,17 +1479,21 @@ impl<'a> Run<'a> {
                     say!(
                         self.lines,
                         "V-3: Rank {rank:>3} mdtest_rename dir: {}",
-                        from.display()
+                        path_of(&from).display()
                     );
                 }
                 self.backend.rename(&from, &to).map_err(|e| {
                     Error::task(
                         rank,
-                        format!("cannot rename {} to {}: {e}", from.display(), to.display()),
+                        format!(
+                            "cannot rename {} to {}: {e}",
+                            path_of(&from).display(),
+                            path_of(&to).display()
+                        ),
                     )
                 })?;
                 if i == 0 {
-                    self.created.renamed_aside = Some(aside.clone());
+                    self.created.renamed_aside = Some(path_of(&aside).to_path_buf());
                 } else if i == count - 1 {
                     self.created.renamed_aside = None;
                 }
@@ -1523,7 +1533,7 @@ impl<'a> Run<'a> {
         let rank = self.rank;
         let mut done = 0u64;
         for (tree, owner) in targets {
-            let mut paths = ItemPaths::new(&layout, &tree, kind, owner);
+            let mut paths = item_paths(self.rank, &layout, &tree, kind, owner)?;
             for k in creation_order(&layout, count) {
                 let path = paths.path(k);
                 if self.trace {
@@ -1531,14 +1541,14 @@ impl<'a> Run<'a> {
                         self.lines,
                         "V-3: Rank {rank:>3} remove {}: {}",
                         kind_name(kind),
-                        path.display()
+                        path_of(path).display()
                     );
                 }
                 match kind {
                     Kind::File => backend.remove(path),
                     Kind::Dir => backend.rmdir(path),
                 }
-                .map_err(|e| Error::io(rank, "cannot remove", path, &e))?;
+                .map_err(|e| Error::io(rank, "cannot remove", path_of(path), &e))?;
                 done += 1;
                 item_done!(self, done);
             }
@@ -1553,10 +1563,12 @@ impl<'a> Run<'a> {
     /// `-d` directory (directories only when empty). Best effort and quiet.
     fn clean_up_after_failure(&mut self) {
         if let Some(aside) = self.created.renamed_aside.take() {
-            let _ = self.backend.rmdir(&aside);
+            let _ = c_path(&aside).and_then(|c| self.backend.rmdir(&c));
         }
         for set in std::mem::take(&mut self.created.items) {
-            let mut paths = ItemPaths::new(&set.layout, &set.tree, set.kind, set.owner);
+            let Ok(mut paths) = ItemPaths::new(&set.layout, &set.tree, set.kind, set.owner) else {
+                continue;
+            };
             for k in creation_order(&set.layout, set.count) {
                 let path = paths.path(k);
                 let _ = match set.kind {
@@ -1570,11 +1582,11 @@ impl<'a> Run<'a> {
         let _ = self.remove_created_tree_dirs(true);
         let _ = self.comm.barrier();
         while let Some(dir) = self.created.test_dirs.pop() {
-            let _ = self.backend.rmdir(&dir);
+            let _ = c_path(&dir).and_then(|c| self.backend.rmdir(&c));
         }
         let _ = self.comm.barrier();
         if let Some(root) = self.created.root.take() {
-            let _ = self.backend.rmdir(&root);
+            let _ = c_path(&root).and_then(|c| self.backend.rmdir(&c));
         }
     }
 
@@ -1646,6 +1658,18 @@ fn write_rank_details(f: &mut std::fs::File, sweep: &SweepReport) -> std::io::Re
 }
 
 /// Whether an error says a directory is not empty.
+/// The item paths of one tree, or the error naming the tree's directory.
+fn item_paths<'a>(
+    rank: usize,
+    layout: &'a Layout,
+    tree: &'a Tree,
+    kind: Kind,
+    owner: Owner,
+) -> Result<ItemPaths<'a>> {
+    ItemPaths::new(layout, tree, kind, owner)
+        .map_err(|e| Error::io(rank, "cannot use", &layout.dir_path(tree, 0), &e))
+}
+
 fn is_not_empty(e: &std::io::Error) -> bool {
     e.raw_os_error() == Some(rustix::io::Errno::NOTEMPTY.raw_os_error())
         || e.raw_os_error() == Some(rustix::io::Errno::EXIST.raw_os_error())

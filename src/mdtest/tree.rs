@@ -19,12 +19,13 @@
 //! `t+s`, reads those of `t+2s` and removes those of `t+3s` (mod the number
 //! of tasks); with `-u` the items of task `t` live in the tree of task `t+s`.
 
-use std::ffi::OsStr;
+use std::ffi::CStr;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::params::MdtestParams;
+use crate::backend::cpath::CPathBuf;
 
 /// The name of iteration `iteration`'s test directory number `index`.
 pub fn test_dir(root: &Path, iteration: u64, index: u64) -> PathBuf {
@@ -312,15 +313,16 @@ pub fn item_prefix(kind: Kind, owner: Owner) -> String {
     }
 }
 
-/// Builds item paths in one reused buffer: the directory part is kept while
-/// consecutive items share a directory, and the number of the item after the
-/// previous one is counted up in place (the common, sequential case costs a
-/// few nanoseconds).
+/// Builds item paths in one reused, NUL-terminated buffer: the directory
+/// part is kept while consecutive items share a directory, and the number of
+/// the item after the previous one is counted up in place (the common,
+/// sequential case costs a few nanoseconds, and the path goes to the kernel
+/// as it is).
 pub struct ItemPaths<'a> {
     layout: &'a Layout,
     tree: &'a Tree,
     prefix: String,
-    buf: Vec<u8>,
+    buf: CPathBuf,
     /// Items of the directory in `buf`.
     dir_items: std::ops::Range<u64>,
     dir_len: usize,
@@ -329,76 +331,54 @@ pub struct ItemPaths<'a> {
 }
 
 impl<'a> ItemPaths<'a> {
-    pub fn new(layout: &'a Layout, tree: &'a Tree, kind: Kind, owner: Owner) -> ItemPaths<'a> {
-        ItemPaths {
+    /// Fails if the tree's paths cannot be C strings (a NUL byte in `-d`).
+    pub fn new(
+        layout: &'a Layout,
+        tree: &'a Tree,
+        kind: Kind,
+        owner: Owner,
+    ) -> std::io::Result<ItemPaths<'a>> {
+        let mut buf = CPathBuf::default();
+        // Every directory of the tree extends the first one with names of
+        // its own making, so checking this one checks them all.
+        buf.push(layout.dir_path(tree, 0).as_os_str().as_bytes())?;
+        Ok(ItemPaths {
             layout,
             tree,
             prefix: item_prefix(kind, owner),
-            buf: Vec::new(),
+            buf,
             dir_items: 0..0,
             dir_len: 0,
             last: None,
-        }
+        })
     }
 
     /// The path of item `k`.
     #[inline]
-    pub fn path(&mut self, k: u64) -> &Path {
+    pub fn path(&mut self, k: u64) -> &CStr {
         if !self.dir_items.contains(&k) {
             let ipd = self.layout.items_per_dir.max(1);
             let d = k / ipd;
-            self.buf.clear();
+            self.buf.truncate(0);
             let dir = self.layout.dir_path(self.tree, d);
-            self.buf.extend_from_slice(dir.as_os_str().as_bytes());
-            self.buf.push(b'/');
-            self.buf.extend_from_slice(self.prefix.as_bytes());
+            self.buf
+                .push(dir.as_os_str().as_bytes())
+                .and_then(|()| self.buf.push(b"/"))
+                .and_then(|()| self.buf.push(self.prefix.as_bytes()))
+                .expect("checked in ItemPaths::new");
             self.dir_len = self.buf.len();
             self.dir_items = d * ipd..(d + 1) * ipd;
             self.last = None;
         }
         if self.last.is_some_and(|l| l + 1 == k) {
-            increment_decimal(&mut self.buf, self.dir_len);
+            self.buf.increment_decimal(self.dir_len);
         } else {
             self.buf.truncate(self.dir_len);
-            push_decimal(&mut self.buf, k);
+            self.buf.push_decimal(k);
         }
         self.last = Some(k);
-        Path::new(OsStr::from_bytes(&self.buf))
+        self.buf.as_c_str()
     }
-}
-
-/// Appends `n` in decimal.
-#[inline]
-fn push_decimal(buf: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut x = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[i..]);
-}
-
-/// Adds one to the decimal number that starts at `start` and ends `buf`.
-#[inline]
-fn increment_decimal(buf: &mut Vec<u8>, start: usize) {
-    let mut i = buf.len();
-    while i > start {
-        i -= 1;
-        if buf[i] == b'9' {
-            buf[i] = b'0';
-        } else {
-            buf[i] += 1;
-            return;
-        }
-    }
-    // 9…9 + 1: one more digit.
-    buf.insert(start, b'1');
 }
 
 /// The numbers of the items of one test directory, in creation order
@@ -422,6 +402,9 @@ pub fn describe(kind: Kind, owner: Owner, k: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::cpath::path_of;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
 
     fn params(n: u64, i: u64, z: u64, b: u64, leaf: bool) -> MdtestParams {
         MdtestParams {
@@ -508,28 +491,38 @@ mod tests {
     fn item_paths_reuse_the_directory() {
         let l = Layout::new(&params(4, 0, 1, 1, false)).unwrap();
         let t = Tree::new(Path::new("d/test-dir.0-0"), Some(1));
-        let mut p = ItemPaths::new(&l, &t, Kind::File, Owner::Task(2));
+        let mut p = ItemPaths::new(&l, &t, Kind::File, Owner::Task(2)).unwrap();
         assert_eq!(
-            p.path(0),
+            path_of(p.path(0)),
             Path::new("d/test-dir.0-0/mdtest_tree.1.0/file.mdtest.2.0")
         );
         assert_eq!(
-            p.path(3),
+            path_of(p.path(3)),
             Path::new("d/test-dir.0-0/mdtest_tree.1.0/mdtest_tree.1.1/file.mdtest.2.3")
         );
         assert_eq!(
-            p.path(1),
+            path_of(p.path(1)),
             Path::new("d/test-dir.0-0/mdtest_tree.1.0/file.mdtest.2.1")
         );
-        let mut s = ItemPaths::new(&l, &t, Kind::Dir, Owner::Shared);
-        assert!(s.path(10).ends_with("dir.mdtest.shared.10"));
+        let mut s = ItemPaths::new(&l, &t, Kind::Dir, Owner::Shared).unwrap();
+        assert!(path_of(s.path(10)).ends_with("dir.mdtest.shared.10"));
         // Counting up in place, across a new digit.
         let flat = Layout::new(&params(2000, 0, 0, 1, false)).unwrap();
-        let mut c = ItemPaths::new(&flat, &t, Kind::File, Owner::Task(0));
+        let mut c = ItemPaths::new(&flat, &t, Kind::File, Owner::Task(0)).unwrap();
         for k in [7u64, 8, 9, 10, 11, 99, 100, 998, 999, 1000, 1001, 5] {
             let expected = format!("d/test-dir.0-0/mdtest_tree.1.0/file.mdtest.0.{k}");
-            assert_eq!(c.path(k), Path::new(&expected));
+            assert_eq!(c.path(k).to_str().unwrap(), expected);
         }
+    }
+
+    #[test]
+    fn a_nul_byte_in_the_directory_is_an_error_not_a_panic() {
+        let l = Layout::new(&params(4, 0, 0, 1, false)).unwrap();
+        let t = Tree::new(Path::new(OsStr::from_bytes(b"d\0x/test-dir.0-0")), Some(1));
+        let e = ItemPaths::new(&l, &t, Kind::File, Owner::Task(0))
+            .err()
+            .unwrap();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
     }
 
     #[test]
