@@ -383,27 +383,10 @@ fn finish_write(
     retry: Retry,
     first: io::Result<usize>,
 ) -> io::Result<()> {
-    let mut done = 0;
-    let mut outcome = first;
-    loop {
-        match outcome {
-            Ok(0) => {
-                let e = io::Error::new(io::ErrorKind::WriteZero, "write returned 0 bytes");
-                return Err(e);
-            }
-            Ok(n) => done += n,
-            // A signal came before any byte moved: try again, if allowed.
-            Err(e) if e.kind() == io::ErrorKind::Interrupted && retry == Retry::Allowed => {}
-            Err(e) => return Err(e),
-        }
-        if done >= buf.len() {
-            return Ok(());
-        }
-        if let Retry::Forbidden(why) = retry {
-            return Err(short("write", done, buf.len(), offset, why));
-        }
-        outcome = file.write_at(&buf[done..], offset + done as u64);
-    }
+    let zero = |_| io::Error::new(io::ErrorKind::WriteZero, "write returned 0 bytes");
+    finish("write", buf.len(), offset, retry, first, zero, |done| {
+        file.write_at(&buf[done..], offset + done as u64)
+    })
 }
 
 /// The rest of [`read_fully`] after a first attempt that was not complete.
@@ -416,23 +399,42 @@ fn finish_read(
     retry: Retry,
     first: io::Result<usize>,
 ) -> io::Result<()> {
+    let wanted = buf.len();
+    let zero = |done: usize| ended(offset + done as u64, wanted, offset);
+    finish("read", wanted, offset, retry, first, zero, |done| {
+        file.read_at(&mut buf[done..], offset + done as u64)
+    })
+}
+
+/// Goes on with a transfer of `wanted` bytes whose first attempt returned
+/// `first`: `again(done)` moves the rest from `done` on, and a call that
+/// moves nothing is the error `zero(done)`.
+fn finish(
+    what: &str,
+    wanted: usize,
+    offset: u64,
+    retry: Retry,
+    first: io::Result<usize>,
+    zero: impl Fn(usize) -> io::Error,
+    mut again: impl FnMut(usize) -> io::Result<usize>,
+) -> io::Result<()> {
     let mut done = 0;
     let mut outcome = first;
     loop {
         match outcome {
-            Ok(0) => return Err(ended(offset + done as u64, buf.len(), offset)),
+            Ok(0) => return Err(zero(done)),
             Ok(n) => done += n,
             // A signal came before any byte moved: try again, if allowed.
             Err(e) if e.kind() == io::ErrorKind::Interrupted && retry == Retry::Allowed => {}
             Err(e) => return Err(e),
         }
-        if done >= buf.len() {
+        if done >= wanted {
             return Ok(());
         }
         if let Retry::Forbidden(why) = retry {
-            return Err(short("read", done, buf.len(), offset, why));
+            return Err(short(what, done, wanted, offset, why));
         }
-        outcome = file.read_at(&mut buf[done..], offset + done as u64);
+        outcome = again(done);
     }
 }
 
