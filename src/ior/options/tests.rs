@@ -423,15 +423,3 @@ fn script_errors_name_the_test() {
         "test 1: -b 4194304: the block size must be a multiple of the transfer size (3145728)"
     );
 }
-
-#[test]
-fn every_long_name_belongs_to_one_option() {
-    // The grammar takes the first option of a name: a second one would be
-    // dead.
-    let mut seen = std::collections::BTreeSet::new();
-    for spec in grammar().specs {
-        for name in spec.names {
-            assert!(seen.insert(name.to_ascii_lowercase()), "{name} twice");
-        }
-    }
-}

@@ -157,13 +157,3 @@ fn help_lists_every_option() {
         assert!(h.contains(long), "{long} missing");
     }
 }
-
-#[test]
-fn every_long_name_belongs_to_one_option() {
-    let mut seen = std::collections::BTreeSet::new();
-    for spec in grammar().specs {
-        for name in spec.names {
-            assert!(seen.insert(name.to_ascii_lowercase()), "{name} twice");
-        }
-    }
-}
