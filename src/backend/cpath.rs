@@ -15,7 +15,7 @@ use std::path::Path;
 /// `path` as a C string; a path holding a NUL byte is an
 /// [`io::ErrorKind::InvalidInput`] error naming it.
 pub fn c_path(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes()).map_err(|_| nul_error(path.as_os_str().as_bytes()))
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| nul_error())
 }
 
 /// The [`Path`] a C-string path names (for messages and `std::fs` calls).
@@ -23,14 +23,9 @@ pub fn path_of(path: &CStr) -> &Path {
     Path::new(OsStr::from_bytes(path.to_bytes()))
 }
 
-fn nul_error(bytes: &[u8]) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!(
-            "{}: a path cannot hold a NUL byte",
-            String::from_utf8_lossy(bytes).replace('\0', "\\0")
-        ),
-    )
+/// The callers name the path (a task's error message shows it once).
+fn nul_error() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, "a path cannot hold a NUL byte")
 }
 
 /// A path built in place, always NUL-terminated, so that [`as_c_str`]
@@ -71,7 +66,7 @@ impl CPathBuf {
     /// NUL byte.
     pub fn push(&mut self, more: &[u8]) -> io::Result<()> {
         if more.contains(&0) {
-            return Err(nul_error(more));
+            return Err(nul_error());
         }
         self.bytes.pop();
         self.bytes.extend_from_slice(more);
@@ -97,18 +92,21 @@ impl CPathBuf {
         self.bytes.push(0);
     }
 
-    /// Adds one to the decimal number that starts at `start` and ends the
-    /// path (the digits after `start` must all be decimal digits).
+    /// Adds one to the decimal number that ends the path and starts at
+    /// `start` or after its last non-digit, whichever is later.
     pub fn increment_decimal(&mut self, start: usize) {
-        let end = self.len();
-        let mut i = end;
+        let mut i = self.len();
         while i > start {
             i -= 1;
             match self.bytes[i] {
                 b'9' => self.bytes[i] = b'0',
-                digit => {
-                    debug_assert!(digit.is_ascii_digit());
+                digit @ b'0'..=b'8' => {
                     self.bytes[i] = digit + 1;
+                    return;
+                }
+                _ => {
+                    // 9…9 + 1 after a non-digit: one more digit.
+                    self.bytes.insert(i + 1, b'1');
                     return;
                 }
             }
@@ -121,14 +119,10 @@ impl CPathBuf {
         debug_assert!(CStr::from_bytes_with_nul(&self.bytes).is_ok());
         // SAFETY: `bytes` ends with a NUL and holds no other (the only
         // invariant of this type, kept by every method above: `push` rejects
-        // NUL bytes, the decimal methods write digits only), which is all
+        // NUL bytes, the decimal methods write ASCII digits only), which is all
         // `from_bytes_with_nul_unchecked` requires. Skipping the check is the
         // point: this pointer goes to the kernel once per metadata call.
         unsafe { CStr::from_bytes_with_nul_unchecked(&self.bytes) }
-    }
-
-    pub fn as_path(&self) -> &Path {
-        Path::new(OsStr::from_bytes(&self.bytes[..self.len()]))
     }
 }
 
@@ -146,7 +140,10 @@ mod tests {
         assert_eq!(p.as_c_str().to_bytes(), b"/d/file.99");
         p.increment_decimal(start);
         assert_eq!(p.as_c_str().to_bytes(), b"/d/file.100");
-        assert_eq!(p.as_path(), Path::new("/d/file.100"));
+        assert_eq!(path_of(p.as_c_str()), Path::new("/d/file.100"));
+        // A start before the number: it still counts from its first digit.
+        p.increment_decimal(0);
+        assert_eq!(p.as_c_str(), c"/d/file.101");
         p.truncate(start);
         p.push_decimal(0);
         assert_eq!(p.as_c_str(), c"/d/file.0");
@@ -158,7 +155,7 @@ mod tests {
         p.push(b"/d/").unwrap();
         let e = p.push(b"a\0b").unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
-        assert!(e.to_string().contains("a\\0b"), "{e}");
+        assert_eq!(e.to_string(), "a path cannot hold a NUL byte");
         assert_eq!(p.as_c_str(), c"/d/");
         assert!(c_path(Path::new(OsStr::from_bytes(b"x\0y"))).is_err());
         assert_eq!(

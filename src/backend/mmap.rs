@@ -135,14 +135,6 @@ impl Backend for Mmap {
         posix::rename_path(from, to)
     }
 
-    fn mkdir(&self, path: &CStr) -> io::Result<()> {
-        posix::make_dir(path)
-    }
-
-    fn rmdir(&self, path: &CStr) -> io::Result<()> {
-        posix::remove_dir(path)
-    }
-
     fn mknod(&self, path: &CStr) -> io::Result<()> {
         posix::mknod_file(path)
     }

@@ -124,10 +124,10 @@ pub trait Backend: Send + Sync {
         Ok(Some(std::fs::metadata(path_of(path))?.len()))
     }
     fn mkdir(&self, path: &CStr) -> io::Result<()> {
-        std::fs::create_dir(path_of(path))
+        posix::make_dir(path)
     }
     fn rmdir(&self, path: &CStr) -> io::Result<()> {
-        std::fs::remove_dir(path_of(path))
+        posix::remove_dir(path)
     }
     /// Creates a file and opens it for writing from offset 0 (mdtest's create
     /// phase). Files get mode 0664 less the umask, as mdtest's do.

@@ -244,14 +244,6 @@ impl Backend for Posix {
         rename_path(from, to)
     }
 
-    fn mkdir(&self, path: &CStr) -> io::Result<()> {
-        make_dir(path)
-    }
-
-    fn rmdir(&self, path: &CStr) -> io::Result<()> {
-        remove_dir(path)
-    }
-
     fn mknod(&self, path: &CStr) -> io::Result<()> {
         mknod_file(path)
     }
