@@ -356,6 +356,13 @@ pub fn help() -> String {
 /// Rejects every combination that cannot run, before any file is touched.
 pub fn validate(p: &IorParams) -> Result<(), UsageError> {
     let err = |m: String| Err(UsageError(m));
+    // Only a script can carry one (a command-line argument cannot).
+    if p.test_file_name.contains('\0') {
+        return err(format!(
+            "-o {}: a file name cannot hold a NUL byte",
+            p.test_file_name.replace('\0', "\\0")
+        ));
+    }
     if p.transfer_size == 0 {
         return err("-t 0: the transfer size must be positive".into());
     }

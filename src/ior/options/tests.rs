@@ -409,6 +409,15 @@ fn scripts_take_command_line_defaults() {
 }
 
 #[test]
+fn a_nul_byte_in_a_scripts_file_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("nul.ior");
+    std::fs::write(&script, "IOR START\ntestFile=/tmp/a\0b\nRUN\nIOR STOP\n").unwrap();
+    let e = error(&format!("-f {}", script.display()));
+    assert_eq!(e, "-o /tmp/a\\0b: a file name cannot hold a NUL byte");
+}
+
+#[test]
 fn script_errors_name_the_test() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("bad.ior");
