@@ -705,6 +705,23 @@ mod tests {
         }
     }
 
+    /// `bytes` of `packet`'s pattern stamped for `offset`, checked to match
+    /// with every kernel before a test corrupts it.
+    fn stamped(
+        packet: PacketType,
+        g: i64,
+        rank: usize,
+        bytes: usize,
+        offset: u64,
+    ) -> (Pattern, Vec<u8>) {
+        let p = Pattern::new(packet, g, rank);
+        let mut buf = vec![0u8; bytes];
+        p.fill(&mut buf);
+        p.stamp(&mut buf, offset);
+        assert!(matches_with_every_kernel(&p, &buf, offset));
+        (p, buf)
+    }
+
     /// `matches` with every build of the word loops this CPU can run (the
     /// baseline, and AVX2 and AVX-512 when present), which must agree.
     fn matches_with_every_kernel(p: &Pattern, buf: &[u8], offset: u64) -> bool {
@@ -736,12 +753,8 @@ mod tests {
         // buffer (in the whole group, in the partial one), and an ordinary one.
         for g in [42, -3, -530] {
             for packet in ALL {
-                let p = Pattern::new(packet, g, 3);
                 let offset = 5 * bytes as u64;
-                let mut buf = vec![0u8; bytes];
-                p.fill(&mut buf);
-                p.stamp(&mut buf, offset);
-                assert!(matches_with_every_kernel(&p, &buf, offset));
+                let (p, mut buf) = stamped(packet, g, 3, bytes, offset);
                 for word in 0..bytes / 8 {
                     // The lowest bit, or the highest (the rank's half).
                     let bit = if word % 2 == 0 { 0 } else { 63 };
@@ -801,12 +814,8 @@ mod tests {
             .collect();
         for g in [42, -3, -(PIECE as i64 / 8) - 5] {
             for packet in ALL {
-                let p = Pattern::new(packet, g, 6);
                 let offset = 11 * bytes as u64;
-                let mut buf = vec![0u8; bytes];
-                p.fill(&mut buf);
-                p.stamp(&mut buf, offset);
-                assert!(matches_with_every_kernel(&p, &buf, offset));
+                let (p, mut buf) = stamped(packet, g, 6, bytes, offset);
                 for &word in &edges {
                     buf[word * WORD + 7] ^= 0x10;
                     assert!(
