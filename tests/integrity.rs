@@ -265,12 +265,9 @@ fn a_truncated_file() {
         .set_len(65536 + 1000)
         .unwrap();
     let run = ior(dir.path(), 2, &[&["-r", "-R"], &common[..]].concat());
-    assert_eq!(run.status, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr
-            .contains("task 1: cannot read f.00000001 at offset 65536: short read"),
-        "{}",
-        run.stderr
+    run.fails(
+        1,
+        "task 1: cannot read f.00000001 at offset 65536: short read",
     );
     // Truncated and grown back to its size (a hole of zeros): the data of
     // the 16 transfers past the cut is wrong, every byte of it.

@@ -494,11 +494,5 @@ fn a_failed_file_view_closes_the_file_and_fails_cleanly() {
         ],
         &[],
     );
-    assert_eq!(run.status, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr
-            .contains("--mpiio.useFileView needs blocks below 2 GiB"),
-        "{}",
-        run.stderr
-    );
+    run.fails(1, "--mpiio.useFileView needs blocks below 2 GiB");
 }

@@ -340,13 +340,9 @@ fn a_status_file_that_cannot_be_written_fails_the_run() {
             "stoneWallingStatusFile=nowhere/sw",
         ],
     );
-    assert_eq!(run.status, 1, "{}", run.stdout);
-    assert!(
-        run.stderr.contains(
-            "task 0: cannot write the stonewalling status file nowhere/sw: No such file or directory"
-        ),
-        "{}",
-        run.stderr
+    run.fails(
+        1,
+        "task 0: cannot write the stonewalling status file nowhere/sw: No such file or directory",
     );
     assert!(entries(dir.path()).is_empty());
 }

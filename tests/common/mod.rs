@@ -21,6 +21,19 @@ impl Run {
     }
 }
 
+impl Run {
+    /// Asserts that the run ended with `status` and said `message` on stderr.
+    pub fn fails(&self, status: i32, message: &str) -> &Self {
+        assert_eq!(
+            self.status, status,
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        assert!(self.stderr.contains(message), "{}", self.stderr);
+        self
+    }
+}
+
 fn finish(out: Output) -> Run {
     Run {
         status: out.status.code().unwrap_or(-1),
