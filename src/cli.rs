@@ -1,98 +1,104 @@
-//! Command entry points: parse, run on the task engine, map the outcome to
-//! an exit status (0 ok, 1 runtime failure, 2 bad options, 3 wrong data).
+//! Command entry points: one generic `main` for every tool, and `pario
+//! <tool>` dispatching from one list. Parse, run on the task engine, map the
+//! outcome to an exit status (0 ok, 1 runtime failure, 2 bad options, 3
+//! wrong data).
 
 use std::process::ExitCode;
 
-use crate::engine;
+use crate::engine::{self, report_failure};
 use crate::error::Error;
-use crate::ior;
-use crate::mdtest;
+use crate::ior::Ior;
+use crate::mdtest::Mdtest;
+use crate::tool::{self, Parsed, Tool};
 
-use engine::report_failure;
+/// A tool as a command (object-safe, so that the tools form one list).
+pub trait Command: Sync {
+    fn name(&self) -> &'static str;
+    fn about(&self) -> &'static str;
+    /// Runs the command line `args` (without `program`).
+    fn main(&self, program: &str, args: Vec<String>) -> ExitCode;
+}
 
-/// `ior [options]`.
-pub fn ior_main(program: &str, args: Vec<String>) -> ExitCode {
-    let tool = "ior";
-    let tests = match ior::options::parse(&args) {
-        Ok(Some(tests)) => tests,
-        Ok(None) => {
+impl<T: Tool> Command for T {
+    fn name(&self) -> &'static str {
+        Tool::name(self)
+    }
+
+    fn about(&self) -> &'static str {
+        Tool::about(self)
+    }
+
+    fn main(&self, program: &str, args: Vec<String>) -> ExitCode {
+        run_tool(self, program, &args)
+    }
+}
+
+/// Every tool of the suite, in `pario --help` order.
+pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest];
+
+/// The `main` of a tool's own binary (`ior`, `mdtest`).
+pub fn main(tool: &dyn Command) -> ExitCode {
+    let mut args = std::env::args();
+    let program = args.next().unwrap_or_else(|| tool.name().into());
+    tool.main(&program, args.collect())
+}
+
+/// Parses, then runs on every task of the engine.
+fn run_tool<T: Tool>(tool: &T, program: &str, args: &[String]) -> ExitCode {
+    let name = tool.name();
+    let params = match tool.parse(program, args) {
+        Ok(Parsed::Run(params)) => params,
+        Ok(Parsed::Help) => {
             if engine::is_printer() {
-                print!("{}", ior::options::help());
+                print!("{}", tool.help());
             }
             return ExitCode::SUCCESS;
         }
-        Err(e) => return report_failure(tool, &Error::Usage(e)),
+        Err(e) => return report_failure(name, &Error::Usage(e)),
     };
-    let command_line = std::iter::once(program.to_string())
-        .chain(args.iter().cloned())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let env_tasks = match engine::tasks_from_env() {
+    let from_env = match engine::tasks_from_env() {
         Ok(n) => n,
-        Err(e) => return report_failure(tool, &Error::Usage(e)),
+        Err(e) => return report_failure(name, &Error::Usage(e)),
     };
-    let wanted = tests.iter().filter_map(|t| t.num_tasks).max();
-    let local_tasks = env_tasks.unwrap_or(1).max(wanted.unwrap_or(1));
-    engine::run_tasks(tool, local_tasks, |comm| {
-        ior::runner::run(comm, &tests, &command_line)
+    let local_tasks = tool.local_tasks(&params, from_env);
+    engine::run_tasks(name, local_tasks, |comm| {
+        tool::run_on_task(tool, comm, &params).map(|_| ())
     })
 }
 
-/// `mdtest [options]`. Without MPI, `PARIO_TASKS` sets the number of tasks
-/// (mdtest's `-N` is the neighbour stride, not a task count).
-pub fn mdtest_main(program: &str, args: Vec<String>) -> ExitCode {
-    let tool = "mdtest";
-    let params = match mdtest::options::parse(&args) {
-        Ok(Some(params)) => params,
-        Ok(None) => {
-            if engine::is_printer() {
-                print!("{}", mdtest::options::help());
-            }
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => return report_failure(tool, &Error::Usage(e)),
-    };
-    let env_tasks = match engine::tasks_from_env() {
-        Ok(n) => n,
-        Err(e) => return report_failure(tool, &Error::Usage(e)),
-    };
-    let local_tasks = env_tasks.unwrap_or(1);
-    let command_line = mdtest::command_line(program, &args);
-    engine::run_tasks(tool, local_tasks, |comm| {
-        mdtest::runner::run(comm, &params, &command_line)
-    })
+/// The text of `pario --help`.
+fn pario_help() -> String {
+    let mut text = String::from(
+        "pario: parallel I/O benchmarks for HPC storage\n\nUsage: pario <tool> [options]\n\nTools:\n",
+    );
+    for tool in TOOLS {
+        text.push_str(&format!("  {:<10}{}\n", tool.name(), tool.about()));
+    }
+    text.push_str(
+        "\nTasks run as threads of one process: set PARIO_TASKS=N (or ior's -N;\n\
+         mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).\n",
+    );
+    text
 }
-
-const PARIO_HELP: &str = "pario: parallel I/O benchmarks for HPC storage
-
-Usage: pario <tool> [options]
-
-Tools:
-  ior       bandwidth and IOPS (drop-in for IOR; 'pario ior -h' lists options)
-  mdtest    metadata rates (drop-in for mdtest; 'pario mdtest -h' lists options)
-
-Tasks run as threads of one process: set PARIO_TASKS=N (or ior's -N;
-mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).
-";
 
 /// `pario <tool> ...`.
-pub fn pario_main(argv: Vec<String>) -> ExitCode {
-    let mut args = argv.into_iter();
-    let _ = args.next();
+pub fn pario_main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
-        Some("ior") => ior_main("pario ior", args.collect()),
-        Some("mdtest") => mdtest_main("pario mdtest", args.collect()),
         Some("-h" | "--help" | "help") | None => {
-            print!("{PARIO_HELP}");
+            print!("{}", pario_help());
             ExitCode::SUCCESS
         }
         Some("-V" | "--version") => {
             println!("pario {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
-        Some(other) => {
-            eprintln!("pario: error: unknown tool '{other}' (try 'pario --help')");
-            ExitCode::from(2)
-        }
+        Some(name) => match TOOLS.iter().find(|t| t.name() == name) {
+            Some(tool) => tool.main(&format!("pario {name}"), args.collect()),
+            None => {
+                eprintln!("pario: error: unknown tool '{name}' (try 'pario --help')");
+                ExitCode::from(2)
+            }
+        },
     }
 }

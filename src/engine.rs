@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use crate::comm::{self, Comm, Topology};
 use crate::error::Error;
-use crate::options::UsageError;
+use crate::error::UsageError;
 
 /// Environment variable that sets the number of local tasks for every tool.
 pub const TASKS_VAR: &str = "PARIO_TASKS";

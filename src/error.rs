@@ -2,7 +2,16 @@
 
 use std::path::Path;
 
-use crate::options::UsageError;
+/// A usage error: one line naming the option and the reason. Exit status 2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+impl UsageError {
+    pub fn new(message: impl Into<String>) -> Self {
+        UsageError(message.into())
+    }
+}
 
 /// A failure on one task: names the task and the cause.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -8,6 +8,7 @@
 pub mod cpath;
 pub mod dummy;
 pub mod mmap;
+pub mod namespace;
 pub mod posix;
 
 #[cfg(feature = "mpi")]
@@ -18,6 +19,7 @@ use std::ffi::CStr;
 use std::io;
 
 use cpath::path_of;
+pub use namespace::FsUsage;
 
 use crate::comm::Comm;
 
@@ -229,7 +231,7 @@ pub struct Context<'a> {
     /// `-c`: collective transfers.
     pub collective: bool,
     /// Where the backend prints lines of its own (`--mpiio.showHints`).
-    pub lines: crate::output::TaskLines,
+    pub lines: crate::console::TaskLines,
 }
 
 /// A backend's constructor (see [`BackendInfo::build`]).

@@ -83,7 +83,7 @@ fn build(
             shared: None,
             collective: false,
             rank: 0,
-            lines: crate::output::TaskLines::Stdout,
+            lines: crate::console::TaskLines::Stdout,
         }));
     };
     let comm = context.comm.as_any().downcast_ref::<MpiComm>().ok_or(
@@ -139,7 +139,7 @@ pub struct MpiIo {
     shared: Option<RawComm>,
     collective: bool,
     rank: usize,
-    lines: crate::output::TaskLines,
+    lines: crate::console::TaskLines,
 }
 
 struct MpiFile {

@@ -1,5 +1,5 @@
 //! `pario <tool> [options]`: the suite's entry point.
 
 fn main() -> std::process::ExitCode {
-    pario::cli::pario_main(std::env::args().collect())
+    pario::cli::pario_main()
 }

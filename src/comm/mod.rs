@@ -167,7 +167,7 @@ impl From<&Error> for SharedError {
 impl SharedError {
     fn into_error(self, rank: usize) -> Error {
         if self.usage {
-            Error::Usage(crate::options::UsageError(self.message))
+            Error::Usage(crate::error::UsageError(self.message))
         } else {
             Error::Task(TaskError {
                 rank,

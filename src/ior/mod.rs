@@ -4,8 +4,10 @@
 //! [`runner`] runs them on every task against the task engine and a backend;
 //! [`layout`] says which offsets a task touches, [`files`] what its files are
 //! called and [`reorder`] whose data it reads back; [`results`] holds IOR's
-//! formulas and [`report`] the model every output format is written from.
+//! formulas and [`report`] the model every output is written from: the text
+//! layout ([`text`]) as the run goes, the documents ([`csv`], JSON) at its end.
 
+pub mod csv;
 pub mod files;
 pub mod layout;
 pub mod options;
@@ -14,5 +16,101 @@ pub mod reorder;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod sink;
 pub mod stonewall;
+pub mod text;
 pub mod xfer;
+
+use std::io;
+
+use crate::comm::Comm;
+use crate::error::UsageError;
+use crate::options::Grammar;
+use crate::output::{NotesOnly, Outputs, Summary, Text};
+use crate::tool::{Finished, Parsed, Tool};
+
+use params::IorParams;
+use report::RunReport;
+use sink::IorSink;
+
+/// The tests of one `ior` invocation.
+#[derive(Debug, Clone)]
+pub struct IorRun {
+    /// One per `RUN` of a `-f` script; one without.
+    pub tests: Vec<IorParams>,
+    /// As the header prints it.
+    pub command_line: String,
+}
+
+/// The `ior` tool.
+pub struct Ior;
+
+impl Tool for Ior {
+    type Options = IorParams;
+    type Params = IorRun;
+    type Report = RunReport;
+    type Sink = dyn IorSink;
+
+    fn name(&self) -> &'static str {
+        "ior"
+    }
+
+    fn about(&self) -> &'static str {
+        "bandwidth and IOPS (drop-in for IOR; 'pario ior -h' lists options)"
+    }
+
+    fn grammar(&self) -> Grammar<IorParams> {
+        options::grammar()
+    }
+
+    fn parse(&self, program: &str, args: &[String]) -> Result<Parsed<IorRun>, UsageError> {
+        let Some(tests) = options::parse(args)? else {
+            return Ok(Parsed::Help);
+        };
+        let command_line = std::iter::once(program)
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok(Parsed::Run(IorRun {
+            tests,
+            command_line,
+        }))
+    }
+
+    /// The larger of `PARIO_TASKS` and the largest `-N`.
+    fn local_tasks(&self, run: &IorRun, from_env: Option<usize>) -> usize {
+        let wanted = run.tests.iter().filter_map(|t| t.num_tasks).max();
+        from_env.unwrap_or(1).max(wanted.unwrap_or(1))
+    }
+
+    fn check_tasks(&self, run: &IorRun, size: usize) -> Result<(), UsageError> {
+        match run.tests.iter().filter_map(|t| t.num_tasks).max() {
+            Some(n) if n > size => {
+                Err(UsageError(format!("-N {n}: only {size} tasks are running")))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The first test's choice (stdout has one format).
+    fn summary<'p>(&self, run: &'p IorRun) -> &'p Summary {
+        &run.tests[0].summary
+    }
+
+    fn sinks(&self, run: &IorRun, text: Text) -> io::Result<Vec<Box<dyn IorSink>>> {
+        let verbose = run.tests[0].verbose;
+        Ok(vec![match text {
+            Text::Full(out) => Box::new(text::IorText::new(out, verbose)),
+            Text::LogOnly(out) => Box::new(NotesOnly::new(out, verbose)),
+        }])
+    }
+
+    fn run(
+        &self,
+        comm: &dyn Comm,
+        run: &IorRun,
+        outputs: &mut Outputs<dyn IorSink>,
+    ) -> Finished<RunReport> {
+        runner::run(comm, run, outputs)
+    }
+}

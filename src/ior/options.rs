@@ -4,15 +4,15 @@
 use crate::backend;
 use crate::memhog::{self, NodeMemory};
 use crate::options::{
-    directive, flag, long_flag, long_value, module_specs, spec, unsupported, value, ArgKind,
-    Grammar, OptSpec, Setting, UsageError,
+    directive, flag, list_directive, long_flag, long_value, module_specs, spec, unsupported, value,
+    ArgKind, Grammar, OptSpec, Setting, UsageError,
 };
 use crate::pattern::PacketType;
 use crate::units::{
     human_bytes, parse_count, parse_int, parse_non_negative, parse_positive, parse_size,
 };
 
-use super::params::{IorParams, Ordering, SummaryFormat};
+use super::params::{IorParams, Ordering};
 
 /// IOR 3's short flags for what IOR 4 made module options.
 fn module_flag(p: &mut IorParams, key: &str, s: Setting<'_>) -> Result<(), String> {
@@ -254,12 +254,11 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         directive(&["summaryFile"], "FILE", "-- store result data into this file", |p, s| {
-            p.summary_file = Some(s.value().to_string());
+            p.summary.file = Some(s.value().to_string());
             Ok(())
         }),
-        directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary", |p, s| {
-            p.summary_format = SummaryFormat::parse(s.value())?;
-            Ok(())
+        list_directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary", |p, s| {
+            p.summary.set_formats(s.value())
         }),
         directive(&["saveRankPerformanceDetailsCSV"], "<FILE>", "-- store the performance of each rank into the named CSV file.", |p, s| {
             p.save_rank_details_csv = Some(s.value().to_string());

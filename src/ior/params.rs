@@ -6,28 +6,8 @@ use serde::Serialize;
 
 use crate::memhog::NodeMemory;
 use crate::options::ModuleOptions;
+use crate::output::Summary;
 use crate::pattern::PacketType;
-
-/// Machine-readable summary formats (`-O summaryFormat=`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-pub enum SummaryFormat {
-    #[default]
-    Default,
-    Json,
-    Csv,
-}
-
-impl SummaryFormat {
-    /// `default`, `JSON` or `CSV`, in any case.
-    pub fn parse(text: &str) -> Result<SummaryFormat, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "default" => Ok(SummaryFormat::Default),
-            "json" => Ok(SummaryFormat::Json),
-            "csv" => Ok(SummaryFormat::Csv),
-            _ => Err("unknown summary format (use default, JSON or CSV)".into()),
-        }
-    }
-}
 
 /// How transfers are ordered within a file (`-z`, `-z -z`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -97,8 +77,8 @@ pub struct IorParams {
     pub random_offset_seed: i64,
     pub dry_run: bool,
     pub warning_as_errors: bool,
-    pub summary_file: Option<String>,
-    pub summary_format: SummaryFormat,
+    /// `summaryFormat` and `summaryFile`.
+    pub summary: Summary,
     pub save_rank_details_csv: Option<String>,
     /// Backend module options (`posix.odirect` → "1"), interpreted by the
     /// backend when it is built.
@@ -168,8 +148,7 @@ impl Default for IorParams {
             random_offset_seed: -1,
             dry_run: false,
             warning_as_errors: false,
-            summary_file: None,
-            summary_format: SummaryFormat::Default,
+            summary: Summary::default(),
             save_rank_details_csv: None,
             module_options: BTreeMap::new(),
             platform: String::new(),
@@ -223,20 +202,5 @@ impl IorParams {
     /// `--posix.evict`).
     pub fn evicts(&self) -> bool {
         self.evict_before_read || self.module_flag("posix.evict")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn summary_formats_in_any_case() {
-        assert_eq!(SummaryFormat::parse("JSON"), Ok(SummaryFormat::Json));
-        assert_eq!(SummaryFormat::parse(" csv "), Ok(SummaryFormat::Csv));
-        assert_eq!(SummaryFormat::parse("Default"), Ok(SummaryFormat::Default));
-        assert!(SummaryFormat::parse("xml")
-            .unwrap_err()
-            .contains("use default, JSON or CSV"));
     }
 }

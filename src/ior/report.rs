@@ -6,91 +6,10 @@ use serde::Serialize;
 
 use super::params::IorParams;
 use super::results::{OperationSummary, PhaseResult};
+use crate::backend::FsUsage;
 use crate::error::Error;
+use crate::run::info::ParioInfo;
 use crate::units::human_bytes;
-
-/// The version IOR parsers see: IOR's format version plus pario's own.
-pub fn version() -> String {
-    format!("4.1.0+pario-{}", env!("CARGO_PKG_VERSION"))
-}
-
-/// `Sat Nov 21 11:41:30 2026`, as C's `ctime`.
-pub fn now_string() -> String {
-    chrono::Local::now()
-        .format("%a %b %e %H:%M:%S %Y")
-        .to_string()
-}
-
-/// `Linux vm` (with the kernel release and machine at higher verbosity).
-pub fn machine(verbose: u32) -> String {
-    let u = rustix::system::uname();
-    let name = format!(
-        "{} {}",
-        u.sysname().to_string_lossy(),
-        u.nodename().to_string_lossy()
-    );
-    if verbose >= 2 {
-        format!(
-            "{name} {} {} {}",
-            u.release().to_string_lossy(),
-            u.version().to_string_lossy(),
-            u.machine().to_string_lossy()
-        )
-    } else {
-        name
-    }
-}
-
-/// Capacity and use of the file system holding the test files.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FsUsage {
-    #[serde(rename = "totalBytes")]
-    pub total_bytes: u64,
-    #[serde(rename = "usedPercent")]
-    pub used_percent: f64,
-    #[serde(rename = "totalInodes")]
-    pub total_inodes: u64,
-    #[serde(rename = "usedInodesPercent")]
-    pub used_inodes_percent: f64,
-}
-
-impl FsUsage {
-    /// `statvfs` of a directory.
-    pub fn of(dir: &std::path::Path) -> Option<FsUsage> {
-        let s = rustix::fs::statvfs(dir).ok()?;
-        let total = s.f_blocks * s.f_frsize;
-        let free = s.f_bfree * s.f_frsize;
-        let pct = |free: u64, total: u64| {
-            if total == 0 {
-                0.0
-            } else {
-                (1.0 - free as f64 / total as f64) * 100.0
-            }
-        };
-        Some(FsUsage {
-            total_bytes: total,
-            used_percent: pct(free, total),
-            total_inodes: s.f_files,
-            used_inodes_percent: pct(s.f_ffree, s.f_files),
-        })
-    }
-
-    /// IOR's FS line: `23.5 GiB   Used FS: 0.0%   Inodes: 2.9 Mi   Used Inodes: 0.0%`.
-    pub fn text(&self) -> String {
-        let mut size = self.total_bytes as f64 / (1u64 << 30) as f64;
-        let mut unit = "GiB";
-        if size > 1024.0 {
-            size /= 1024.0;
-            unit = "TiB";
-        }
-        format!(
-            "{size:.1} {unit}   Used FS: {:.1}%   Inodes: {:.1} Mi   Used Inodes: {:.1}%",
-            self.used_percent,
-            self.total_inodes as f64 / (1u64 << 20) as f64,
-            self.used_inodes_percent
-        )
-    }
-}
 
 /// Where a test runs and what it holds, as its echoes report it.
 #[derive(Debug, Clone, Copy)]
@@ -551,27 +470,6 @@ impl SummaryRow {
             stonewall_time: s.stonewall.map(|w| w.0),
             stonewall_bw_mean: s.stonewall.map(|w| w.1),
             xsize_mib: s.bytes as f64 / crate::units::MIB as f64,
-        }
-    }
-}
-
-/// Tool, engine and scale of a run (pario's own section).
-#[derive(Debug, Clone, Serialize)]
-pub struct ParioInfo {
-    pub version: String,
-    pub engine: String,
-    pub tasks: usize,
-    pub nodes: usize,
-}
-
-impl ParioInfo {
-    /// This build, and the engine and scale `comm` runs on.
-    pub fn of(comm: &dyn crate::comm::Comm) -> ParioInfo {
-        ParioInfo {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            engine: comm.engine().to_string(),
-            tasks: comm.size(),
-            nodes: comm.topology().num_nodes(),
         }
     }
 }

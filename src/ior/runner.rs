@@ -19,42 +19,40 @@ use super::layout::Layout;
 use super::params::{IorParams, Ordering};
 use super::reorder::{ReaderMap, Reorder};
 use super::report::{
-    machine, now_string, version, FsUsage, OptionsEcho, ParametersEcho, ParioInfo, RunReport,
-    Scale, SummaryRow, TestReport, VerifyCounts,
+    OptionsEcho, ParametersEcho, RunReport, Scale, SummaryRow, TestReport, VerifyCounts,
 };
 use super::results::{access_name, outliers, reduce_phase, summarize, TaskTimes};
+use super::sink::IorSink;
 use super::stonewall::{read_status, write_status, CollectiveStop, Deadline, StonewallResult};
 use super::xfer::{Pass, Progress, XferOptions};
+use super::IorRun;
 use crate::backend::cpath::c_path;
+use crate::backend::FsUsage;
 use crate::backend::{self, write_fully, Access, Backend, BlockView, File, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
+use crate::console::TaskLines;
 use crate::error::{Error, Result};
 use crate::latency::{self, LatencyRecorder, Percentiles};
 use crate::memhog::{self, MemoryHog};
-use crate::output::{sinks_for, IorSink, Outputs, TaskLines};
+use crate::output::Outputs;
 use crate::pagecache::{self, CacheReport, Residency};
 use crate::pattern::Pattern;
 use crate::progress;
+use crate::run::info::{machine, now_string, version, ParioInfo};
+use crate::tool::Finished;
 
 /// Rank 0's outputs (none on other ranks).
 type Out = Outputs<dyn IorSink>;
 
-/// Runs every test on this task. Rank 0 reports; every task returns the same
-/// outcome.
-pub fn run(comm: &dyn Comm, tests: &[IorParams], command_line: &str) -> Result<()> {
-    let first = &tests[0];
-    let out = &mut Out::open(comm, "ior", || {
-        sinks_for(
-            first.summary_format,
-            first.summary_file.as_deref(),
-            first.verbose,
-        )
-    })?;
+/// Runs every test on this task. Rank 0's report is complete; every task
+/// ends with the same outcome.
+pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> {
+    let tests = &run.tests;
     let mut report = RunReport {
         version: version(),
         began: now_string(),
-        command_line: command_line.to_string(),
+        command_line: run.command_line.clone(),
         machine: machine(tests[0].verbose),
         pario: ParioInfo::of(comm),
         tests: Vec::new(),
@@ -63,8 +61,7 @@ pub fn run(comm: &dyn Comm, tests: &[IorParams], command_line: &str) -> Result<(
         error: None,
     };
     out.each(|s| s.run_started(&report));
-    // Stdout's format is the first test's (as for the sinks).
-    let lines = TaskLines::new(first.summary_format, first.summary_file.as_deref());
+    let lines = out.task_lines();
     let mut data_errors = VerifyCounts::default();
     let mut failure = None;
     for (id, params) in tests.iter().enumerate() {
@@ -95,10 +92,11 @@ pub fn run(comm: &dyn Comm, tests: &[IorParams], command_line: &str) -> Result<(
     report.finished = now_string();
     report.error = failure.as_ref().map(|e| e.to_string());
     out.each(|s| s.run_done(&report));
-    match failure.or_else(|| data_errors.error()) {
+    let result = match failure.or_else(|| data_errors.error()) {
         Some(e) => Err(e),
         None => Ok(()),
-    }
+    };
+    Finished { report, result }
 }
 
 /// What one task brings back from a phase.

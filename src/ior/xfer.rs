@@ -15,9 +15,9 @@ use std::path::Path;
 use super::layout::Layout;
 use super::report::VerifyCounts;
 use crate::backend::{read_fully, write_fully, Access, File, Retry};
+use crate::console::TaskLines;
 use crate::error::Error;
 use crate::latency::LatencyRecorder;
-use crate::output::TaskLines;
 use crate::pattern::{PacketType, Pattern};
 use crate::progress::Counter;
 

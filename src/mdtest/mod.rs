@@ -4,15 +4,92 @@
 //! says which directories and items exist and what they are called;
 //! [`runner`] runs the phases on every task against the task engine and a
 //! backend; [`results`] holds mdtest's formulas and [`report`] the model the
-//! output formats (`output::mdtest_text`, `output::mdtest_formats`) are
-//! written from.
+//! text layout ([`text`]) and the documents ([`csv`], JSON) are written from.
 
+pub mod csv;
 pub mod options;
 pub mod params;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod text;
 pub mod tree;
+
+use std::io;
+
+use crate::comm::Comm;
+use crate::error::UsageError;
+use crate::options::Grammar;
+use crate::output::{NotesOnly, Outputs, Summary, Text};
+use crate::tool::{Finished, Parsed, Tool};
+
+use params::MdtestParams;
+use report::{MdtestReport, MdtestSink};
+
+/// One `mdtest` invocation.
+#[derive(Debug, Clone)]
+pub struct MdtestRun {
+    pub params: MdtestParams,
+    /// As the header prints it.
+    pub command_line: String,
+}
+
+/// The `mdtest` tool.
+pub struct Mdtest;
+
+impl Tool for Mdtest {
+    type Options = MdtestParams;
+    type Params = MdtestRun;
+    type Report = MdtestReport;
+    type Sink = dyn MdtestSink;
+
+    fn name(&self) -> &'static str {
+        "mdtest"
+    }
+
+    fn about(&self) -> &'static str {
+        "metadata rates (drop-in for mdtest; 'pario mdtest -h' lists options)"
+    }
+
+    fn grammar(&self) -> Grammar<MdtestParams> {
+        options::grammar()
+    }
+
+    fn parse(&self, program: &str, args: &[String]) -> Result<Parsed<MdtestRun>, UsageError> {
+        let Some(params) = options::parse(args)? else {
+            return Ok(Parsed::Help);
+        };
+        Ok(Parsed::Run(MdtestRun {
+            params,
+            command_line: command_line(program, args),
+        }))
+    }
+
+    fn check_tasks(&self, run: &MdtestRun, size: usize) -> Result<(), UsageError> {
+        options::validate_tasks(&run.params, size)
+    }
+
+    fn summary<'p>(&self, run: &'p MdtestRun) -> &'p Summary {
+        &run.params.summary
+    }
+
+    fn sinks(&self, run: &MdtestRun, text: Text) -> io::Result<Vec<Box<dyn MdtestSink>>> {
+        let verbose = run.params.verbose;
+        Ok(vec![match text {
+            Text::Full(out) => Box::new(text::MdtestText::new(out, verbose)),
+            Text::LogOnly(out) => Box::new(NotesOnly::new(out, verbose)),
+        }])
+    }
+
+    fn run(
+        &self,
+        comm: &dyn Comm,
+        run: &MdtestRun,
+        outputs: &mut Outputs<dyn MdtestSink>,
+    ) -> Finished<MdtestReport> {
+        runner::run(comm, run, outputs)
+    }
+}
 
 /// mdtest's "Command line used:" text: the program, then each argument in
 /// single quotes.

@@ -3,7 +3,6 @@
 //! created.
 
 use crate::backend;
-use crate::ior::params::SummaryFormat;
 use crate::options::{
     flag, long_flag, long_value, module_specs, spec, unsupported, value, ArgKind, Grammar, OptSpec,
     Setting, UsageError,
@@ -253,12 +252,14 @@ pub fn grammar() -> Grammar<MdtestParams> {
         long_value(&["GPUid"], "-1", "Select the GPU to use (not supported)", |_, _| {
             Err("GPU buffers are not supported by pario".into())
         }),
-        long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV [default|JSON|CSV]", |p, s| {
-            p.summary_format = SummaryFormat::parse(s.value())?;
-            Ok(())
-        }),
+        OptSpec {
+            list: true,
+            ..long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV [default|JSON|CSV], or both (JSON,CSV: one file each)", |p, s| {
+                p.summary.set_formats(s.value())
+            })
+        },
         long_value(&["summaryFile"], "", "pario: write the JSON or CSV results to this file (default: stdout, and the text goes away)", |p, s| {
-            p.summary_file = Some(text(s, "summary file name")?);
+            p.summary.file = Some(text(s, "summary file name")?);
             Ok(())
         }),
         spec(Some('O'), &["directives"], ArgKind::Directives, "STRING", "pario: options by their long names (e.g. -O summaryFormat=JSON,summaryFile=r.json)", |_, _| Ok(())),
@@ -433,11 +434,14 @@ pub fn validate(p: &MdtestParams) -> Result<(), UsageError> {
     if p.first.is_some() && p.last.is_none() {
         return err("-f needs -l (the last number of tasks of the sweep)".into());
     }
-    if let (Some(path), SummaryFormat::Default) = (&p.summary_file, p.summary_format) {
+    if let Some(path) = p.summary.text_file() {
         return err(format!(
             "--summaryFile {path}: give --summaryFormat=JSON or CSV too"
         ));
     }
+    p.summary
+        .check()
+        .map_err(|e| UsageError(format!("--summaryFormat: {e}")))?;
     Layout::check(p).map_err(UsageError)?;
     Ok(())
 }

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::ior::params::SummaryFormat;
 use crate::options::ModuleOptions;
+use crate::output::Summary;
 use crate::pattern::PacketType;
 
 /// One mdtest run, as mdtest's `mdtest_options_t` (plus pario's output options).
@@ -111,10 +111,9 @@ pub struct MdtestParams {
     pub warning_as_errors: bool,
     /// `--saveRankPerformanceDetails`: a CSV of every task's rate and time.
     pub save_rank_details: Option<String>,
-    /// `--summaryFormat` / `-O summaryFormat=` (pario: mdtest has none).
-    pub summary_format: SummaryFormat,
-    /// `--summaryFile` / `-O summaryFile=`.
-    pub summary_file: Option<String>,
+    /// `--summaryFormat` and `--summaryFile` (or as `-O` directives; pario:
+    /// mdtest has none).
+    pub summary: Summary,
     /// Backend module options (`posix.odirect` → "1").
     pub module_options: BTreeMap<String, String>,
 }
@@ -172,8 +171,7 @@ impl Default for MdtestParams {
             show_rank_statistics: false,
             warning_as_errors: false,
             save_rank_details: None,
-            summary_format: SummaryFormat::Default,
-            summary_file: None,
+            summary: Summary::default(),
             module_options: BTreeMap::new(),
         }
     }

@@ -7,14 +7,12 @@ use std::io;
 use serde::Serialize;
 
 use super::params::MdtestParams;
-use super::results::{PhaseResult, Stats, SummaryRow, TaskIteration};
-use crate::ior::report::{FsUsage, ParioInfo};
-use crate::output::LogSink;
-
-/// mdtest's start and end stamps: `11/21/2026 11:41:30`.
-pub fn timestamp() -> String {
-    chrono::Local::now().format("%m/%d/%Y %H:%M:%S").to_string()
-}
+use super::results::{PhaseResult, SummaryRow, TaskIteration};
+use crate::backend::FsUsage;
+use crate::comm::{Comm, Topology};
+use crate::output::{LogSink, NotesOnly};
+use crate::run::info::{machine, timestamp, version, ParioInfo};
+use crate::stats::Stats;
 
 /// The options of the run, with mdtest's names where it has them.
 #[derive(Debug, Clone, Serialize)]
@@ -180,6 +178,60 @@ pub struct MdtestReport {
     pub text: TextOptions,
 }
 
+impl MdtestReport {
+    /// The report of a run about to start: its header, no results yet.
+    pub fn new(
+        comm: &dyn Comm,
+        p: &MdtestParams,
+        command_line: &str,
+        data_seed: i64,
+        random_seed: i64,
+    ) -> MdtestReport {
+        let mut warnings = Vec::new();
+        if p.read && p.read_bytes == 0 && p.file_phases() {
+            warnings.push(
+                "WARNING: Read bytes is 0, thus, a read test will actually just open/close".into(),
+            );
+        }
+        MdtestReport {
+            version: version(),
+            began: timestamp(),
+            command_line: command_line.to_string(),
+            machine: machine(p.verbose),
+            pario: ParioInfo::of(comm),
+            nodemap: nodemap(comm.topology()),
+            path: p.dirs[0].clone(),
+            fs: None,
+            parameters: ParametersEcho::new(p, data_seed, random_seed),
+            warnings,
+            tests: Vec::new(),
+            finished: String::new(),
+            error: None,
+            text: TextOptions {
+                print_time: p.print_time,
+                print_rate_and_time: p.print_rate_and_time,
+                show_rank_statistics: p.show_rank_statistics,
+                print_all_procs: p.print_all_procs,
+                iterations: p.iterations,
+            },
+        }
+    }
+}
+
+/// `1` per task on the same node as task 0, `0` otherwise.
+fn nodemap(topology: &Topology) -> String {
+    let node0 = topology.node_of(0);
+    (0..topology.size())
+        .map(|r| {
+            if topology.node_of(r) == node0 {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect()
+}
+
 /// What the text layout depends on.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TextOptions {
@@ -191,7 +243,7 @@ pub struct TextOptions {
 }
 
 /// What the runner tells its outputs on rank 0, in order.
-pub trait MdtestSink: LogSink {
+pub trait MdtestSink: LogSink + Send {
     /// The header: start stamp, command line, warnings, path and file system.
     fn run_started(&mut self, _report: &MdtestReport) -> io::Result<()> {
         Ok(())
@@ -212,6 +264,8 @@ pub trait MdtestSink: LogSink {
         Ok(())
     }
 }
+
+impl MdtestSink for NotesOnly {}
 
 /// Statistics of a summary row as a table: rates or times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,8 +10,8 @@
 
 use serde::Serialize;
 
-pub use crate::ior::results::{Deviation, Stats};
 use crate::latency::Percentiles;
+use crate::stats::{Deviation, Stats};
 
 /// The operations, in mdtest's table order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

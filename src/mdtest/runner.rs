@@ -19,27 +19,27 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::options::{sweep, validate_tasks};
+use super::options::sweep;
 use super::params::MdtestParams;
-use super::report::{
-    timestamp, IterationReport, MdtestReport, MdtestSink, ParametersEcho, Stonewall, SweepReport,
-    TextOptions,
-};
+use super::report::{IterationReport, MdtestReport, MdtestSink, Stonewall, SweepReport};
 use super::results::{decode, encode, reduce, summarize, Op, Sample, TaskIteration, OPS};
+use super::text::c_exp;
 use super::tree::{creation_order, test_dir, ItemPaths, Kind, Layout, Owner, Role, Tree};
+use super::MdtestRun;
 use crate::backend::cpath::{c_path, path_of};
+use crate::backend::FsUsage;
 use crate::backend::{self, read_fully, write_fully, Access, Backend, CreateSpec, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
+use crate::console::TaskLines;
 use crate::error::{Error, Result};
-use crate::ior::report::{machine, version, FsUsage, ParioInfo};
 use crate::latency::{self, LatencyRecorder, Percentiles};
-use crate::output::mdtest_formats::sinks_for;
-use crate::output::mdtest_text::c_exp;
-use crate::output::{Outputs, TaskLines};
+use crate::output::Outputs;
 use crate::pattern::Pattern;
 use crate::progress;
 use crate::random::Permutation;
+use crate::run::info::timestamp;
+use crate::tool::Finished;
 
 /// After each item operation: its latency, and the count for the progress
 /// display. A macro, because the item loops hold borrows of other fields.
@@ -67,22 +67,40 @@ macro_rules! say {
 /// Rank 0's outputs (none on other ranks).
 type Out = Outputs<dyn MdtestSink>;
 
-/// Runs mdtest on this task. Rank 0 reports; every task returns the same
-/// outcome.
-pub fn run(comm: &dyn Comm, p: &MdtestParams, command_line: &str) -> Result<()> {
-    validate_tasks(p, comm.size())?;
-    let out = &mut Out::open(comm, "mdtest", || {
-        sinks_for(p.summary_format, p.summary_file.as_deref(), p.verbose)
-    })?;
-    let context = backend::Context {
-        comm,
-        active: true,
-        collective: false,
-        lines: TaskLines::new(p.summary_format, p.summary_file.as_deref()),
+/// Runs mdtest on this task. Rank 0's report is complete; every task ends
+/// with the same outcome.
+pub fn run(comm: &dyn Comm, m: &MdtestRun, out: &mut Out) -> Finished<MdtestReport> {
+    let p = &m.params;
+    let seeds = agree_seeds(comm, p);
+    let (data_seed, random_seed) = seeds.as_ref().map_or((0, 0), |s| *s);
+    let mut report = MdtestReport::new(comm, p, &m.command_line, data_seed, random_seed);
+    let setup = seeds.and_then(|seeds| Setup::new(comm, p, out.task_lines(), seeds));
+    let setup = match setup {
+        Ok(setup) => setup,
+        Err(e) => {
+            report.error = Some(e.to_string());
+            return Finished {
+                report,
+                result: Err(e),
+            };
+        }
     };
-    let backend =
-        backend::build(&p.api, &p.module_options, Some(&context)).map_err(Error::usage)?;
-    let layout = Layout::new(p).map_err(Error::usage)?;
+    let mut run = Run::new(comm, p, out, setup, report);
+    let outcome = run.body();
+    if let Err(e) = &outcome {
+        if !matches!(e, Error::Data { .. }) {
+            run.clean_up_after_failure();
+        }
+    }
+    run.finish(&outcome);
+    Finished {
+        report: run.report,
+        result: outcome,
+    }
+}
+
+/// The data seed (`-G`) and the shuffle seed (`-R`), agreed by all tasks.
+fn agree_seeds(comm: &dyn Comm, p: &MdtestParams) -> Result<(i64, i64)> {
     let data_seed = match p.data_seed {
         Some(g) => g,
         None => broadcast_value(comm, 0, &time_seed())?,
@@ -92,24 +110,39 @@ pub fn run(comm: &dyn Comm, p: &MdtestParams, command_line: &str) -> Result<()> 
     } else {
         p.random_seed
     };
-    let mut run = Run::new(
-        comm,
-        p,
-        out,
-        backend,
-        layout,
-        data_seed,
-        random_seed,
-        command_line,
-    );
-    let outcome = run.body();
-    if let Err(e) = &outcome {
-        if !matches!(e, Error::Data { .. }) {
-            run.clean_up_after_failure();
-        }
+    Ok((data_seed, random_seed))
+}
+
+/// What a run needs before its first directory: the backend, the layout and
+/// the seeds.
+struct Setup {
+    backend: Box<dyn Backend>,
+    layout: Layout,
+    seeds: (i64, i64),
+}
+
+impl Setup {
+    fn new(
+        comm: &dyn Comm,
+        p: &MdtestParams,
+        lines: TaskLines,
+        seeds: (i64, i64),
+    ) -> Result<Setup> {
+        let context = backend::Context {
+            comm,
+            active: true,
+            collective: false,
+            lines,
+        };
+        let backend =
+            backend::build(&p.api, &p.module_options, Some(&context)).map_err(Error::usage)?;
+        let layout = Layout::new(p).map_err(Error::usage)?;
+        Ok(Setup {
+            backend,
+            layout,
+            seeds,
+        })
     }
-    run.finish(&outcome);
-    outcome
 }
 
 /// The seed mdtest takes when none is given: the time in seconds (as C `int`).
@@ -225,65 +258,28 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    #[allow(clippy::too_many_arguments)]
     fn new(
         comm: &'a dyn Comm,
         p: &'a MdtestParams,
         out: &'a mut Out,
-        backend: Box<dyn Backend>,
-        layout: Layout,
-        data_seed: i64,
-        random_seed: i64,
-        command_line: &str,
+        setup: Setup,
+        report: MdtestReport,
     ) -> Run<'a> {
+        let Setup {
+            backend,
+            layout,
+            seeds: (data_seed, random_seed),
+        } = setup;
         let rank = comm.rank();
         let topology = comm.topology();
         let node0 = topology.node_of(0);
-        let nodemap: String = (0..comm.size())
-            .map(|r| {
-                if topology.node_of(r) == node0 {
-                    '1'
-                } else {
-                    '0'
-                }
-            })
-            .collect();
         let mut stride = p.nstride;
         if stride > 0 && topology.num_nodes() > 1 && topology.is_block_mapped() {
             stride *= topology.ranks_on(node0).len();
         }
         let order_seed = p.random_order().then(|| (random_seed + rank as i64) as u64);
-        let root = PathBuf::from(&p.dirs[0]);
-        let mut warnings = Vec::new();
-        if p.read && p.read_bytes == 0 && p.file_phases() {
-            warnings.push(
-                "WARNING: Read bytes is 0, thus, a read test will actually just open/close".into(),
-            );
-        }
-        let report = MdtestReport {
-            version: version(),
-            began: timestamp(),
-            command_line: command_line.to_string(),
-            machine: machine(p.verbose),
-            pario: ParioInfo::of(comm),
-            nodemap,
-            path: root.display().to_string(),
-            fs: None,
-            parameters: ParametersEcho::new(p, data_seed, random_seed),
-            warnings,
-            tests: Vec::new(),
-            finished: String::new(),
-            error: None,
-            text: TextOptions {
-                print_time: p.print_time,
-                print_rate_and_time: p.print_rate_and_time,
-                show_rank_statistics: p.show_rank_statistics,
-                print_all_procs: p.print_all_procs,
-                iterations: p.iterations,
-            },
-        };
         let buf = |n: u64| AlignedBuffer::new(n as usize, PAGE);
-        let lines = TaskLines::new(p.summary_format, p.summary_file.as_deref());
+        let lines = out.task_lines();
         Run {
             comm,
             p,

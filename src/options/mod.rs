@@ -10,16 +10,7 @@ pub mod script;
 
 use std::collections::BTreeMap;
 
-/// A usage error: one line naming the option and the reason. Exit status 2.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-impl UsageError {
-    pub fn new(message: impl Into<String>) -> Self {
-        UsageError(message.into())
-    }
-}
+pub use crate::error::UsageError;
 
 /// Whether an option takes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +84,9 @@ pub struct OptSpec<T> {
     /// Documented as `-O name=value` rather than `--name` (IOR's directive-only
     /// options such as `stoneWallingWearOut`); both spellings are accepted.
     pub directive_only: bool,
+    /// Takes a comma-separated list: in `-O` directives, the items after it
+    /// without a `=` continue its value (`-O summaryFormat=JSON,CSV`).
+    pub list: bool,
     pub store: Store<T>,
 }
 
@@ -132,6 +126,7 @@ pub fn spec<T>(
         help,
         module: "",
         directive_only: false,
+        list: false,
         store: Store::Field(set),
     }
 }
@@ -185,6 +180,19 @@ pub fn directive<T>(
     }
 }
 
+/// A directive whose value is a comma-separated list (see [`OptSpec::list`]).
+pub fn list_directive<T>(
+    names: &[&'static str],
+    default: &'static str,
+    help: &'static str,
+    set: Setter<T>,
+) -> OptSpec<T> {
+    OptSpec {
+        list: true,
+        ..directive(names, default, help, set)
+    }
+}
+
 /// One option per backend module option (`--posix.odirect`, `-O
 /// mmap.madv_pattern=1`), from the backend registry, stored as text for the
 /// backend to interpret when it is built.
@@ -201,6 +209,7 @@ pub fn module_specs<T>() -> impl Iterator<Item = OptSpec<T>> {
         help: o.help,
         module,
         directive_only: false,
+        list: false,
         store: Store::Module,
     })
 }
@@ -392,17 +401,38 @@ impl<T: ModuleOptions> Grammar<T> {
     /// `#` is a comment.
     pub fn apply_directives(&self, text: &str, params: &mut T) -> Result<(), UsageError> {
         let text = text.split('#').next().unwrap_or("");
-        for item in text.split(',') {
-            let item = item.trim();
-            if item.is_empty() {
-                continue;
+        for (spec, key, value) in self.directives(text)? {
+            if spec.kind == ArgKind::Directives {
+                return Err(UsageError(format!("directive '{key}' cannot be nested")));
             }
+            self.apply(spec, params, Setting::Value(&value))?;
+        }
+        Ok(())
+    }
+
+    /// The `key=value` items of a directive text, with the options they name;
+    /// an item without `=` after a list option continues its value.
+    fn directives<'t>(
+        &self,
+        text: &'t str,
+    ) -> Result<Vec<(&OptSpec<T>, &'t str, String)>, UsageError> {
+        let mut found: Vec<(&OptSpec<T>, &str, String)> = Vec::new();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             let Some((key, value)) = item.split_once('=') else {
-                return Err(UsageError(format!(
-                    "directive '{item}' is not of the form key=value"
-                )));
+                match found.last_mut() {
+                    Some((spec, _, value)) if spec.list => {
+                        value.push(',');
+                        value.push_str(item);
+                        continue;
+                    }
+                    _ => {
+                        return Err(UsageError(format!(
+                            "directive '{item}' is not of the form key=value"
+                        )))
+                    }
+                }
             };
-            let (key, value) = (key.trim(), value.trim());
+            let key = key.trim();
             let key = key.strip_prefix("--").unwrap_or(key);
             let spec = self.find_long(key).ok_or_else(|| {
                 UsageError(format!(
@@ -410,12 +440,9 @@ impl<T: ModuleOptions> Grammar<T> {
                     self.tool
                 ))
             })?;
-            if spec.kind == ArgKind::Directives {
-                return Err(UsageError(format!("directive '{key}' cannot be nested")));
-            }
-            self.apply(spec, params, Setting::Value(value))?;
+            found.push((spec, key, value.trim().to_string()));
         }
-        Ok(())
+        Ok(found)
     }
 
     /// The `-h` text, laid out like IOR's.

@@ -31,6 +31,7 @@ fn toy() -> Grammar<Toy> {
         help: "help text",
         module: "",
         directive_only: false,
+        list: false,
         store: Store::Field(set),
     };
     Grammar {
@@ -68,6 +69,7 @@ fn toy() -> Grammar<Toy> {
                 help: "odirect",
                 module: "POSIX",
                 directive_only: false,
+                list: false,
                 store: Store::Module,
             },
         ],

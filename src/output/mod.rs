@@ -1,26 +1,22 @@
-//! Output formats.
+//! Outputs, for every tool: where the text, the documents and a task's own
+//! lines go, decided in one place from `summaryFormat`/`summaryFile`.
 //!
-//! The runner reports events to [`IorSink`]s on rank 0 (through
-//! [`Outputs`]): the text layout streams as results arrive (as IOR prints
-//! them); machine-readable formats write the whole [`RunReport`] at the end.
-//! Adding a format is one module that implements the trait plus one arm in
-//! [`sinks_for`].
+//! A runner tells its sinks (a tool's own event trait over [`LogSink`]) what
+//! happens as it happens: the text layouts stream. Documents (JSON, CSV) are
+//! the report the runner returns, serialised by [`Outputs::finish`]. Adding
+//! a format is one variant of [`Format`] and its arm in [`document::write`].
 
-pub mod csv;
-pub mod ior_text;
-pub mod json;
-pub mod mdtest_formats;
-pub mod mdtest_text;
+pub mod document;
+pub mod format;
 
-use std::fs::File;
 use std::io::{self, Write};
 
+pub use document::{Document, Table};
+pub use format::{Format, Summary};
+
 use crate::comm::{agree, Comm};
+use crate::console::TaskLines;
 use crate::error::{Error, Result};
-use crate::ior::params::SummaryFormat;
-use crate::ior::report::{RunReport, TestReport};
-use crate::ior::results::PhaseResult;
-use crate::mdtest::report::MdtestSink;
 
 /// What every output of every tool is told: log lines.
 pub trait LogSink {
@@ -30,41 +26,68 @@ pub trait LogSink {
     }
 }
 
-/// The outputs of rank 0 (none on other ranks): every event goes to each
-/// sink (`S` is `dyn IorSink` or `dyn MdtestSink`).
+/// Where a tool's text goes: the whole layout, or only its log lines (when
+/// stdout carries a document, they go to stderr).
+pub enum Text {
+    Full(Box<dyn Write + Send>),
+    LogOnly(Box<dyn Write + Send>),
+}
+
+/// The outputs of a run: on rank 0 its sinks and documents; on every task
+/// where its own lines go. `S` is a tool's sink trait (`dyn IorSink`).
 pub struct Outputs<S: ?Sized> {
     sinks: Vec<Box<S>>,
+    documents: Vec<(Format, Box<dyn Write + Send>)>,
+    lines: TaskLines,
     /// The tool, for the warning about an output that cannot be written.
     tool: &'static str,
 }
 
 impl<S: ?Sized + LogSink> Outputs<S> {
-    /// Rank 0 makes the sinks; every task returns the same outcome.
+    /// Rank 0 opens what `summary` names: the text (given to `sinks`, which
+    /// returns the tool's sinks for it and any of its own) and the document
+    /// targets. Every task returns the same outcome, before the run starts.
     pub fn open(
         comm: &dyn Comm,
         tool: &'static str,
-        make: impl FnOnce() -> io::Result<Vec<Box<S>>>,
+        summary: &Summary,
+        sinks: impl FnOnce(Text) -> io::Result<Vec<Box<S>>>,
     ) -> Result<Outputs<S>> {
-        let sinks = if comm.rank() == 0 {
-            make().map_err(|e| Error::task(0, e.to_string()))
+        let opened = if comm.rank() == 0 {
+            open_all(summary, sinks).map_err(|e| Error::task(0, e.to_string()))
         } else {
-            Ok(Vec::new())
+            Ok((Vec::new(), Vec::new()))
         };
+        let (sinks, documents) = agree(comm, opened)?;
         Ok(Outputs {
-            sinks: agree(comm, sinks)?,
+            sinks,
+            documents,
+            lines: summary.task_lines(),
             tool,
         })
+    }
+
+    /// Outputs made by the caller (tests, drivers): these sinks, no
+    /// documents, a task's lines on stdout.
+    pub fn with_sinks(tool: &'static str, sinks: Vec<Box<S>>) -> Outputs<S> {
+        Outputs {
+            sinks,
+            documents: Vec::new(),
+            lines: TaskLines::Stdout,
+            tool,
+        }
+    }
+
+    /// Where this task prints its own lines.
+    pub fn task_lines(&self) -> TaskLines {
+        self.lines
     }
 
     /// Tells every sink; an output that fails does not stop the run.
     pub fn each(&mut self, mut event: impl FnMut(&mut S) -> io::Result<()>) {
         for sink in &mut self.sinks {
-            if let Err(e) = event(sink.as_mut()) {
-                // stdout closed early (a pipe into `head`) must not stop the run.
-                if e.kind() != io::ErrorKind::BrokenPipe {
-                    eprintln!("{}: warning: cannot write output: {e}", self.tool);
-                }
-            }
+            let outcome = event(sink.as_mut());
+            warn_on(self.tool, outcome);
         }
     }
 
@@ -72,36 +95,55 @@ impl<S: ?Sized + LogSink> Outputs<S> {
     pub fn note(&mut self, level: u32, text: &str) {
         self.each(|s| s.note(level, text));
     }
+
+    /// Writes the documents of the finished run (rank 0).
+    pub fn finish(&mut self, report: &impl Document) {
+        for (format, out) in std::mem::take(&mut self.documents) {
+            let mut out = out;
+            let outcome = document::write(format, report, &mut out);
+            warn_on(self.tool, outcome);
+        }
+    }
 }
 
-/// What the IOR runner tells its outputs, in order.
-pub trait IorSink: LogSink {
-    /// Header of the run (before any test).
-    fn run_started(&mut self, _report: &RunReport) -> io::Result<()> {
-        Ok(())
+/// An output that cannot be written is a warning, not the end of the run.
+fn warn_on(tool: &str, outcome: io::Result<()>) {
+    if let Err(e) = outcome {
+        // stdout closed early (a pipe into `head`) must not stop the run.
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("{tool}: warning: cannot write output: {e}");
+        }
     }
-    /// A test's header, options and table header.
-    fn test_started(&mut self, _test: &TestReport) -> io::Result<()> {
-        Ok(())
-    }
-    fn phase_done(&mut self, _row: &PhaseResult) -> io::Result<()> {
-        Ok(())
-    }
-    fn removed(&mut self, _seconds: f64, _iteration: u64) -> io::Result<()> {
-        Ok(())
-    }
-    fn test_done(&mut self, _test: &TestReport) -> io::Result<()> {
-        Ok(())
-    }
-    /// The complete run, summary included.
-    fn run_done(&mut self, _report: &RunReport) -> io::Result<()> {
-        Ok(())
-    }
+}
+
+type Opened<S> = (Vec<Box<S>>, Vec<(Format, Box<dyn Write + Send>)>);
+
+/// The text target, the tool's sinks and the documents' targets.
+fn open_all<S: ?Sized>(
+    summary: &Summary,
+    sinks: impl FnOnce(Text) -> io::Result<Vec<Box<S>>>,
+) -> io::Result<Opened<S>> {
+    summary.check().map_err(io::Error::other)?;
+    let text = if let Some(path) = summary.text_file() {
+        let file = format::open_target(Some(path))?;
+        println!("Writing output to {path}");
+        Text::Full(file)
+    } else if summary.document_on_stdout() {
+        Text::LogOnly(Box::new(io::stderr()))
+    } else {
+        Text::Full(Box::new(io::stdout()))
+    };
+    let documents = summary
+        .targets()
+        .into_iter()
+        .map(|(format, path)| Ok((format, format::open_target(path.as_deref())?)))
+        .collect::<io::Result<_>>()?;
+    Ok((sinks(text)?, documents))
 }
 
 /// A text output that is flushed after every piece, so that a run's lines
-/// appear as it goes (and are not lost when a later rank fails).
-pub(crate) struct TextStream {
+/// appear as it goes (and are not lost when a later task fails).
+pub struct TextStream {
     out: Box<dyn Write + Send>,
     pub verbose: u32,
 }
@@ -125,8 +167,8 @@ impl TextStream {
     }
 }
 
-/// Only the log lines, for either tool (when stdout carries JSON or CSV,
-/// they go to stderr).
+/// Only the log lines of a run, for any tool (each tool's sink trait has an
+/// empty implementation for it).
 pub struct NotesOnly(TextStream);
 
 impl NotesOnly {
@@ -141,88 +183,7 @@ impl LogSink for NotesOnly {
     }
 }
 
-impl IorSink for NotesOnly {}
-
-impl MdtestSink for NotesOnly {}
-
 /// A `%-20s: %s` header line, as IOR and mdtest print them.
-pub(crate) fn key_value(key: &str, value: &str) -> String {
+pub fn key_value(key: &str, value: &str) -> String {
     format!("{key:<20}: {value}\n")
-}
-
-/// Where a machine-readable report goes: the summary file, or stdout.
-pub(crate) fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
-    Ok(match path {
-        Some(p) => Box::new(
-            File::create(p)
-                .map_err(|e| io::Error::new(e.kind(), format!("cannot create {p}: {e}")))?,
-        ),
-        None => Box::new(io::stdout()),
-    })
-}
-
-/// Whether the tool's text goes to stdout: unless a machine-readable format
-/// was asked for without a summary file (stdout then carries that format and
-/// log lines go to stderr).
-pub(crate) fn text_on_stdout(format: SummaryFormat, summary_file: Option<&str>) -> bool {
-    format == SummaryFormat::Default || summary_file.is_some()
-}
-
-/// Where a task prints its own lines (traces, wrong words, verification
-/// errors), decided once per run: on stdout with the tool's text, on stderr
-/// when stdout carries JSON or CSV (which must stay parseable).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskLines {
-    Stdout,
-    Stderr,
-}
-
-impl TaskLines {
-    pub fn new(format: SummaryFormat, summary_file: Option<&str>) -> TaskLines {
-        if text_on_stdout(format, summary_file) {
-            TaskLines::Stdout
-        } else {
-            TaskLines::Stderr
-        }
-    }
-
-    /// Prints one line (`format_args!`, without the newline).
-    pub fn print(self, line: std::fmt::Arguments<'_>) {
-        match self {
-            TaskLines::Stdout => println!("{line}"),
-            TaskLines::Stderr => eprintln!("{line}"),
-        }
-    }
-}
-
-/// The sinks for a run: IOR's text on stdout, unless a machine-readable
-/// format was asked for without `summaryFile`, in which case stdout carries
-/// that format and log lines go to stderr. `summaryFile` without a format
-/// takes the text itself, as in IOR (which says so on stdout).
-pub fn sinks_for(
-    format: SummaryFormat,
-    summary_file: Option<&str>,
-    verbose: u32,
-) -> io::Result<Vec<Box<dyn IorSink>>> {
-    let mut sinks: Vec<Box<dyn IorSink>> = Vec::new();
-    if let (SummaryFormat::Default, Some(path)) = (format, summary_file) {
-        let file = open_target(summary_file)?;
-        println!("Writing output to {path}");
-        sinks.push(Box::new(ior_text::IorText::new(file, verbose)));
-    } else if text_on_stdout(format, summary_file) {
-        sinks.push(Box::new(ior_text::IorText::new(
-            Box::new(io::stdout()),
-            verbose,
-        )));
-    } else {
-        sinks.push(Box::new(NotesOnly::new(Box::new(io::stderr()), verbose)));
-    }
-    match format {
-        SummaryFormat::Default => {}
-        SummaryFormat::Json => {
-            sinks.push(Box::new(json::JsonFile::new(open_target(summary_file)?)))
-        }
-        SummaryFormat::Csv => sinks.push(Box::new(csv::CsvFile::new(open_target(summary_file)?))),
-    }
-    Ok(sinks)
 }

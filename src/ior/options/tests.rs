@@ -1,5 +1,6 @@
 use super::*;
 use crate::ior::params::IorParams;
+use crate::output::Format;
 
 fn args(line: &str) -> Vec<String> {
     line.split_whitespace().map(str::to_string).collect()
@@ -132,12 +133,12 @@ fn directives_by_long_name() {
     );
     assert!(p.file_per_proc && p.fsync);
     let p = one("-O summaryFormat=JSON,summaryFile=/tmp/s.json");
-    assert_eq!(p.summary_format, SummaryFormat::Json);
-    assert_eq!(p.summary_file.as_deref(), Some("/tmp/s.json"));
-    assert_eq!(
-        one("-O summaryFormat=csv").summary_format,
-        SummaryFormat::Csv
-    );
+    assert_eq!(p.summary.formats, [Format::Json]);
+    assert_eq!(p.summary.file.as_deref(), Some("/tmp/s.json"));
+    assert_eq!(one("-O summaryFormat=csv").summary.formats, [Format::Csv]);
+    // A list: the items without '=' continue the value of summaryFormat.
+    let p = one("-O summaryFormat=JSON,CSV,summaryFile=run");
+    assert_eq!(p.summary.formats, [Format::Json, Format::Csv]);
     assert_eq!(one("-O numTasks=3").num_tasks, Some(3));
     assert!(one("-O keepFile=1").keep_file);
     assert!(!one("-k -O keepFile=0").keep_file);

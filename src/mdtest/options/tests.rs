@@ -1,4 +1,5 @@
 use super::*;
+use crate::output::Format;
 
 fn args(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
@@ -56,8 +57,8 @@ fn values_clusters_and_long_names() {
     let d = parse_ok("-u -d a@b@c -n 1");
     assert_eq!(d.dirs, ["a", "b", "c"]);
     let o = parse_ok("-n 1 -O summaryFormat=JSON,summaryFile=x.json --posix.odirect -w 4096");
-    assert_eq!(o.summary_format, SummaryFormat::Json);
-    assert_eq!(o.summary_file.as_deref(), Some("x.json"));
+    assert_eq!(o.summary.formats, [Format::Json]);
+    assert_eq!(o.summary.file.as_deref(), Some("x.json"));
     assert_eq!(
         o.module_options.get("posix.odirect").map(String::as_str),
         Some("1")

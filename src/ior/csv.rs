@@ -1,9 +1,7 @@
-//! CSV: one row per measured phase, with a header row.
+//! ior's CSV document: one row per measured phase.
 
-use std::io::{self, Write};
-
-use super::{IorSink, LogSink};
-use crate::ior::report::RunReport;
+use super::report::RunReport;
+use crate::output::{Document, Table};
 
 /// The columns, in order.
 pub const COLUMNS: &[&str] = &[
@@ -27,38 +25,17 @@ pub const COLUMNS: &[&str] = &[
     "transfers",
 ];
 
-pub struct CsvFile {
-    out: Box<dyn Write + Send>,
-}
-
-impl CsvFile {
-    pub fn new(out: Box<dyn Write + Send>) -> CsvFile {
-        CsvFile { out }
-    }
-}
-
-/// Quotes a field when it needs it (RFC 4180).
-pub fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-impl LogSink for CsvFile {}
-
-impl IorSink for CsvFile {
-    fn run_done(&mut self, report: &RunReport) -> io::Result<()> {
-        writeln!(self.out, "{}", COLUMNS.join(","))?;
-        for test in &report.tests {
+impl Document for RunReport {
+    fn table(&self) -> Table {
+        let mut rows = Vec::new();
+        for test in &self.tests {
             let p = &test.parameters;
             for r in &test.results {
-                let cells = [
+                rows.push(vec![
                     test.test_id.to_string(),
                     r.iteration.to_string(),
                     r.access.to_string(),
-                    field(&p.api),
+                    p.api.clone(),
                     r.tasks.to_string(),
                     p.file_per_proc.to_string(),
                     p.segment_count.to_string(),
@@ -73,10 +50,12 @@ impl IorSink for CsvFile {
                     format!("{:.9}", r.total),
                     r.bytes.to_string(),
                     r.transfers.to_string(),
-                ];
-                writeln!(self.out, "{}", cells.join(","))?;
+                ]);
             }
         }
-        self.out.flush()
+        Table {
+            columns: COLUMNS,
+            rows,
+        }
     }
 }

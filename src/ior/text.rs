@@ -4,9 +4,10 @@
 
 use std::io::{self, Write};
 
-use super::{key_value, IorSink, LogSink, TextStream};
-use crate::ior::report::{RunReport, SummaryRow, TestReport};
-use crate::ior::results::PhaseResult;
+use super::report::{RunReport, SummaryRow, TestReport};
+use super::results::PhaseResult;
+use super::sink::IorSink;
+use crate::output::{key_value, LogSink, TextStream};
 use crate::units::table_cell;
 
 pub const TABLE_HEADER: &str = "access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n\

@@ -4,12 +4,10 @@
 
 use std::io::{self, Write};
 
-use super::{key_value, LogSink, TextStream};
+use super::report::{IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions};
+use super::results::{Op, SummaryRow};
 use crate::latency::Percentiles;
-use crate::mdtest::report::{
-    IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
-};
-use crate::mdtest::results::{Op, SummaryRow};
+use crate::output::{key_value, LogSink, TextStream};
 use crate::units::table_cell;
 
 /// The header up to the first sweep step.
@@ -263,7 +261,7 @@ impl MdtestSink for MdtestText {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mdtest::results::Stats;
+    use crate::stats::Stats;
 
     const SAMPLE: &str = include_str!("../../tests/data/sample-mdtest-output.txt");
 

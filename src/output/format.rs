@@ -1,0 +1,188 @@
+//! The choice of outputs every tool shares: `summaryFormat` (the documents)
+//! and `summaryFile` (where they go), and what follows from it for the text.
+
+use std::fs::File;
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::console::TaskLines;
+
+/// A machine-readable document (`-O summaryFormat=`). The tool's text is
+/// not one of them: it is always written, to stdout unless a document
+/// takes stdout's place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+impl Format {
+    /// The file name extension of the format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Csv => "csv",
+        }
+    }
+}
+
+/// `summaryFormat` and `summaryFile`, as given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The documents asked for, in the order given (none: the text only).
+    pub formats: Vec<Format>,
+    /// `summaryFile`: where the document goes (several documents: one file
+    /// each, named after it); without a document, the text goes there.
+    pub file: Option<String>,
+}
+
+impl Summary {
+    /// Sets the formats from `default`, `JSON`, `CSV` or a list of them
+    /// (`JSON,CSV`), in any case.
+    pub fn set_formats(&mut self, text: &str) -> Result<(), String> {
+        let mut formats = Vec::new();
+        for word in text.split(',').map(str::trim) {
+            let format = match word.to_ascii_lowercase().as_str() {
+                "default" => continue,
+                "json" => Format::Json,
+                "csv" => Format::Csv,
+                _ => return Err("unknown summary format (use default, JSON or CSV)".into()),
+            };
+            if !formats.contains(&format) {
+                formats.push(format);
+            }
+        }
+        self.formats = formats;
+        Ok(())
+    }
+
+    /// Whether stdout carries a document (one asked for without a summary
+    /// file): the text then gives way, and only its log lines are written,
+    /// on stderr, so that stdout stays parseable.
+    pub fn document_on_stdout(&self) -> bool {
+        !self.formats.is_empty() && self.file.is_none()
+    }
+
+    /// Where a task's own lines go in such a run.
+    pub fn task_lines(&self) -> TaskLines {
+        TaskLines::new(!self.document_on_stdout())
+    }
+
+    /// The file that takes the text (`summaryFile` without a format, as IOR).
+    pub fn text_file(&self) -> Option<&str> {
+        self.file.as_deref().filter(|_| self.formats.is_empty())
+    }
+
+    /// The checks that do not depend on the tool.
+    pub fn check(&self) -> Result<(), String> {
+        if self.formats.len() > 1 && self.file.is_none() {
+            return Err(
+                "several summary formats need a summary file: each document is written \
+                 to that name with its own extension"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Where each document goes: the summary file (one document), a file
+    /// per document named after it (several), or stdout.
+    pub fn targets(&self) -> Vec<(Format, Option<String>)> {
+        let several = self.formats.len() > 1;
+        self.formats
+            .iter()
+            .map(|&f| {
+                let path = self.file.as_deref().map(|p| match several {
+                    true => named_for(p, f),
+                    false => p.to_string(),
+                });
+                (f, path)
+            })
+            .collect()
+    }
+}
+
+/// `out` → `out.json`; `out.csv` → `out.json` (an extension naming a format
+/// is replaced).
+fn named_for(path: &str, format: Format) -> String {
+    let stem = match path.rsplit_once('.') {
+        Some((stem, ext))
+            if ["json", "csv"].contains(&ext.to_ascii_lowercase().as_str()) && !stem.is_empty() =>
+        {
+            stem
+        }
+        _ => path,
+    };
+    format!("{stem}.{}", format.extension())
+}
+
+/// A file (created, or truncated) or stdout.
+pub fn open_target(path: Option<&str>) -> io::Result<Box<dyn Write + Send>> {
+    Ok(match path {
+        Some(p) => Box::new(
+            File::create(p)
+                .map_err(|e| io::Error::new(e.kind(), format!("cannot create {p}: {e}")))?,
+        ),
+        None => Box::new(io::stdout()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(formats: &str, file: Option<&str>) -> Summary {
+        let mut s = Summary {
+            file: file.map(str::to_string),
+            ..Default::default()
+        };
+        s.set_formats(formats).unwrap();
+        s
+    }
+
+    #[test]
+    fn formats_in_any_case_and_as_lists() {
+        assert_eq!(summary("JSON", None).formats, [Format::Json]);
+        assert_eq!(summary(" csv ", None).formats, [Format::Csv]);
+        assert!(summary("Default", None).formats.is_empty());
+        assert_eq!(
+            summary("json,CSV,json", None).formats,
+            [Format::Json, Format::Csv]
+        );
+        let e = Summary::default().set_formats("xml").unwrap_err();
+        assert!(e.contains("use default, JSON or CSV"), "{e}");
+    }
+
+    #[test]
+    fn where_the_text_and_the_documents_go() {
+        let text = summary("default", None);
+        assert!(!text.document_on_stdout() && text.targets().is_empty());
+        let json = summary("JSON", None);
+        assert!(json.document_on_stdout());
+        assert_eq!(json.task_lines(), TaskLines::Stderr);
+        assert_eq!(json.targets(), [(Format::Json, None)]);
+        let to_file = summary("JSON", Some("r.json"));
+        assert!(!to_file.document_on_stdout());
+        assert_eq!(to_file.targets(), [(Format::Json, Some("r.json".into()))]);
+        let text_file = summary("default", Some("out.txt"));
+        assert!(!text_file.document_on_stdout());
+        assert_eq!(text_file.text_file(), Some("out.txt"));
+        assert_eq!(text_file.task_lines(), TaskLines::Stdout);
+    }
+
+    #[test]
+    fn several_documents_get_a_file_each() {
+        assert!(summary("JSON,CSV", None).check().is_err());
+        let both = summary("JSON,CSV", Some("run.json"));
+        assert!(both.check().is_ok());
+        assert_eq!(
+            both.targets(),
+            [
+                (Format::Json, Some("run.json".into())),
+                (Format::Csv, Some("run.csv".into()))
+            ]
+        );
+        assert_eq!(named_for("dir.v2/out", Format::Csv), "dir.v2/out.csv");
+    }
+}

@@ -1,0 +1,64 @@
+//! What every report opens with: versions, dates, the machine and the scale
+//! of the run.
+
+use serde::Serialize;
+
+use crate::comm::Comm;
+
+/// The version IOR parsers see: IOR's format version plus pario's own.
+pub fn version() -> String {
+    format!("4.1.0+pario-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// `Sat Nov 21 11:41:30 2026`, as C's `ctime`.
+pub fn now_string() -> String {
+    chrono::Local::now()
+        .format("%a %b %e %H:%M:%S %Y")
+        .to_string()
+}
+
+/// mdtest's start and end stamps: `11/21/2026 11:41:30`.
+pub fn timestamp() -> String {
+    chrono::Local::now().format("%m/%d/%Y %H:%M:%S").to_string()
+}
+
+/// `Linux vm` (with the kernel release and machine at higher verbosity).
+pub fn machine(verbose: u32) -> String {
+    let u = rustix::system::uname();
+    let name = format!(
+        "{} {}",
+        u.sysname().to_string_lossy(),
+        u.nodename().to_string_lossy()
+    );
+    if verbose >= 2 {
+        format!(
+            "{name} {} {} {}",
+            u.release().to_string_lossy(),
+            u.version().to_string_lossy(),
+            u.machine().to_string_lossy()
+        )
+    } else {
+        name
+    }
+}
+
+/// Tool, engine and scale of a run (pario's own section of every report).
+#[derive(Debug, Clone, Serialize)]
+pub struct ParioInfo {
+    pub version: String,
+    pub engine: String,
+    pub tasks: usize,
+    pub nodes: usize,
+}
+
+impl ParioInfo {
+    /// This build, and the engine and scale `comm` runs on.
+    pub fn of(comm: &dyn Comm) -> ParioInfo {
+        ParioInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            engine: comm.engine().to_string(),
+            tasks: comm.size(),
+            nodes: comm.topology().num_nodes(),
+        }
+    }
+}

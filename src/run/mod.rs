@@ -1,0 +1,3 @@
+//! Run support: what every tool's runner needs and none should write twice.
+
+pub mod info;

@@ -1,0 +1,90 @@
+//! A tool is a value: its name, its option grammar and help, how many local
+//! tasks it wants, its outputs, and a runner that takes them and returns its
+//! report. [`run_on_task`] is how every tool runs, so a driver can run
+//! several in sequence in one engine and read their reports.
+
+use std::io;
+
+use crate::comm::Comm;
+use crate::error::{Error, Result, UsageError};
+use crate::options::{Grammar, ModuleOptions};
+use crate::output::{Document, LogSink, Outputs, Summary, Text};
+
+/// What a command line asks for.
+pub enum Parsed<P> {
+    /// `-h`: print the help and stop.
+    Help,
+    Run(P),
+}
+
+/// How a run ended: its report (complete on rank 0; the other tasks hold
+/// only what they know), and the outcome every task agreed on.
+pub struct Finished<R> {
+    pub report: R,
+    pub result: Result<()>,
+}
+
+impl<R> Finished<R> {
+    /// The report when the run succeeded.
+    pub fn into_result(self) -> Result<R> {
+        self.result.map(|()| self.report)
+    }
+}
+
+/// A benchmark of the suite.
+pub trait Tool: Sync {
+    /// What one option table sets (one test of ior, a run of mdtest).
+    type Options: ModuleOptions;
+    /// A parsed and checked invocation.
+    type Params: Sync;
+    /// What a run returns, and every document is written from.
+    type Report: Document;
+    /// The events its runner sends (a trait object: `dyn IorSink`).
+    type Sink: ?Sized + LogSink;
+
+    /// The name of its command (`ior`).
+    fn name(&self) -> &'static str;
+    /// One line for `pario --help`.
+    fn about(&self) -> &'static str;
+    /// Its option table.
+    fn grammar(&self) -> Grammar<Self::Options>;
+    /// `-h`.
+    fn help(&self) -> String {
+        self.grammar().help_text()
+    }
+    /// Parses and checks a command line; nothing is touched yet.
+    fn parse(&self, program: &str, args: &[String]) -> Result<Parsed<Self::Params>, UsageError>;
+    /// Threads the local engine starts (`from_env`: `PARIO_TASKS`).
+    fn local_tasks(&self, _params: &Self::Params, from_env: Option<usize>) -> usize {
+        from_env.unwrap_or(1)
+    }
+    /// The checks that need the number of tasks, before any output opens.
+    fn check_tasks(&self, _params: &Self::Params, _tasks: usize) -> Result<(), UsageError> {
+        Ok(())
+    }
+    /// Its `summaryFormat`/`summaryFile`.
+    fn summary<'p>(&self, params: &'p Self::Params) -> &'p Summary;
+    /// Its sinks, given where its text goes (rank 0, before the run).
+    fn sinks(&self, params: &Self::Params, text: Text) -> io::Result<Vec<Box<Self::Sink>>>;
+    /// Runs on this task.
+    fn run(
+        &self,
+        comm: &dyn Comm,
+        params: &Self::Params,
+        outputs: &mut Outputs<Self::Sink>,
+    ) -> Finished<Self::Report>;
+}
+
+/// Runs `tool` on this task: checks, opens its outputs, runs it and writes
+/// its documents. Every task returns the same outcome.
+pub fn run_on_task<T: Tool>(tool: &T, comm: &dyn Comm, params: &T::Params) -> Result<T::Report> {
+    tool.check_tasks(params, comm.size())
+        .map_err(Error::Usage)?;
+    let summary = tool.summary(params);
+    let mut outputs = Outputs::open(comm, tool.name(), summary, |text| tool.sinks(params, text))?;
+    let finished = tool.run(comm, params, &mut outputs);
+    if comm.rank() == 0 {
+        outputs.finish(&finished.report);
+    }
+    finished.into_result()
+}
