@@ -1,0 +1,99 @@
+"""End-to-end benchmarks of pario: against fio, against a C system-call loop,
+against itself (MPI, latency recording, read verification) and build against
+build.
+
+Run from the repository root:
+
+  python3 -m scripts.bench [WORKLOAD ...] [options]
+  scripts/bench/__main__.py [WORKLOAD ...] [options]      (the same)
+  python3 -m unittest discover scripts/bench              (the statistics' tests)
+
+Workloads (names separated by spaces or commas; default: bw iops dummy mem;
+`all`: every one but build):
+
+  bw       ior -t 1m -b 256m -s 4 -F -e   vs  fio --bs=1m --size=1g, one job
+           per task, --ioengine=psync (--fsync_on_close=1 for writes, as -e),
+           in three modes (--modes):
+             write/fresh      the files do not exist before the timed write:
+                              ior's default (it removes old files first, and
+                              its files after the run); fio --fallocate=none,
+                              files deleted after every fio round
+             write/overwrite  the files exist, fully written: ior -E -k; fio
+                              on files at full size (so it lays nothing out)
+             read             read of existing, fully written files:
+                              ior -r -k; fio --rw=read
+           Both tools use the same files (fio gets ior's names, one job per
+           file), so they touch the same memory; --separate-files gives fio
+           its own files (--directory, --numjobs) instead.
+  iops     ior -t 4k -b 64m -F            vs  fio --bs=4k --size=64m, same modes
+  dummy    ior -a DUMMY -t 8 -b 64m -w with 1 and with --tasks tasks: transfers
+           per second per task (no fio counterpart); target >= 30M
+  mem      peak RSS (/usr/bin/time -v) of ior -t 1m|16m -b 64m -w -r with 1, 2
+           and 4 tasks; targets: 1 task <= 8 MiB + one transfer buffer, each
+           extra task (medians) <= one transfer buffer
+  syscalls strace -f -y of one 1m and one 4k write and read per tool: the
+           pwrite64/pread64 calls on the test files (one per transfer
+           expected), all calls on the files, all calls
+  mpi      mpirun -n TASKS ior (MPI build, --mpi-ior) against PARIO_TASKS=TASKS
+           ior: -t 1m -b 256m -s 4 -F -e (MiB/s) and -t 4k -b 64m -F (IOPS),
+           write and read; target MPI/local >= 0.95
+  mpiio    mpirun -n TASKS ior -a MPIIO -t 1m -b 256m -F against -a POSIX (MPI
+           build): write and read MiB/s, target MPIIO/POSIX >= 0.95
+  fixedcost  wall time of mpirun -n TASKS ior -a DUMMY -t 1m -b 1m against
+           mpirun -n TASKS true (and a C program that only starts and stops
+           MPI, when mpicc is there), --fixedcost-runs runs each, rotating;
+           target ior - true <= 0.2 s; with Open MPI (OMPI_MCA_pml unset) the
+           same again with OMPI_MCA_pml=ob1
+  latency  recording on (the default) against -O recordLatency=0:
+           PARIO_TASKS=TASKS ior -t 4k -b 64m -F write and read IOPS (target
+           on/off >= 0.98), ior -a DUMMY -t 8 -b 256m -w transfers/s per task
+           with 1 and TASKS tasks (target >= 0.8)
+  residency  the residency example (target/release/examples/residency, next
+           to --ior) on a 10 GiB file written by dd bs=4M count=2560,
+           max(3, rounds) runs; target < 0.1 s; the file is always removed
+  integrity  -r -R against -r (read verification), -l --packet, TASKS tasks:
+           -t 1m -b 256m -s 4 -F and -t 47008 -b 47008 -s 20000 -F, files
+           written once with -w -k -G 42; each round runs -r then -r -R of
+           each build (--ior, then every --also); target -r -R >= 0.9 x -r
+  mdtest   mdtest -n --items -F -i --iterations against a C loop (mdloop.c,
+           compiled with gcc) making the same system calls in the same
+           layout, 1 and TASKS tasks (--mdtest-tasks); target: the median
+           paired ratio pario/loop >= 0.95 for every phase
+  build    this build (--ior, --mdtest) against a previous one (--baseline
+           DIR holding its ior and mdtest), the same commands in the same
+           rounds: ior -t 1m -b 256m -s 4 -F -e and -t 4k -b 64m -F with TASKS
+           tasks (write and read MiB/s and IOPS), ior -a DUMMY -t 8 -b 64m -w
+           with 1 and TASKS tasks (transfers/s per task), mdtest -n --items -F
+           with 1 and TASKS tasks (create, stat, read, remove rates); target:
+           every median paired ratio new/old >= 0.98
+
+Every measurement: --warmup untimed rounds of each side, then --rounds rounds
+in which the sides alternate (the first goes first in even rounds, the second
+in odd ones; with more than two sides, each goes first in turn; integrity
+runs its sides in a fixed order, as it always did). Defaults: 5 rounds and 1
+warm-up; integrity 9 and 1, mdtest 7 and 0, build 15 and 1; --quick: 3 rounds
+(and -s 1 for bw and mpi). Tables give each side's median [min-max], the
+ratio (or difference) of the medians, and the per-round ratios: their median
+with a distribution-free 95 % confidence interval, and their range. pario's
+figures come from its JSON output (-O summaryFormat=JSON, --summaryFormat=JSON);
+timed runs of bw and iops also save -O saveRankPerformanceDetailsCSV, to
+recompute pario's figure the way fio computes its own. The last column is the
+share of the CPUs other processes used (and the hypervisor stole) meanwhile:
+on a shared machine, see --wait-idle, --nice and --fio-option=--thread.
+
+Unless --no-build, the chosen workloads' binaries are built first: cargo build
+--release --bins; with mpi, mpiio or fixedcost also --features mpi
+--target-dir target-mpi; with residency, --example residency.
+
+Exit status: 0 when every measurement ran, 1 on a failure, 130 when
+interrupted; with --check, 2 when a figure misses its target. Everything is
+written under a fresh directory inside --dir (default /dev/shm), removed on
+exit, also on failure or interruption.
+
+Examples:
+  python3 -m scripts.bench                      # build, then the defaults
+  python3 -m scripts.bench bw iops --no-build --rounds 15 --json out.json
+  python3 -m scripts.bench mpi mpiio fixedcost latency --rounds 15
+  python3 -m scripts.bench mdtest --rounds 101 --iterations 1
+  python3 -m scripts.bench build --baseline /tmp/old/target/release --rounds 31
+"""
