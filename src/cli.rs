@@ -102,3 +102,22 @@ pub fn pario_main() -> ExitCode {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_long_name_belongs_to_one_option() {
+        assert_eq!(Ior.grammar().names_used_twice(), Vec::<String>::new());
+        assert_eq!(Mdtest.grammar().names_used_twice(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn pario_lists_every_tool() {
+        let help = pario_help();
+        for tool in TOOLS {
+            assert!(help.contains(&format!("  {:<10}{}", tool.name(), tool.about())));
+        }
+    }
+}

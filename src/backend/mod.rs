@@ -22,6 +22,7 @@ use cpath::path_of;
 pub use namespace::FsUsage;
 
 use crate::comm::Comm;
+pub use crate::options::ModuleOption;
 
 /// What a file is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,16 +187,6 @@ pub trait Backend: Send + Sync {
     fn stores_data(&self) -> bool {
         true
     }
-}
-
-/// A module option a backend accepts, as `--module.name[=value]` or in `-O`.
-#[derive(Debug, Clone, Copy)]
-pub struct ModuleOption {
-    /// Full name including the module prefix: `posix.odirect`.
-    pub name: &'static str,
-    pub flag: bool,
-    pub default: &'static str,
-    pub help: &'static str,
 }
 
 /// The module options given for a run, with typed accessors.

@@ -317,7 +317,7 @@ pub fn grammar() -> Grammar<IorParams> {
             |_, _| Err(format!("file system specific hints {ARE_NOT_SUPPORTED}")),
         ));
     }
-    specs.extend(module_specs());
+    specs.extend(module_specs(backend::all_module_options()));
     Grammar { tool: "ior", specs }
 }
 

@@ -264,7 +264,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
         }),
         spec(Some('O'), &["directives"], ArgKind::Directives, "STRING", "pario: options by their long names (e.g. -O summaryFormat=JSON,summaryFile=r.json)", |_, _| Ok(())),
     ];
-    specs.extend(module_specs());
+    specs.extend(module_specs(backend::all_module_options()));
     Grammar {
         tool: "mdtest",
         specs,

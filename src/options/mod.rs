@@ -193,11 +193,23 @@ pub fn list_directive<T>(
     }
 }
 
-/// One option per backend module option (`--posix.odirect`, `-O
-/// mmap.madv_pattern=1`), from the backend registry, stored as text for the
-/// backend to interpret when it is built.
-pub fn module_specs<T>() -> impl Iterator<Item = OptSpec<T>> {
-    crate::backend::all_module_options().map(|(module, o)| OptSpec {
+/// A module option a backend accepts, as `--module.name[=value]` or in `-O`.
+#[derive(Debug, Clone, Copy)]
+pub struct ModuleOption {
+    /// Full name including the module prefix: `posix.odirect`.
+    pub name: &'static str,
+    pub flag: bool,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// One option per module option (`--posix.odirect`, `-O
+/// mmap.madv_pattern=1`), each given with its module's name, stored as text
+/// for the module to interpret.
+pub fn module_specs<T>(
+    modules: impl Iterator<Item = (&'static str, &'static ModuleOption)>,
+) -> impl Iterator<Item = OptSpec<T>> {
+    modules.map(|(module, o)| OptSpec {
         short: None,
         names: vec![o.name],
         kind: if o.flag {
@@ -443,6 +455,19 @@ impl<T: ModuleOptions> Grammar<T> {
             found.push((spec, key, value.trim().to_string()));
         }
         Ok(found)
+    }
+
+    /// Long names (case-insensitive) that more than one option has: a
+    /// grammar takes the first option of a name, so a second would be dead.
+    pub fn names_used_twice(&self) -> Vec<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut twice = Vec::new();
+        for name in self.specs.iter().flat_map(|s| &s.names) {
+            if !seen.insert(name.to_ascii_lowercase()) {
+                twice.push(name.to_string());
+            }
+        }
+        twice
     }
 
     /// The `-h` text, laid out like IOR's.

@@ -269,30 +269,3 @@ fn script_errors_name_file_and_line() {
     let e = parse_script(&toy(), "my.ior", "writeFile=1\n", &Toy::default()).unwrap_err();
     assert_eq!(e.0, "-f my.ior: no 'IOR START' line in the script");
 }
-
-/// Long names (case-insensitive) that more than one option of `grammar` has.
-fn long_names_used_twice<T>(grammar: Grammar<T>) -> Vec<String> {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut twice = Vec::new();
-    for spec in grammar.specs {
-        for name in spec.names {
-            if !seen.insert(name.to_ascii_lowercase()) {
-                twice.push(name.to_string());
-            }
-        }
-    }
-    twice
-}
-
-#[test]
-fn every_long_name_belongs_to_one_option() {
-    // A grammar takes the first option of a name: a second one would be dead.
-    assert_eq!(
-        long_names_used_twice(crate::ior::options::grammar()),
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        long_names_used_twice(crate::mdtest::options::grammar()),
-        Vec::<String>::new()
-    );
-}

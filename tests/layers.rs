@@ -1,0 +1,173 @@
+//! The architecture, checked: the top-level modules of `src/` form layers
+//! (ARCHITECTURE.md draws them), every import goes down or sideways within a
+//! layer, there is no cycle, and no tool imports another tool.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The layers, bottom first. The tools (every module that implements
+/// `Tool`) form the layer named `TOOLS`, found by reading the code.
+const LAYERS: &[&[&str]] = &[
+    &["units", "random", "buffer", "stats", "error", "console"],
+    &["options"],
+    &["comm"],
+    &["pagecache"],
+    &["backend"],
+    &["pattern", "latency", "progress", "memhog"],
+    &["output"],
+    &["run"],
+    &["tool"],
+    &["TOOLS"],
+    &["engine"],
+    &["cli"],
+    &["bin"],
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level module a file of `src/` belongs to (`None`: lib.rs).
+fn module_of(src: &Path, file: &Path) -> Option<String> {
+    let first = file.strip_prefix(src).ok()?.components().next()?;
+    let name = first.as_os_str().to_str()?.trim_end_matches(".rs");
+    (name != "lib").then(|| name.to_string())
+}
+
+/// The top-level modules a text names as `crate::x` (or `pario::x`).
+fn imports(text: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for prefix in ["crate::", "pario::"] {
+        for (at, _) in text.match_indices(prefix) {
+            let rest = &text[at + prefix.len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                found.insert(name);
+            }
+        }
+    }
+    found
+}
+
+/// Module → the modules it imports, and the modules that are tools.
+fn graph() -> (BTreeMap<String, BTreeSet<String>>, BTreeSet<String>) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut tools = BTreeSet::new();
+    for file in files {
+        let Some(module) = module_of(&src, &file) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&file).expect("read a source file");
+        if text.contains("impl Tool for ") {
+            tools.insert(module.clone());
+        }
+        let targets = edges.entry(module.clone()).or_default();
+        targets.extend(imports(&text).into_iter().filter(|t| *t != module));
+    }
+    (edges, tools)
+}
+
+/// The layer of a module, if it has one.
+fn layer_of(module: &str, tools: &BTreeSet<String>) -> Option<usize> {
+    let name = if tools.contains(module) {
+        "TOOLS"
+    } else {
+        module
+    };
+    LAYERS.iter().position(|layer| layer.contains(&name))
+}
+
+/// A cycle through `start`, if the graph has one (depth-first search).
+fn cycle_from(
+    start: &str,
+    edges: &BTreeMap<String, BTreeSet<String>>,
+    path: &mut Vec<String>,
+) -> Option<Vec<String>> {
+    for next in edges
+        .get(path.last().expect("a path"))
+        .into_iter()
+        .flatten()
+    {
+        if next == start {
+            let mut cycle = path.clone();
+            cycle.push(next.clone());
+            return Some(cycle);
+        }
+        if !path.contains(next) {
+            path.push(next.clone());
+            if let Some(c) = cycle_from(start, edges, path) {
+                return Some(c);
+            }
+            path.pop();
+        }
+    }
+    None
+}
+
+#[test]
+fn no_cycle_between_top_level_modules() {
+    let (edges, _) = graph();
+    for module in edges.keys() {
+        let cycle = cycle_from(module, &edges, &mut vec![module.clone()]);
+        assert!(
+            cycle.is_none(),
+            "import cycle: {}",
+            cycle.unwrap().join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn no_tool_imports_another() {
+    let (edges, tools) = graph();
+    assert!(
+        tools.contains("ior") && tools.contains("mdtest"),
+        "{tools:?}"
+    );
+    for tool in &tools {
+        let others: Vec<_> = edges[tool].intersection(&tools).collect();
+        assert!(others.is_empty(), "{tool} imports {others:?}");
+    }
+}
+
+#[test]
+fn every_import_goes_down_the_layers() {
+    let (edges, tools) = graph();
+    let mut wrong = Vec::new();
+    for (module, targets) in &edges {
+        let Some(from) = layer_of(module, &tools) else {
+            wrong.push(format!(
+                "{module} has no layer (add it to LAYERS and ARCHITECTURE.md)"
+            ));
+            continue;
+        };
+        for target in targets {
+            match layer_of(target, &tools) {
+                Some(to) if to <= from => {}
+                Some(_) => wrong.push(format!("{module} imports {target}, a higher layer")),
+                None => wrong.push(format!("{target} has no layer")),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn imports_are_read_from_paths() {
+    let text = "use crate::comm::{agree, Comm};\nlet x = crate::units::MIB;\npario::cli::main(&pario::ior::Ior)";
+    let found: Vec<String> = imports(text).into_iter().collect();
+    assert_eq!(found, ["cli", "comm", "ior", "units"]);
+}
