@@ -72,7 +72,7 @@ in which the sides alternate (the first goes first in even rounds, the second
 in odd ones; with more than two sides, each goes first in turn; integrity
 runs its sides in a fixed order, as it always did). Defaults: 5 rounds and 1
 warm-up; integrity 9 and 1, mdtest 7 and 0, build 15 and 1; --quick: 3 rounds
-(and -s 1 for bw and mpi). Tables give each side's median [min-max], the
+(and -s 1 for bw, mpi and build). Tables give each side's median [min-max], the
 ratio (or difference) of the medians, and the per-round ratios: their median
 with a distribution-free 95 % confidence interval, and their range. pario's
 figures come from its JSON output (-O summaryFormat=JSON, --summaryFormat=JSON);
