@@ -5,12 +5,20 @@ use std::ffi::CStr;
 use std::io;
 use std::time::Duration;
 
+use super::namespace::{Namespace, NoNamespace};
 use super::{
-    Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec, Settings, Status,
+    Backend, BackendInfo, Capabilities, Config, Context, CreateSpec, File, ModuleOption, OpenSpec,
+    Settings, Status,
 };
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "DUMMY",
+    capabilities: Capabilities {
+        collective: false,
+        metadata: true,
+        stores_data: false,
+        posix_namespace: false,
+    },
     options: &[
         ModuleOption {
             name: "dummy.delay-create",
@@ -43,10 +51,10 @@ pub const INFO: BackendInfo = BackendInfo {
             help: "Delay only Rank0",
         },
     ],
-    build,
+    configure,
 };
 
-fn build(settings: &Settings<'_>, _: Option<&Context<'_>>) -> Result<Box<dyn Backend>, String> {
+fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
     let usec = |name: &str| settings.number(name).map(Duration::from_micros);
     Ok(Box::new(Dummy {
         delays: Delays {
@@ -59,6 +67,13 @@ fn build(settings: &Settings<'_>, _: Option<&Context<'_>>) -> Result<Box<dyn Bac
     }))
 }
 
+/// DUMMY is its own configuration: its delays.
+impl Config for Dummy {
+    fn build(&self, _: &Context<'_>) -> Result<Box<dyn Backend>, String> {
+        Ok(Box::new(Dummy { ..*self }))
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Delays {
     pub create: Duration,
@@ -67,18 +82,10 @@ pub struct Delays {
     pub xfer: Duration,
 }
 
+#[derive(Debug, Clone, Copy)]
 pub struct Dummy {
     delays: Delays,
     only_rank0: bool,
-}
-
-impl Dummy {
-    pub fn new(delays: Delays) -> Dummy {
-        Dummy {
-            delays,
-            only_rank0: false,
-        }
-    }
 }
 
 impl Dummy {
@@ -119,24 +126,8 @@ impl Backend for Dummy {
         Ok(())
     }
 
-    fn exists(&self, _path: &CStr) -> io::Result<bool> {
-        Ok(false)
-    }
-
-    fn size_of(&self, _path: &CStr) -> io::Result<Option<u64>> {
-        Ok(None)
-    }
-
-    fn mkdir(&self, _path: &CStr) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn rmdir(&self, _path: &CStr) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn stores_data(&self) -> bool {
-        false
+    fn namespace(&self) -> &dyn Namespace {
+        &NoNamespace
     }
 
     fn create(&self, _path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {

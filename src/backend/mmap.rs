@@ -9,13 +9,21 @@ use std::io;
 use memmap2::{Advice, MmapMut, MmapOptions};
 
 use super::cpath::path_of;
+use super::namespace::{Namespace, PosixNamespace};
 use super::{
-    posix, Access, Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec,
-    Settings, Status,
+    posix, Access, Backend, BackendInfo, Capabilities, Config, Context, File, ModuleOption,
+    OpenSpec, Settings,
 };
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "MMAP",
+    // mdtest does not run on it: IOR documents POSIX and DUMMY for mdtest.
+    capabilities: Capabilities {
+        collective: false,
+        metadata: false,
+        stores_data: true,
+        posix_namespace: true,
+    },
     options: &[
         ModuleOption {
             name: "mmap.madv_dont_need",
@@ -30,14 +38,30 @@ pub const INFO: BackendInfo = BackendInfo {
             help: "Use advise to indicate the pattern random/sequential",
         },
     ],
-    build,
+    configure,
 };
 
-fn build(settings: &Settings<'_>, _: Option<&Context<'_>>) -> Result<Box<dyn Backend>, String> {
-    Ok(Box::new(Mmap {
+fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
+    Ok(Box::new(MmapConfig {
         dont_need: settings.flag("mmap.madv_dont_need")?,
         advise_pattern: settings.flag("mmap.madv_pattern")?,
     }))
+}
+
+/// MMAP's options, checked (the backend is the configuration itself).
+#[derive(Debug, Clone, Copy)]
+struct MmapConfig {
+    dont_need: bool,
+    advise_pattern: bool,
+}
+
+impl Config for MmapConfig {
+    fn build(&self, _: &Context<'_>) -> Result<Box<dyn Backend>, String> {
+        Ok(Box::new(Mmap {
+            dont_need: self.dont_need,
+            advise_pattern: self.advise_pattern,
+        }))
+    }
 }
 
 pub struct Mmap {
@@ -112,35 +136,8 @@ impl Backend for Mmap {
         posix::remove_file(path)
     }
 
-    // Metadata operations are POSIX's: a file created empty cannot be mapped,
-    // so a created file is written through its descriptor.
-
-    fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
-        posix::create_file(path, spec, false)
-    }
-
-    fn create_empty(&self, path: &CStr, spec: &CreateSpec) -> io::Result<()> {
-        posix::create_empty_file(path, spec, false)
-    }
-
-    fn open_read_close(&self, path: &CStr, buf: &mut [u8], _rank: usize) -> io::Result<()> {
-        posix::read_start_of_file(path, buf, false)
-    }
-
-    fn stat(&self, path: &CStr) -> io::Result<Status> {
-        posix::stat_path(path)
-    }
-
-    fn rename(&self, from: &CStr, to: &CStr) -> io::Result<()> {
-        posix::rename_path(from, to)
-    }
-
-    fn mknod(&self, path: &CStr) -> io::Result<()> {
-        posix::mknod_file(path)
-    }
-
-    fn sync_fs(&self, path: &CStr) -> io::Result<()> {
-        posix::sync_file_system(path)
+    fn namespace(&self) -> &dyn Namespace {
+        &PosixNamespace
     }
 }
 

@@ -21,14 +21,17 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 
 use super::cpath::path_of;
+use super::namespace::{Namespace, PosixNamespace};
+use super::registry::MPIIO_CAPABILITIES;
 use super::{
-    posix, Access, Backend, BackendInfo, BlockView, Context, CreateSpec, File, ModuleOption,
-    OpenSpec, Settings, Status,
+    Access, Backend, BackendInfo, BlockView, Config, Context, File, ModuleOption, OpenSpec,
+    Settings,
 };
 use crate::comm::mpi::MpiComm;
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "MPIIO",
+    capabilities: MPIIO_CAPABILITIES,
     options: &[
         ModuleOption {
             name: "mpiio.showHints",
@@ -55,52 +58,47 @@ pub const INFO: BackendInfo = BackendInfo {
             help: "Full name for hints file",
         },
     ],
-    build,
+    configure,
 };
 
 /// Prefix of hints in the environment and in hints files.
 const HINT_PREFIX: &str = "IOR_HINT__MPI__";
 
-fn build(
-    settings: &Settings<'_>,
-    context: Option<&Context<'_>>,
-) -> Result<Box<dyn Backend>, String> {
+/// MPI-IO's options, checked: the hints are read from the environment and
+/// the hints file here, before anything runs.
+fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
     let mut hints = hints_from_env();
     if let Some(path) = settings.values.get("mpiio.hintsFileName") {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("--mpiio.hintsFileName {path}: {e}"))?;
         hints.extend(parse_hints(&text));
     }
-    let options = Options {
+    Ok(Box::new(Options {
         show_hints: settings.flag("mpiio.showHints")?,
         preallocate: settings.flag("mpiio.preallocate")?,
         file_view: settings.flag("mpiio.useFileView")?,
         hints,
-    };
-    let Some(context) = context else {
-        return Ok(Box::new(MpiIo {
-            options,
-            shared: None,
-            collective: false,
-            rank: 0,
-            lines: crate::console::TaskLines::Stdout,
-        }));
-    };
-    let comm = context.comm.as_any().downcast_ref::<MpiComm>().ok_or(
-        "MPI-IO needs the MPI engine: start pario with mpirun or srun (or with a single task)",
-    )?;
-    // Collective over all ranks: the tasks taking part share a communicator
-    // for opening a shared file.
-    let shared = comm
-        .world()
-        .split_by_color(Color::with_value(context.active as c_int));
-    Ok(Box::new(MpiIo {
-        options,
-        shared: shared.map(RawComm),
-        collective: context.collective,
-        rank: context.comm.rank(),
-        lines: context.lines,
     }))
+}
+
+impl Config for Options {
+    fn build(&self, context: &Context<'_>) -> Result<Box<dyn Backend>, String> {
+        let comm = context.comm.as_any().downcast_ref::<MpiComm>().ok_or(
+            "MPI-IO needs the MPI engine: start pario with mpirun or srun (or with a single task)",
+        )?;
+        // Collective over all ranks: the tasks taking part share a communicator
+        // for opening a shared file.
+        let shared = comm
+            .world()
+            .split_by_color(Color::with_value(context.active as c_int));
+        Ok(Box::new(MpiIo {
+            options: self.clone(),
+            shared: shared.map(RawComm),
+            collective: context.collective,
+            rank: context.comm.rank(),
+            lines: context.lines,
+        }))
+    }
 }
 
 /// `key=value` hints from lines `IOR_HINT__MPI__key=value` (other lines ignored).
@@ -118,6 +116,7 @@ fn hints_from_env() -> Vec<(String, String)> {
         .collect()
 }
 
+#[derive(Debug, Clone)]
 struct Options {
     show_hints: bool,
     preallocate: bool,
@@ -452,31 +451,9 @@ impl Backend for MpiIo {
         )
     }
 
-    fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
-        // A file of one task, opened on MPI_COMM_SELF like a file per process.
-        let mut mode = ffi::MPI_MODE_CREATE
-            | if spec.read_back {
-                ffi::MPI_MODE_RDWR
-            } else {
-                ffi::MPI_MODE_WRONLY
-            };
-        if spec.exclusive {
-            mode |= ffi::MPI_MODE_EXCL;
-        }
-        let info = Info::new(&self.options.hints)?;
-        // SAFETY: reading the address of MPI's predefined MPI_COMM_SELF.
-        let comm = unsafe { ffi::RSMPI_COMM_SELF };
-        Ok(Box::new(MpiFile {
-            handle: open_handle(comm, path, mode as c_int, &info)?,
-            access: Access::Write,
-            collective: false,
-            view: None,
-        }))
-    }
-
-    fn stat(&self, path: &CStr) -> io::Result<Status> {
-        // MPI-IO has no stat; its files are file system paths.
-        posix::stat_path(path)
+    fn namespace(&self) -> &dyn Namespace {
+        // MPI-IO's files are file system paths.
+        &PosixNamespace
     }
 }
 

@@ -1,7 +1,105 @@
-//! The name space of file-based backends: the opt-in helper for backends
-//! whose paths live in the POSIX file system.
+//! Where a backend's paths live. [`Namespace`] is what a run needs to set up,
+//! check and clean up its files and directories, and to look at the page
+//! cache; [`PosixNamespace`] is the helper a backend whose paths are POSIX
+//! file-system names opts into, and [`NoNamespace`] the one of a backend
+//! that stores nothing.
+
+use std::ffi::CStr;
+use std::io;
 
 use serde::Serialize;
+
+use super::cpath::path_of;
+use crate::pagecache::{self, Residency};
+
+/// Operations on the names a backend's files have.
+pub trait Namespace: Sync {
+    fn exists(&self, path: &CStr) -> io::Result<bool>;
+    /// The file's size, or `None` when the backend stores nothing.
+    fn size_of(&self, path: &CStr) -> io::Result<Option<u64>>;
+    fn mkdir(&self, path: &CStr) -> io::Result<()>;
+    /// Removes an empty directory (never recursively).
+    fn rmdir(&self, path: &CStr) -> io::Result<()>;
+    /// Capacity and use of the file system holding `dir`, when known.
+    fn fs_usage(&self, dir: &CStr) -> Option<FsUsage>;
+    /// How much of `ranges` (offset, length) of a file is in this node's
+    /// page cache; `None` when the backend cannot tell.
+    fn residency(&self, path: &CStr, ranges: &[(u64, u64)]) -> io::Result<Option<Residency>>;
+    /// Flushes `ranges` of a file and asks to drop them from the page cache.
+    fn evict(&self, path: &CStr, ranges: &[(u64, u64)]) -> io::Result<()>;
+}
+
+/// Paths that are names in the POSIX file system.
+pub struct PosixNamespace;
+
+impl Namespace for PosixNamespace {
+    fn exists(&self, path: &CStr) -> io::Result<bool> {
+        path_of(path).try_exists()
+    }
+
+    fn size_of(&self, path: &CStr) -> io::Result<Option<u64>> {
+        Ok(Some(std::fs::metadata(path_of(path))?.len()))
+    }
+
+    /// `mkdir(2)` with mode rwxrwxrwx less the umask, as `std::fs::create_dir`.
+    fn mkdir(&self, path: &CStr) -> io::Result<()> {
+        Ok(rustix::fs::mkdir(
+            path,
+            rustix::fs::Mode::from_raw_mode(0o777),
+        )?)
+    }
+
+    fn rmdir(&self, path: &CStr) -> io::Result<()> {
+        Ok(rustix::fs::rmdir(path)?)
+    }
+
+    fn fs_usage(&self, dir: &CStr) -> Option<FsUsage> {
+        FsUsage::of(path_of(dir))
+    }
+
+    fn residency(&self, path: &CStr, ranges: &[(u64, u64)]) -> io::Result<Option<Residency>> {
+        pagecache::residency(path_of(path), ranges).map(Some)
+    }
+
+    fn evict(&self, path: &CStr, ranges: &[(u64, u64)]) -> io::Result<()> {
+        pagecache::evict(path_of(path), ranges)
+    }
+}
+
+/// The names of a backend that stores nothing: every directory can be made
+/// and removed, no file exists, nothing is cached. The paths still name a
+/// place, so the file system there is reported, as for every backend.
+pub struct NoNamespace;
+
+impl Namespace for NoNamespace {
+    fn exists(&self, _path: &CStr) -> io::Result<bool> {
+        Ok(false)
+    }
+
+    fn size_of(&self, _path: &CStr) -> io::Result<Option<u64>> {
+        Ok(None)
+    }
+
+    fn mkdir(&self, _path: &CStr) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn rmdir(&self, _path: &CStr) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn fs_usage(&self, dir: &CStr) -> Option<FsUsage> {
+        FsUsage::of(path_of(dir))
+    }
+
+    fn residency(&self, _path: &CStr, _ranges: &[(u64, u64)]) -> io::Result<Option<Residency>> {
+        Ok(None)
+    }
+
+    fn evict(&self, _path: &CStr, _ranges: &[(u64, u64)]) -> io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Capacity and use of the file system holding the test files.
 #[derive(Debug, Clone, PartialEq, Serialize)]

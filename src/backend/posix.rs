@@ -8,9 +8,10 @@ use std::os::unix::fs::FileExt;
 use rustix::fs::{Mode, OFlags};
 
 use super::cpath::path_of;
+use super::namespace::{Namespace, PosixNamespace};
 use super::{
-    read_fully, Access, Backend, BackendInfo, Context, CreateSpec, File, ModuleOption, OpenSpec,
-    Retry, Settings, Status,
+    read_fully, Access, Backend, BackendInfo, Capabilities, Config, Context, CreateSpec, File,
+    ModuleOption, OpenSpec, Retry, Settings, Status,
 };
 
 /// Alignment demanded under O_DIRECT: the page size, which satisfies every
@@ -19,6 +20,12 @@ pub const DIRECT_ALIGNMENT: u64 = 4096;
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "POSIX",
+    capabilities: Capabilities {
+        collective: false,
+        metadata: true,
+        stores_data: true,
+        posix_namespace: true,
+    },
     options: &[
         ModuleOption {
             name: "posix.odirect",
@@ -33,13 +40,35 @@ pub const INFO: BackendInfo = BackendInfo {
             help: "Sync and drop the test files from the page cache before each read (fadvise DONTNEED)",
         },
     ],
-    build,
+    configure,
 };
 
-fn build(settings: &Settings<'_>, _: Option<&Context<'_>>) -> Result<Box<dyn Backend>, String> {
-    Ok(Box::new(Posix {
+/// POSIX's options, checked.
+#[derive(Debug)]
+struct PosixConfig {
+    direct: bool,
+    evict: bool,
+}
+
+fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
+    Ok(Box::new(PosixConfig {
         direct: settings.flag("posix.odirect")?,
+        evict: settings.flag("posix.evict")?,
     }))
+}
+
+impl Config for PosixConfig {
+    fn alignment(&self) -> Option<u64> {
+        self.direct.then_some(DIRECT_ALIGNMENT)
+    }
+
+    fn evicts(&self) -> bool {
+        self.evict
+    }
+
+    fn build(&self, _: &Context<'_>) -> Result<Box<dyn Backend>, String> {
+        Ok(Box::new(Posix::new(self.direct)))
+    }
 }
 
 pub struct Posix {
@@ -71,13 +100,8 @@ const FILE_MODE: u32 = 0o664;
 /// less the umask).
 const TEST_FILE_MODE: u32 = 0o666;
 
-/// Creates a file for writing (also used by MMAP, whose metadata operations
-/// are POSIX's).
-pub(crate) fn create_file(
-    path: &CStr,
-    spec: &CreateSpec,
-    direct: bool,
-) -> io::Result<Box<dyn File>> {
+/// Creates a file for writing.
+fn create_file(path: &CStr, spec: &CreateSpec, direct: bool) -> io::Result<Box<dyn File>> {
     let fd = open_raw(
         path,
         create_flags(spec, direct),
@@ -124,7 +148,7 @@ fn open_raw(path: &CStr, flags: OFlags, mode: Mode) -> io::Result<rustix::fd::Ow
 
 /// Creates an empty file and closes it: `open(O_CREAT…)` and `close`, with no
 /// handle object in between (mdtest's hot path).
-pub(crate) fn create_empty_file(path: &CStr, spec: &CreateSpec, direct: bool) -> io::Result<()> {
+fn create_empty_file(path: &CStr, spec: &CreateSpec, direct: bool) -> io::Result<()> {
     let fd = open_raw(
         path,
         create_flags(spec, direct),
@@ -137,7 +161,7 @@ pub(crate) fn create_empty_file(path: &CStr, spec: &CreateSpec, direct: bool) ->
 /// Opens a file read-only, reads `buf.len()` bytes from offset 0 with
 /// `pread` (as [`read_fully`] does) and closes it; an empty `buf` only opens
 /// and closes.
-pub(crate) fn read_start_of_file(path: &CStr, buf: &mut [u8], direct: bool) -> io::Result<()> {
+fn read_start_of_file(path: &CStr, buf: &mut [u8], direct: bool) -> io::Result<()> {
     let mut flags = OFlags::RDONLY | OFlags::CLOEXEC;
     if direct {
         flags |= OFlags::DIRECT;
@@ -150,7 +174,7 @@ pub(crate) fn read_start_of_file(path: &CStr, buf: &mut [u8], direct: bool) -> i
 }
 
 /// `stat(2)` of a path.
-pub(crate) fn stat_path(path: &CStr) -> io::Result<Status> {
+fn stat_path(path: &CStr) -> io::Result<Status> {
     let st = rustix::fs::stat(path)?;
     Ok(Status {
         size: st.st_size as u64,
@@ -159,7 +183,7 @@ pub(crate) fn stat_path(path: &CStr) -> io::Result<Status> {
 }
 
 /// `mknod(2)` of an empty regular file.
-pub(crate) fn mknod_file(path: &CStr) -> io::Result<()> {
+fn mknod_file(path: &CStr) -> io::Result<()> {
     rustix::fs::mknodat(
         rustix::fs::CWD,
         path,
@@ -176,22 +200,12 @@ pub(crate) fn remove_file(path: &CStr) -> io::Result<()> {
 }
 
 /// `rename(2)`.
-pub(crate) fn rename_path(from: &CStr, to: &CStr) -> io::Result<()> {
+fn rename_path(from: &CStr, to: &CStr) -> io::Result<()> {
     Ok(rustix::fs::rename(from, to)?)
 }
 
-/// `mkdir(2)` with mode rwxrwxrwx less the umask, as `std::fs::create_dir`.
-pub(crate) fn make_dir(path: &CStr) -> io::Result<()> {
-    Ok(rustix::fs::mkdir(path, Mode::from_raw_mode(0o777))?)
-}
-
-/// `rmdir(2)`.
-pub(crate) fn remove_dir(path: &CStr) -> io::Result<()> {
-    Ok(rustix::fs::rmdir(path)?)
-}
-
 /// `syncfs(2)` of the file system holding `path` (a directory or file).
-pub(crate) fn sync_file_system(path: &CStr) -> io::Result<()> {
+fn sync_file_system(path: &CStr) -> io::Result<()> {
     let handle = std::fs::File::open(path_of(path))?;
     rustix::fs::syncfs(&handle)?;
     Ok(())
@@ -220,8 +234,8 @@ impl Backend for Posix {
         remove_file(path)
     }
 
-    fn alignment(&self) -> Option<u64> {
-        self.direct.then_some(DIRECT_ALIGNMENT)
+    fn namespace(&self) -> &dyn Namespace {
+        &PosixNamespace
     }
 
     fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
@@ -348,18 +362,18 @@ mod tests {
         assert_eq!(b.stat(&c(dir.path().join("n"))).unwrap().size, 0);
         b.sync_fs(&c(dir.path())).unwrap();
         let sub = c(dir.path().join("d"));
-        b.mkdir(&sub).unwrap();
+        b.namespace().mkdir(&sub).unwrap();
         assert_eq!(
-            b.mkdir(&sub).unwrap_err().kind(),
+            b.namespace().mkdir(&sub).unwrap_err().kind(),
             io::ErrorKind::AlreadyExists
         );
         assert!(b.stat(&sub).unwrap().is_dir);
         b.create_empty(&c(dir.path().join("d/x")), &spec(true))
             .unwrap();
-        let full = b.rmdir(&sub).unwrap_err();
+        let full = b.namespace().rmdir(&sub).unwrap_err();
         assert_eq!(full.kind(), io::ErrorKind::DirectoryNotEmpty);
         b.remove(&c(dir.path().join("d/x"))).unwrap();
-        b.rmdir(&sub).unwrap();
+        b.namespace().rmdir(&sub).unwrap();
         assert!(!dir.path().join("d").exists());
         let gone = b.remove(&c(dir.path().join("d/x"))).unwrap_err();
         assert_eq!(gone.kind(), io::ErrorKind::NotFound);

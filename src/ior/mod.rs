@@ -23,6 +23,7 @@ pub mod xfer;
 
 use std::io;
 
+use crate::backend::Choice;
 use crate::comm::Comm;
 use crate::error::UsageError;
 use crate::options::Grammar;
@@ -33,11 +34,19 @@ use params::IorParams;
 use report::RunReport;
 use sink::IorSink;
 
+/// One test, checked.
+#[derive(Debug, Clone)]
+pub struct IorTest {
+    pub params: IorParams,
+    /// The checked backend.
+    pub backend: Choice,
+}
+
 /// The tests of one `ior` invocation.
 #[derive(Debug, Clone)]
 pub struct IorRun {
     /// One per `RUN` of a `-f` script; one without.
-    pub tests: Vec<IorParams>,
+    pub tests: Vec<IorTest>,
     /// As the header prints it.
     pub command_line: String,
 }
@@ -79,12 +88,12 @@ impl Tool for Ior {
 
     /// The larger of `PARIO_TASKS` and the largest `-N`.
     fn local_tasks(&self, run: &IorRun, from_env: Option<usize>) -> usize {
-        let wanted = run.tests.iter().filter_map(|t| t.num_tasks).max();
+        let wanted = run.tests.iter().filter_map(|t| t.params.num_tasks).max();
         from_env.unwrap_or(1).max(wanted.unwrap_or(1))
     }
 
     fn check_tasks(&self, run: &IorRun, size: usize) -> Result<(), UsageError> {
-        match run.tests.iter().filter_map(|t| t.num_tasks).max() {
+        match run.tests.iter().filter_map(|t| t.params.num_tasks).max() {
             Some(n) if n > size => {
                 Err(UsageError(format!("-N {n}: only {size} tasks are running")))
             }
@@ -94,11 +103,11 @@ impl Tool for Ior {
 
     /// The first test's choice (stdout has one format).
     fn summary<'p>(&self, run: &'p IorRun) -> &'p Summary {
-        &run.tests[0].summary
+        &run.tests[0].params.summary
     }
 
     fn sinks(&self, run: &IorRun, text: Text) -> io::Result<Vec<Box<dyn IorSink>>> {
-        let verbose = run.tests[0].verbose;
+        let verbose = run.tests[0].params.verbose;
         Ok(vec![match text {
             Text::Full(out) => Box::new(text::IorText::new(out, verbose)),
             Text::LogOnly(out) => Box::new(NotesOnly::new(out, verbose)),

@@ -1,7 +1,7 @@
 //! IOR's options: one table for the command line, `-O` directives and `-f`
 //! scripts, and the checks that reject bad combinations before any I/O.
 
-use crate::backend;
+use crate::backend::{self, registry, Choice};
 use crate::memhog::{self, NodeMemory};
 use crate::options::{
     directive, flag, list_directive, long_flag, long_value, module_specs, spec, unsupported, value,
@@ -13,6 +13,7 @@ use crate::units::{
 };
 
 use super::params::{IorParams, Ordering};
+use super::IorTest;
 
 /// IOR 3's short flags for what IOR 4 made module options.
 fn module_flag(p: &mut IorParams, key: &str, s: Setting<'_>) -> Result<(), String> {
@@ -136,7 +137,7 @@ pub fn grammar() -> Grammar<IorParams> {
         }),
         long_flag(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU.", |_, s| unsupported(s, &format!("GPU buffers {ARE_NOT_SUPPORTED}"))),
         // Options with values.
-        value('a', &["api"], "POSIX", "API for I/O [POSIX|DUMMY|MMAP]", |p, s| {
+        value('a', &["api"], "POSIX", format!("API for I/O [{}]", registry::names_with(|_| true).join("|")), |p, s| {
             p.api = s.value().trim().to_string();
             Ok(())
         }),
@@ -323,37 +324,32 @@ pub fn grammar() -> Grammar<IorParams> {
 
 /// Parses a whole command line into the tests to run (one unless `-f`).
 /// `Ok(None)` means `-h` was given.
-pub fn parse(args: &[String]) -> Result<Option<Vec<IorParams>>, UsageError> {
+pub fn parse(args: &[String]) -> Result<Option<Vec<IorTest>>, UsageError> {
     let grammar = grammar();
     let command_line = grammar.parse_command_line(args, IorParams::default())?;
     if command_line.help {
         return Ok(None);
     }
     let defaults = command_line.params;
-    let mut tests = match defaults.script.clone() {
+    let tests = match defaults.script.clone() {
         Some(path) => crate::options::script::read_script(&grammar, &path, &defaults)?,
         None => vec![defaults],
     };
-    for (id, test) in tests.iter_mut().enumerate() {
-        test.apply_default_phases();
-        validate(test).map_err(|e| {
-            if id > 0 {
-                UsageError(format!("test {id}: {}", e.0))
-            } else {
-                e
-            }
+    let mut checked = Vec::new();
+    for (id, mut params) in tests.into_iter().enumerate() {
+        params.apply_default_phases();
+        let backend = validate(&params).map_err(|e| match id {
+            0 => e,
+            _ => UsageError(format!("test {id}: {}", e.0)),
         })?;
+        checked.push(IorTest { params, backend });
     }
-    Ok(Some(tests))
+    Ok(Some(checked))
 }
 
-/// The `-h` text.
-pub fn help() -> String {
-    grammar().help_text()
-}
-
-/// Rejects every combination that cannot run, before any file is touched.
-pub fn validate(p: &IorParams) -> Result<(), UsageError> {
+/// Rejects every combination that cannot run, before any file is touched;
+/// returns the test's checked backend.
+pub fn validate(p: &IorParams) -> Result<Choice, UsageError> {
     let err = |m: String| Err(UsageError(m));
     // Only a script can carry one (a command-line argument cannot).
     if p.test_file_name.contains('\0') {
@@ -454,29 +450,28 @@ pub fn validate(p: &IorParams) -> Result<(), UsageError> {
             ));
         }
     }
-    let backend = backend::build(&p.api, &p.module_options, None).map_err(UsageError)?;
-    for name in p.module_options.keys() {
-        match backend::module_of(name) {
-            Some(owner) if owner.eq_ignore_ascii_case(backend.name()) => {}
-            Some(owner) => {
-                return err(format!(
-                    "--{name} applies to -a {owner}, not -a {}",
-                    backend.name()
-                ));
-            }
-            None => {
-                let owner = name.split('.').next().unwrap_or(name).to_uppercase();
-                return err(format!("--{name} needs -a {owner}, which this build does not have (rebuild with '--features mpi')"));
-            }
+    if let Some(csv) = &p.save_rank_details_csv {
+        if csv.is_empty() {
+            return err("-O saveRankPerformanceDetailsCSV: the file name is empty".into());
         }
     }
-    if p.collective && !backend.name().eq_ignore_ascii_case("MPIIO") {
+    check_backend(p)
+}
+
+/// The backend, and what it demands of the test: its typed configuration.
+fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
+    let err = |m: String| Err(UsageError(m));
+    let choice = backend::configure(&p.api, &p.module_options).map_err(UsageError)?;
+    let can = choice.capabilities();
+    if p.collective && !can.collective {
+        let able = registry::names_able(|c| c.collective);
         return err(format!(
-            "-c: collective I/O needs -a MPIIO, not -a {}",
-            backend.name()
+            "-c: collective I/O needs -a {}, not -a {}",
+            registry::either(&able),
+            choice.name()
         ));
     }
-    if let Some(align) = backend.alignment() {
+    if let Some(align) = choice.alignment() {
         for (flag, size) in [
             ("-t", p.transfer_size),
             ("-b", p.block_size),
@@ -490,18 +485,13 @@ pub fn validate(p: &IorParams) -> Result<(), UsageError> {
             }
         }
     }
-    if (p.check_read || p.check_write) && !backend.stores_data() {
+    if (p.check_read || p.check_write) && !can.stores_data {
         return err(format!(
             "-R/-W verify data, but the {} backend stores none",
-            backend.name()
+            choice.name()
         ));
     }
-    if let Some(csv) = &p.save_rank_details_csv {
-        if csv.is_empty() {
-            return err("-O saveRankPerformanceDetailsCSV: the file name is empty".into());
-        }
-    }
-    Ok(())
+    Ok(choice)
 }
 
 #[cfg(test)]

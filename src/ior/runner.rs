@@ -25,10 +25,11 @@ use super::results::{access_name, outliers, reduce_phase, summarize, TaskTimes};
 use super::sink::IorSink;
 use super::stonewall::{read_status, write_status, CollectiveStop, Deadline, StonewallResult};
 use super::xfer::{Pass, Progress, XferOptions};
-use super::IorRun;
+use super::{IorRun, IorTest};
 use crate::backend::cpath::c_path;
-use crate::backend::FsUsage;
-use crate::backend::{self, write_fully, Access, Backend, BlockView, File, OpenSpec, Retry};
+use crate::backend::{
+    self, write_fully, Access, Backend, BlockView, Choice, File, OpenSpec, Retry,
+};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp, Topology};
 use crate::console::TaskLines;
@@ -36,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::latency::{self, LatencyRecorder, Percentiles};
 use crate::memhog::{self, MemoryHog};
 use crate::output::Outputs;
-use crate::pagecache::{self, CacheReport, Residency};
+use crate::pagecache::{CacheReport, Residency};
 use crate::pattern::Pattern;
 use crate::progress;
 use crate::run::info::{machine, now_string, version, ParioInfo};
@@ -53,7 +54,7 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
         version: version(),
         began: now_string(),
         command_line: run.command_line.clone(),
-        machine: machine(tests[0].verbose),
+        machine: machine(tests[0].params.verbose),
         pario: ParioInfo::of(comm),
         tests: Vec::new(),
         summary: Vec::new(),
@@ -64,8 +65,8 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
     let lines = out.task_lines();
     let mut data_errors = VerifyCounts::default();
     let mut failure = None;
-    for (id, params) in tests.iter().enumerate() {
-        let outcome = TestRun::new(comm, out, id, params, lines).and_then(TestRun::run);
+    for (id, test) in tests.iter().enumerate() {
+        let outcome = TestRun::new(comm, out, id, test, lines).and_then(TestRun::run);
         match outcome {
             Ok(test) => {
                 data_errors.add(test.data_errors);
@@ -126,6 +127,8 @@ struct TestRun<'a> {
     comm: &'a dyn Comm,
     out: &'a mut Out,
     p: &'a IorParams,
+    /// The checked backend (DUMMY for `--dryRun`) and the one built from it.
+    choice: Choice,
     backend: Box<dyn Backend>,
     layout: Layout,
     names: FileNames,
@@ -155,9 +158,10 @@ impl<'a> TestRun<'a> {
         comm: &'a dyn Comm,
         out: &'a mut Out,
         id: usize,
-        p: &'a IorParams,
+        test: &'a IorTest,
         lines: TaskLines,
     ) -> Result<TestRun<'a>> {
+        let p = &test.params;
         let rank = comm.rank();
         let tasks = p.num_tasks.unwrap_or(comm.size());
         if tasks > comm.size() {
@@ -167,17 +171,18 @@ impl<'a> TestRun<'a> {
             )));
         }
         let active = rank < tasks;
-        let backend = if p.dry_run {
-            Box::new(backend::dummy::Dummy::new(Default::default()))
+        let choice = if p.dry_run {
+            Choice::dummy()
         } else {
-            let context = backend::Context {
-                comm,
-                active,
-                collective: p.collective,
-                lines,
-            };
-            backend::build(&p.api, &p.module_options, Some(&context)).map_err(Error::usage)?
+            test.backend.clone()
         };
+        let context = backend::Context {
+            comm,
+            active,
+            collective: p.collective,
+            lines,
+        };
+        let backend = choice.build(&context).map_err(Error::usage)?;
         let topology = comm.topology().first(tasks);
         let seed = if p.random_offset_seed >= 0 {
             p.random_offset_seed as u64
@@ -222,7 +227,9 @@ impl<'a> TestRun<'a> {
             start_time,
             path: path.display().to_string(),
             fs: if rank == 0 {
-                FsUsage::of(&FileNames::directory_of(&path))
+                c_path(&FileNames::directory_of(&path))
+                    .ok()
+                    .and_then(|dir| backend.namespace().fs_usage(&dir))
             } else {
                 None
             },
@@ -239,6 +246,7 @@ impl<'a> TestRun<'a> {
             comm,
             out,
             p,
+            choice,
             backend,
             layout,
             names,
@@ -404,11 +412,11 @@ impl<'a> TestRun<'a> {
         }
         if let Some(dir) = self.names.unique_dir(self.rank) {
             let exists = c_path(&dir)
-                .and_then(|c| self.backend.exists(&c))
+                .and_then(|c| self.backend.namespace().exists(&c))
                 .map_err(|e| Error::io(self.rank, "cannot check", &dir, &e))?;
             if !exists {
                 c_path(&dir)
-                    .and_then(|c| self.backend.mkdir(&c))
+                    .and_then(|c| self.backend.namespace().mkdir(&c))
                     .map_err(|e| Error::io(self.rank, "cannot create directory", &dir, &e))?;
                 self.created_dirs.push(dir);
             }
@@ -416,7 +424,7 @@ impl<'a> TestRun<'a> {
         if self.responsible() {
             let path = self.names.path(self.rank, rep);
             let existed = c_path(&path)
-                .and_then(|c| self.backend.exists(&c))
+                .and_then(|c| self.backend.namespace().exists(&c))
                 .map_err(|e| Error::io(self.rank, "cannot check", &path, &e))?;
             if existed && !self.p.use_existing_test_file {
                 c_path(&path)
@@ -473,7 +481,8 @@ impl<'a> TestRun<'a> {
             &format!("Commencing {name} performance test: {}", now_string()),
         );
         self.comm.barrier()?;
-        let verify = access == Access::Read && self.p.check_read && self.backend.stores_data();
+        let verify =
+            access == Access::Read && self.p.check_read && self.choice.capabilities().stores_data;
         let plan = self.plan(access);
         let outcome = self.timed_io(access, rep, self.pretend(access), verify, plan);
         let outcome = agree(self.comm, outcome)?;
@@ -552,24 +561,25 @@ impl<'a> TestRun<'a> {
     /// Before a read: how much of the data each task is about to read is in
     /// its node's page cache, and, if asked, eviction and a second look.
     fn page_cache_before_read(&mut self, rep: u64) -> Result<Option<CacheReport>> {
-        if !self.p.cache_check || !self.backend.stores_data() {
+        if !self.p.cache_check || !self.choice.capabilities().stores_data {
             return Ok(None);
         }
-        let evict = self.p.evicts();
+        let evict = self.p.evict_before_read || self.choice.evicts();
         let mine = if self.active {
             let pretend = self.pretend(Access::Read);
             let path = self.names.path(pretend, rep);
             let (ranges, total) = self.layout.task_ranges(pretend, 4096);
+            let names = self.backend.namespace();
+            let c = c_path(&path).map_err(|e| Error::io(self.rank, "cannot use", &path, &e))?;
             // A file that cannot be examined (it may not exist yet: the read
             // will say so) simply counts as examined-nothing.
-            let look = |ranges: &[(u64, u64)]| {
-                pagecache::residency(&path, ranges)
-                    .map(|r| Residency { total, ..r })
-                    .unwrap_or_default()
+            let look = |ranges: &[(u64, u64)]| match names.residency(&c, ranges) {
+                Ok(Some(r)) => Residency { total, ..r },
+                _ => Residency::default(),
             };
             let before = look(&ranges);
-            let after = if evict && path.exists() {
-                pagecache::evict(&path, &ranges).map_err(|e| {
+            let after = if evict && names.exists(&c).unwrap_or(false) {
+                names.evict(&c, &ranges).map_err(|e| {
                     Error::io(self.rank, "cannot evict from the page cache", &path, &e)
                 })?;
                 Some(look(&ranges))
@@ -608,7 +618,7 @@ impl<'a> TestRun<'a> {
                 total: v[5],
             }),
             cross_node: self.topology.num_nodes() > 1 && readers_elsewhere == self.topology.size(),
-            direct: self.backend.alignment().is_some(),
+            direct: self.choice.alignment().is_some(),
             warning: None,
         }))
     }
@@ -926,13 +936,13 @@ impl<'a> TestRun<'a> {
 
     /// After a write: the files should hold exactly what was written.
     fn check_file_size(&mut self, rep: u64) -> Result<()> {
-        if !self.backend.stores_data() || self.layout.ordering == Ordering::Random {
+        if !self.choice.capabilities().stores_data || self.layout.ordering == Ordering::Random {
             return Ok(());
         }
         let size = if self.responsible() {
             let path = self.names.path(self.rank, rep);
             c_path(&path)
-                .and_then(|c| self.backend.size_of(&c))
+                .and_then(|c| self.backend.namespace().size_of(&c))
                 .map(|s| s.unwrap_or(0))
                 .map_err(|e| Error::io(self.rank, "cannot stat", &path, &e))
         } else {
@@ -989,7 +999,7 @@ impl<'a> TestRun<'a> {
     fn remove_created_dirs(&mut self) {
         for dir in std::mem::take(&mut self.created_dirs).into_iter().rev() {
             // Only if empty: another run's files must survive.
-            let _ = c_path(&dir).and_then(|c| self.backend.rmdir(&c));
+            let _ = c_path(&dir).and_then(|c| self.backend.namespace().rmdir(&c));
         }
     }
 

@@ -17,6 +17,7 @@ pub mod tree;
 
 use std::io;
 
+use crate::backend::Choice;
 use crate::comm::Comm;
 use crate::error::UsageError;
 use crate::options::Grammar;
@@ -30,6 +31,8 @@ use report::{MdtestReport, MdtestSink};
 #[derive(Debug, Clone)]
 pub struct MdtestRun {
     pub params: MdtestParams,
+    /// The checked backend.
+    pub backend: Choice,
     /// As the header prints it.
     pub command_line: String,
 }
@@ -56,11 +59,12 @@ impl Tool for Mdtest {
     }
 
     fn parse(&self, program: &str, args: &[String]) -> Result<Parsed<MdtestRun>, UsageError> {
-        let Some(params) = options::parse(args)? else {
+        let Some((params, backend)) = options::parse(args)? else {
             return Ok(Parsed::Help);
         };
         Ok(Parsed::Run(MdtestRun {
             params,
+            backend,
             command_line: command_line(program, args),
         }))
     }

@@ -2,7 +2,7 @@
 //! the checks that reject bad values and combinations before anything is
 //! created.
 
-use crate::backend;
+use crate::backend::{self, registry, Choice};
 use crate::options::{
     flag, long_flag, long_value, module_specs, spec, unsupported, value, ArgKind, Grammar, OptSpec,
     Setting, UsageError,
@@ -24,7 +24,7 @@ fn text(s: Setting<'_>, what: &str) -> Result<String, String> {
 /// The table of every mdtest option, in mdtest's help order.
 pub fn grammar() -> Grammar<MdtestParams> {
     let mut specs: Vec<OptSpec<MdtestParams>> = vec![
-        value('a', &["api"], "POSIX", "API for I/O [POSIX|DUMMY]", |p, s| {
+        value('a', &["api"], "POSIX", format!("API for I/O [{}]", registry::names_with(|c| c.metadata).join("|")), |p, s| {
             p.api = text(s, "API name")?;
             Ok(())
         }),
@@ -272,35 +272,27 @@ pub fn grammar() -> Grammar<MdtestParams> {
 }
 
 /// Parses a whole command line. `Ok(None)` means `-h` was given.
-pub fn parse(args: &[String]) -> Result<Option<MdtestParams>, UsageError> {
+pub fn parse(args: &[String]) -> Result<Option<(MdtestParams, Choice)>, UsageError> {
     let command_line = grammar().parse_command_line(args, MdtestParams::default())?;
     if command_line.help {
         return Ok(None);
     }
     let mut params = command_line.params;
     params.apply_default_phases();
-    validate(&params)?;
-    Ok(Some(params))
+    let backend = validate(&params)?;
+    Ok(Some((params, backend)))
 }
-
-/// The `-h` text.
-pub fn help() -> String {
-    grammar().help_text()
-}
-
-/// The APIs mdtest runs on.
-const MDTEST_APIS: &[&str] = &["POSIX", "DUMMY"];
 
 /// Rejects every value and combination that cannot run, before anything is
 /// created. Checks that need the number of tasks are in [`validate_tasks`].
-pub fn validate(p: &MdtestParams) -> Result<(), UsageError> {
+pub fn validate(p: &MdtestParams) -> Result<Choice, UsageError> {
     let err = |m: String| Err(UsageError(m));
-    let backend = backend::build(&p.api, &p.module_options, None).map_err(UsageError)?;
-    if !MDTEST_APIS.contains(&backend.name()) {
+    let backend = backend::configure(&p.api, &p.module_options).map_err(UsageError)?;
+    if !backend.capabilities().metadata {
         return err(format!(
-            "-a {}: mdtest runs on {} only, the APIs mdtest documents",
+            "-a {}: mdtest runs on {} only, the APIs with the metadata calls it makes",
             p.api,
-            MDTEST_APIS.join(" or ")
+            registry::either(&registry::names_with(|c| c.metadata))
         ));
     }
     if p.stonewall_seconds > 0 && p.branch_factor > 1 {
@@ -403,7 +395,7 @@ pub fn validate(p: &MdtestParams) -> Result<(), UsageError> {
     if p.verify_read && !p.create && p.data_seed.is_none() {
         return err("-X without the create phase in this run needs -G: the data seed the files were written with".into());
     }
-    if (p.verify_read || p.verify_write) && !backend.stores_data() {
+    if (p.verify_read || p.verify_write) && !backend.capabilities().stores_data {
         return err(format!(
             "-X/--verify-write verify data, but the {} backend stores none",
             backend.name()
@@ -443,7 +435,7 @@ pub fn validate(p: &MdtestParams) -> Result<(), UsageError> {
         .check()
         .map_err(|e| UsageError(format!("--summaryFormat: {e}")))?;
     Layout::check(p).map_err(UsageError)?;
-    Ok(())
+    Ok(backend)
 }
 
 /// The checks that depend on the number of tasks (`size`).

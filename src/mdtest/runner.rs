@@ -27,7 +27,6 @@ use super::text::c_exp;
 use super::tree::{creation_order, test_dir, ItemPaths, Kind, Layout, Owner, Role, Tree};
 use super::MdtestRun;
 use crate::backend::cpath::{c_path, path_of};
-use crate::backend::FsUsage;
 use crate::backend::{self, read_fully, write_fully, Access, Backend, CreateSpec, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
@@ -74,7 +73,7 @@ pub fn run(comm: &dyn Comm, m: &MdtestRun, out: &mut Out) -> Finished<MdtestRepo
     let seeds = agree_seeds(comm, p);
     let (data_seed, random_seed) = seeds.as_ref().map_or((0, 0), |s| *s);
     let mut report = MdtestReport::new(comm, p, &m.command_line, data_seed, random_seed);
-    let setup = seeds.and_then(|seeds| Setup::new(comm, p, out.task_lines(), seeds));
+    let setup = seeds.and_then(|seeds| Setup::new(comm, m, out.task_lines(), seeds));
     let setup = match setup {
         Ok(setup) => setup,
         Err(e) => {
@@ -122,21 +121,15 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(
-        comm: &dyn Comm,
-        p: &MdtestParams,
-        lines: TaskLines,
-        seeds: (i64, i64),
-    ) -> Result<Setup> {
+    fn new(comm: &dyn Comm, m: &MdtestRun, lines: TaskLines, seeds: (i64, i64)) -> Result<Setup> {
         let context = backend::Context {
             comm,
             active: true,
             collective: false,
             lines,
         };
-        let backend =
-            backend::build(&p.api, &p.module_options, Some(&context)).map_err(Error::usage)?;
-        let layout = Layout::new(p).map_err(Error::usage)?;
+        let backend = m.backend.build(&context).map_err(Error::usage)?;
+        let layout = Layout::new(&m.params).map_err(Error::usage)?;
         Ok(Setup {
             backend,
             layout,
@@ -343,7 +336,9 @@ impl<'a> Run<'a> {
                 .unwrap_or(root.clone())
                 .display()
                 .to_string();
-            self.report.fs = FsUsage::of(&root);
+            self.report.fs = c_path(&root)
+                .ok()
+                .and_then(|c| self.backend.namespace().fs_usage(&c));
             let report = &self.report;
             self.out.each(|s| s.run_started(report));
             self.describe();
@@ -423,9 +418,9 @@ impl<'a> Run<'a> {
     fn create_root(&mut self) -> Result<()> {
         let outcome = if self.p.create && self.rank < self.p.dirs.len() {
             let root = self.root_of(self.rank);
-            match c_path(&root).and_then(|c| self.backend.exists(&c)) {
+            match c_path(&root).and_then(|c| self.backend.namespace().exists(&c)) {
                 Ok(true) => Ok(()),
-                Ok(false) => match c_path(&root).and_then(|c| self.backend.mkdir(&c)) {
+                Ok(false) => match c_path(&root).and_then(|c| self.backend.namespace().mkdir(&c)) {
                     Ok(()) => {
                         self.created.root = Some(root);
                         Ok(())
@@ -642,11 +637,11 @@ impl<'a> Run<'a> {
         for l in 0..self.layout.loops {
             let dir = test_dir(&root, j, l);
             let exists = c_path(&dir)
-                .and_then(|c| self.backend.exists(&c))
+                .and_then(|c| self.backend.namespace().exists(&c))
                 .map_err(|e| self.io_error("cannot check", &dir, e))?;
             if !exists {
                 c_path(&dir)
-                    .and_then(|c| self.backend.mkdir(&c))
+                    .and_then(|c| self.backend.namespace().mkdir(&c))
                     .map_err(|e| self.io_error("cannot create directory", &dir, e))?;
                 self.created.test_dirs.push(dir);
             }
@@ -671,7 +666,7 @@ impl<'a> Run<'a> {
                         dir.display()
                     );
                 }
-                match c_path(&dir).and_then(|c| backend.mkdir(&c)) {
+                match c_path(&dir).and_then(|c| backend.namespace().mkdir(&c)) {
                     Ok(()) => {
                         created.push(dir);
                         Ok(())
@@ -738,7 +733,7 @@ impl<'a> Run<'a> {
                 );
             }
             if quiet {
-                let _ = c_path(&dir).and_then(|c| self.backend.rmdir(&c));
+                let _ = c_path(&dir).and_then(|c| self.backend.namespace().rmdir(&c));
                 continue;
             }
             if let Err(e) = self.remove_dir(&dir) {
@@ -753,7 +748,7 @@ impl<'a> Run<'a> {
     /// (someone put files there) stays, with a warning; other failures are
     /// errors. Returns whether it was removed.
     fn remove_dir(&mut self, dir: &Path) -> Result<bool> {
-        match c_path(dir).and_then(|c| self.backend.rmdir(&c)) {
+        match c_path(dir).and_then(|c| self.backend.namespace().rmdir(&c)) {
             Ok(()) => Ok(true),
             Err(e) if is_not_empty(&e) => {
                 self.warn(&format!(
@@ -806,7 +801,7 @@ impl<'a> Run<'a> {
                 ours
             } else {
                 c_path(&dir)
-                    .and_then(|c| self.backend.exists(&c))
+                    .and_then(|c| self.backend.namespace().exists(&c))
                     .unwrap_or(false)
             };
             if remove {
@@ -1100,7 +1095,7 @@ impl<'a> Run<'a> {
             let mut paths = item_paths(self.rank, &layout, &tree, Kind::File, owner)?;
             for k in creation_order(&layout, layout.items_per_loop) {
                 let path = paths.path(k);
-                if self.backend.exists(path).unwrap_or(true) {
+                if self.backend.namespace().exists(path).unwrap_or(true) {
                     return Err(Error::task(
                         0,
                         format!(
@@ -1202,7 +1197,7 @@ impl<'a> Run<'a> {
                 for k in creation_order(&layout, count) {
                     let path = paths.path(k);
                     match kind {
-                        Kind::Dir => self.backend.mkdir(path),
+                        Kind::Dir => self.backend.namespace().mkdir(path),
                         Kind::File => self
                             .backend
                             .create(
@@ -1276,6 +1271,7 @@ impl<'a> Run<'a> {
         }
         let write_spec = open_spec(Access::Write, rank, p.write_bytes);
         let backend = &*self.backend;
+        let names = backend.namespace();
         let comm = self.comm;
         let trace = self.trace;
         let lines = self.lines;
@@ -1295,7 +1291,7 @@ impl<'a> Run<'a> {
                 |action: &str, e: std::io::Error| Error::io(rank, action, path_of(path), &e);
             match kind {
                 Kind::Dir => {
-                    backend
+                    names
                         .mkdir(path)
                         .map_err(|e| failed("cannot create directory", e))?;
                     if let Some(s) = set {
@@ -1542,7 +1538,7 @@ impl<'a> Run<'a> {
                 }
                 match kind {
                     Kind::File => backend.remove(path),
-                    Kind::Dir => backend.rmdir(path),
+                    Kind::Dir => backend.namespace().rmdir(path),
                 }
                 .map_err(|e| Error::io(rank, "cannot remove", path_of(path), &e))?;
                 done += 1;
@@ -1559,7 +1555,7 @@ impl<'a> Run<'a> {
     /// `-d` directory (directories only when empty). Best effort and quiet.
     fn clean_up_after_failure(&mut self) {
         if let Some(aside) = self.created.renamed_aside.take() {
-            let _ = c_path(&aside).and_then(|c| self.backend.rmdir(&c));
+            let _ = c_path(&aside).and_then(|c| self.backend.namespace().rmdir(&c));
         }
         for set in std::mem::take(&mut self.created.items) {
             let Ok(mut paths) = ItemPaths::new(&set.layout, &set.tree, set.kind, set.owner) else {
@@ -1569,7 +1565,7 @@ impl<'a> Run<'a> {
                 let path = paths.path(k);
                 let _ = match set.kind {
                     Kind::File => self.backend.remove(path),
-                    Kind::Dir => self.backend.rmdir(path),
+                    Kind::Dir => self.backend.namespace().rmdir(path),
                 };
             }
         }
@@ -1578,11 +1574,11 @@ impl<'a> Run<'a> {
         let _ = self.remove_created_tree_dirs(true);
         let _ = self.comm.barrier();
         while let Some(dir) = self.created.test_dirs.pop() {
-            let _ = c_path(&dir).and_then(|c| self.backend.rmdir(&c));
+            let _ = c_path(&dir).and_then(|c| self.backend.namespace().rmdir(&c));
         }
         let _ = self.comm.barrier();
         if let Some(root) = self.created.root.take() {
-            let _ = c_path(&root).and_then(|c| self.backend.rmdir(&c));
+            let _ = c_path(&root).and_then(|c| self.backend.namespace().rmdir(&c));
         }
     }
 

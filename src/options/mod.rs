@@ -8,6 +8,7 @@
 
 pub mod script;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub use crate::error::UsageError;
@@ -78,7 +79,7 @@ pub struct OptSpec<T> {
     pub kind: ArgKind,
     /// Default shown in help (`-t=262144`).
     pub default: &'static str,
-    pub help: &'static str,
+    pub help: Cow<'static, str>,
     /// Help section ("" for the tool's own options, else a module name).
     pub module: &'static str,
     /// Documented as `-O name=value` rather than `--name` (IOR's directive-only
@@ -115,7 +116,7 @@ pub fn spec<T>(
     names: &[&'static str],
     kind: ArgKind,
     default: &'static str,
-    help: &'static str,
+    help: impl Into<Cow<'static, str>>,
     set: Setter<T>,
 ) -> OptSpec<T> {
     OptSpec {
@@ -123,7 +124,7 @@ pub fn spec<T>(
         names: names.to_vec(),
         kind,
         default,
-        help,
+        help: help.into(),
         module: "",
         directive_only: false,
         list: false,
@@ -135,7 +136,7 @@ pub fn spec<T>(
 pub fn flag<T>(
     short: char,
     names: &[&'static str],
-    help: &'static str,
+    help: impl Into<Cow<'static, str>>,
     set: Setter<T>,
 ) -> OptSpec<T> {
     spec(Some(short), names, ArgKind::Flag, "", help, set)
@@ -146,14 +147,18 @@ pub fn value<T>(
     short: char,
     names: &[&'static str],
     default: &'static str,
-    help: &'static str,
+    help: impl Into<Cow<'static, str>>,
     set: Setter<T>,
 ) -> OptSpec<T> {
     spec(Some(short), names, ArgKind::Value, default, help, set)
 }
 
 /// A flag with only a long name (`--dryRun`).
-pub fn long_flag<T>(names: &[&'static str], help: &'static str, set: Setter<T>) -> OptSpec<T> {
+pub fn long_flag<T>(
+    names: &[&'static str],
+    help: impl Into<Cow<'static, str>>,
+    set: Setter<T>,
+) -> OptSpec<T> {
     spec(None, names, ArgKind::Flag, "", help, set)
 }
 
@@ -161,7 +166,7 @@ pub fn long_flag<T>(names: &[&'static str], help: &'static str, set: Setter<T>) 
 pub fn long_value<T>(
     names: &[&'static str],
     default: &'static str,
-    help: &'static str,
+    help: impl Into<Cow<'static, str>>,
     set: Setter<T>,
 ) -> OptSpec<T> {
     spec(None, names, ArgKind::Value, default, help, set)
@@ -171,7 +176,7 @@ pub fn long_value<T>(
 pub fn directive<T>(
     names: &[&'static str],
     default: &'static str,
-    help: &'static str,
+    help: impl Into<Cow<'static, str>>,
     set: Setter<T>,
 ) -> OptSpec<T> {
     OptSpec {
@@ -184,7 +189,7 @@ pub fn directive<T>(
 pub fn list_directive<T>(
     names: &[&'static str],
     default: &'static str,
-    help: &'static str,
+    help: impl Into<Cow<'static, str>>,
     set: Setter<T>,
 ) -> OptSpec<T> {
     OptSpec {
@@ -218,7 +223,7 @@ pub fn module_specs<T>(
             ArgKind::Value
         },
         default: o.default,
-        help: o.help,
+        help: o.help.into(),
         module,
         directive_only: false,
         list: false,
@@ -248,6 +253,10 @@ pub struct CommandLine<T> {
     /// `-h` was given.
     pub help: bool,
 }
+
+/// One `key=value` item of a directive text: the option, its key as given,
+/// and its value.
+type Directive<'g, 't, T> = (&'g OptSpec<T>, &'t str, String);
 
 /// The parser for one tool's table.
 pub struct Grammar<T> {
@@ -427,8 +436,8 @@ impl<T: ModuleOptions> Grammar<T> {
     fn directives<'t>(
         &self,
         text: &'t str,
-    ) -> Result<Vec<(&OptSpec<T>, &'t str, String)>, UsageError> {
-        let mut found: Vec<(&OptSpec<T>, &str, String)> = Vec::new();
+    ) -> Result<Vec<Directive<'_, 't, T>>, UsageError> {
+        let mut found: Vec<Directive<'_, 't, T>> = Vec::new();
         for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             let Some((key, value)) = item.split_once('=') else {
                 match found.last_mut() {

@@ -11,7 +11,11 @@ fn one(line: &str) -> IorParams {
         .unwrap_or_else(|e| panic!("{line}: {e}"))
         .expect("not help");
     assert_eq!(tests.len(), 1);
-    tests.remove(0)
+    tests.remove(0).params
+}
+
+fn help() -> String {
+    grammar().help_text()
 }
 
 fn error(line: &str) -> String {
@@ -401,7 +405,12 @@ fn scripts_take_command_line_defaults() {
     let script = dir.path().join("tests.ior");
     std::fs::write(&script, "IOR START\n  api=POSIX\n  blockSize=16m\n  transferSize=1m\nRUN\n  filePerProc=1\nRUN\nIOR STOP\n").unwrap();
     let line = format!("-w -i 2 -f {}", script.display());
-    let tests = parse(&args(&line)).unwrap().unwrap();
+    let tests: Vec<IorParams> = parse(&args(&line))
+        .unwrap()
+        .unwrap()
+        .into_iter()
+        .map(|t| t.params)
+        .collect();
     assert_eq!(tests.len(), 2);
     assert!(tests
         .iter()

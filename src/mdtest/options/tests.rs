@@ -5,8 +5,12 @@ fn args(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
 
+fn help() -> String {
+    grammar().help_text()
+}
+
 fn parse_ok(s: &str) -> MdtestParams {
-    parse(&args(s)).unwrap().unwrap()
+    parse(&args(s)).unwrap().unwrap().0
 }
 
 fn parse_err(s: &str) -> String {
