@@ -181,33 +181,6 @@ pub fn distribution_lines(h: &Histogram<u64>) -> Vec<(f64, f64, u64)> {
         .collect()
 }
 
-/// Writes one phase's distribution to a CSV file (`latencyHistogramFile`):
-/// `fresh` creates the file with `header` (its first three columns name the
-/// `key` fields), otherwise rows are appended. One row per recorded bucket:
-/// `key,latency_s,cumulative_fraction,count`.
-pub fn write_distribution(
-    path: &str,
-    fresh: bool,
-    header: &str,
-    key: &str,
-    h: &Histogram<u64>,
-) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(!fresh)
-        .truncate(fresh)
-        .open(path)?;
-    if fresh {
-        writeln!(f, "{header},latency_s,cumulative_fraction,count")?;
-    }
-    for (value, fraction, count) in distribution_lines(h) {
-        writeln!(f, "{key},{value:.9},{fraction:.6},{count}")?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

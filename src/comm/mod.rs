@@ -83,22 +83,42 @@ where
     serde_json::from_slice(&bytes).map_err(|e| CommError::Failed(e.to_string()))
 }
 
-/// Gathers fixed-size records of `f64` on `root`, in rank order.
-pub fn gather_f64(
+/// A fixed-size record of numbers that travels between tasks.
+pub trait Record: Sized {
+    /// The numbers every record has.
+    const FIELDS: usize;
+    fn to_fields(&self) -> Vec<f64>;
+    /// Built from exactly [`Record::FIELDS`] numbers.
+    fn from_fields(fields: &[f64]) -> Self;
+}
+
+/// Gathers every task's record on `root`, in rank order (others get none).
+/// A record of the wrong size is an error, never a default.
+pub fn gather_records<R: Record>(
     comm: &dyn Comm,
     root: usize,
-    values: &[f64],
-) -> Result<Vec<Vec<f64>>, CommError> {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    mine: &R,
+) -> Result<Vec<R>, CommError> {
+    let fields = mine.to_fields();
+    let bytes: Vec<u8> = fields.iter().flat_map(|v| v.to_le_bytes()).collect();
     let all = comm.gather(root, &bytes)?;
-    Ok(all
-        .into_iter()
-        .map(|b| {
-            b.chunks_exact(8)
+    all.into_iter()
+        .enumerate()
+        .map(|(rank, b)| {
+            if b.len() != R::FIELDS * 8 {
+                return Err(CommError::Failed(format!(
+                    "task {rank} sent a record of {} bytes, expected {}",
+                    b.len(),
+                    R::FIELDS * 8
+                )));
+            }
+            let values: Vec<f64> = b
+                .chunks_exact(8)
                 .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect()
+                .collect();
+            Ok(R::from_fields(&values))
         })
-        .collect())
+        .collect()
 }
 
 /// Reduces one `u64` over all tasks.

@@ -142,15 +142,53 @@ fn a_task_that_dies_does_not_hang_the_others() {
     }
 }
 
+/// A record of two numbers.
+#[derive(Debug, PartialEq)]
+struct Pair(f64, f64);
+
+impl Record for Pair {
+    const FIELDS: usize = 2;
+    fn to_fields(&self) -> Vec<f64> {
+        vec![self.0, self.1]
+    }
+    fn from_fields(f: &[f64]) -> Pair {
+        Pair(f[0], f[1])
+    }
+}
+
+/// A record that claims three numbers but sends two.
+struct Short;
+
+impl Record for Short {
+    const FIELDS: usize = 3;
+    fn to_fields(&self) -> Vec<f64> {
+        vec![1.0, 2.0]
+    }
+    fn from_fields(_: &[f64]) -> Short {
+        Short
+    }
+}
+
 #[test]
-fn broadcast_value_and_gather_f64() {
+fn broadcast_value_and_gather_records() {
     let got = run8(|c| {
         let v = broadcast_value(c, 0, &format!("seed-{}", c.rank())).unwrap();
-        let g = gather_f64(c, 0, &[c.rank() as f64, 0.5]).unwrap();
+        let g = gather_records(c, 0, &Pair(c.rank() as f64, 0.5)).unwrap();
         (v, g)
     });
     assert!(got.iter().all(|(v, _)| v == "seed-0"));
-    assert_eq!(got[0].1[7], vec![7.0, 0.5]);
+    assert_eq!(got[0].1[7], Pair(7.0, 0.5));
+    assert!(got[3].1.is_empty());
+}
+
+#[test]
+fn a_malformed_record_is_an_error() {
+    let got = run8(|c| gather_records(c, 0, &Short).map(|v| v.len()));
+    let e = got[0].as_ref().unwrap_err();
+    assert_eq!(
+        e,
+        &CommError::Failed("task 0 sent a record of 16 bytes, expected 24".into())
+    );
 }
 
 #[test]

@@ -12,13 +12,16 @@ pub mod files;
 pub mod layout;
 pub mod options;
 pub mod params;
+mod phase;
 pub mod reorder;
 pub mod report;
 pub mod results;
 pub mod runner;
 pub mod sink;
 pub mod stonewall;
+mod test;
 pub mod text;
+mod timed;
 pub mod xfer;
 
 use std::io;
@@ -40,6 +43,14 @@ pub struct IorTest {
     pub params: IorParams,
     /// The checked backend.
     pub backend: Choice,
+}
+
+impl IorTest {
+    /// Whether reads are preceded by eviction (`-O evictBeforeRead=1` or
+    /// the backend's own option, `--posix.evict`).
+    pub fn evicts(&self) -> bool {
+        self.params.measure.evict_before_read || self.backend.evicts()
+    }
 }
 
 /// The tests of one `ior` invocation.
@@ -88,12 +99,21 @@ impl Tool for Ior {
 
     /// The larger of `PARIO_TASKS` and the largest `-N`.
     fn local_tasks(&self, run: &IorRun, from_env: Option<usize>) -> usize {
-        let wanted = run.tests.iter().filter_map(|t| t.params.num_tasks).max();
+        let wanted = run
+            .tests
+            .iter()
+            .filter_map(|t| t.params.geometry.num_tasks)
+            .max();
         from_env.unwrap_or(1).max(wanted.unwrap_or(1))
     }
 
     fn check_tasks(&self, run: &IorRun, size: usize) -> Result<(), UsageError> {
-        match run.tests.iter().filter_map(|t| t.params.num_tasks).max() {
+        match run
+            .tests
+            .iter()
+            .filter_map(|t| t.params.geometry.num_tasks)
+            .max()
+        {
             Some(n) if n > size => {
                 Err(UsageError(format!("-N {n}: only {size} tasks are running")))
             }
@@ -103,15 +123,24 @@ impl Tool for Ior {
 
     /// The first test's choice (stdout has one format).
     fn summary<'p>(&self, run: &'p IorRun) -> &'p Summary {
-        &run.tests[0].params.summary
+        &run.tests[0].params.output.summary
     }
 
+    /// The text (or its log lines), and the extra files the tests name.
     fn sinks(&self, run: &IorRun, text: Text) -> io::Result<Vec<Box<dyn IorSink>>> {
-        let verbose = run.tests[0].params.verbose;
-        Ok(vec![match text {
+        let verbose = run.tests[0].params.output.verbose;
+        let mut sinks: Vec<Box<dyn IorSink>> = vec![match text {
             Text::Full(out) => Box::new(text::IorText::new(out, verbose)),
             Text::LogOnly(out) => Box::new(NotesOnly::new(out, verbose)),
-        }])
+        }];
+        let params: Vec<&IorParams> = run.tests.iter().map(|t| &t.params).collect();
+        if let Some(details) = sink::RankDetails::open(&params)? {
+            sinks.push(Box::new(details));
+        }
+        if let Some(histograms) = sink::LatencyHistograms::open(&params)? {
+            sinks.push(Box::new(histograms));
+        }
+        Ok(sinks)
     }
 
     fn run(

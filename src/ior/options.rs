@@ -33,84 +33,84 @@ pub fn grammar() -> Grammar<IorParams> {
     let mut specs: Vec<OptSpec<IorParams>> = vec![
         // Flags, in IOR's help order.
         flag('c', &["collective"], "collective -- collective I/O (-a MPIIO)", |p, s| {
-            p.collective = s.flag_bool()?;
+            p.transfers.collective = s.flag_bool()?;
             Ok(())
         }),
         flag('C', &["reorderTasks", "reorderTasksConstant"], "reorderTasks -- changes task ordering for readback (useful to avoid client cache)", |p, s| {
-            p.reorder_tasks = s.flag_bool()?;
+            p.reorder.reorder_tasks = s.flag_bool()?;
             Ok(())
         }),
         flag('e', &["fsync"], "fsync -- perform a fsync() operation at the end of each read/write phase", |p, s| {
-            p.fsync = s.flag_bool()?;
+            p.transfers.fsync = s.flag_bool()?;
             Ok(())
         }),
         flag('E', &["useExistingTestFile"], "useExistingTestFile -- do not remove test file before write access", |p, s| {
-            p.use_existing_test_file = s.flag_bool()?;
+            p.files.use_existing_test_file = s.flag_bool()?;
             Ok(())
         }),
         flag('F', &["filePerProc"], "filePerProc -- file-per-process", |p, s| {
-            p.file_per_proc = s.flag_bool()?;
+            p.geometry.file_per_proc = s.flag_bool()?;
             Ok(())
         }),
         flag('g', &["intraTestBarriers"], "intraTestBarriers -- use barriers between open, write/read, and close", |p, s| {
-            p.intra_test_barriers = s.flag_bool()?;
+            p.phases.intra_test_barriers = s.flag_bool()?;
             Ok(())
         }),
         flag('k', &["keepFile"], "keepFile -- don't remove the test file(s) on program exit", |p, s| {
-            p.keep_file = s.flag_bool()?;
+            p.files.keep_file = s.flag_bool()?;
             Ok(())
         }),
         flag('K', &["keepFileWithError"], "keepFileWithError  -- keep error-filled file(s) after data-checking", |p, s| {
-            p.keep_file_with_error = s.flag_bool()?;
+            p.files.keep_file_with_error = s.flag_bool()?;
             Ok(())
         }),
         flag('m', &["multiFile"], "multiFile -- use number of reps (-i) for multiple file count", |p, s| {
-            p.multi_file = s.flag_bool()?;
+            p.files.multi_file = s.flag_bool()?;
             Ok(())
         }),
         flag('q', &["quitOnError"], "quitOnError -- during file error-checking, abort on error", |p, s| {
-            p.quit_on_error = s.flag_bool()?;
+            p.verification.quit_on_error = s.flag_bool()?;
             Ok(())
         }),
         flag('r', &["readFile"], "readFile -- read existing file", |p, s| {
-            p.read_file = s.flag_bool()?;
+            p.phases.read_file = s.flag_bool()?;
             Ok(())
         }),
         flag('R', &["checkRead"], "checkRead -- verify that the output of read matches the expected signature (used with -G)", |p, s| {
-            p.check_read = s.flag_bool()?;
+            p.phases.check_read = s.flag_bool()?;
             Ok(())
         }),
         flag('u', &["uniqueDir"], "uniqueDir -- use unique directory name for each file-per-process", |p, s| {
-            p.unique_dir = s.flag_bool()?;
+            p.files.unique_dir = s.flag_bool()?;
             Ok(())
         }),
         flag('v', &["verbose"], "verbose -- output information (repeating flag increases level)", |p, s| {
-            p.verbose = s.flag_count(p.verbose)?;
+            p.output.verbose = s.flag_count(p.output.verbose)?;
             Ok(())
         }),
         flag('w', &["writeFile"], "writeFile -- write file", |p, s| {
-            p.write_file = s.flag_bool()?;
+            p.phases.write_file = s.flag_bool()?;
             Ok(())
         }),
         flag('W', &["checkWrite"], "checkWrite -- check read after write", |p, s| {
-            p.check_write = s.flag_bool()?;
+            p.phases.check_write = s.flag_bool()?;
             Ok(())
         }),
         flag('x', &["singleXferAttempt"], "singleXferAttempt -- do not retry transfer if incomplete", |p, s| {
-            p.single_xfer_attempt = s.flag_bool()?;
+            p.transfers.single_xfer_attempt = s.flag_bool()?;
             Ok(())
         }),
         flag('y', &["dualMount"], "dualMount -- use dual mount points for a filesystem", |_, s| unsupported(s, &format!("dual mount points {ARE_NOT_SUPPORTED}"))),
         flag('Y', &["fsyncPerWrite"], "fsyncPerWrite -- perform sync operation after every write operation", |p, s| {
-            p.fsync_per_write = s.flag_bool()?;
+            p.transfers.fsync_per_write = s.flag_bool()?;
             Ok(())
         }),
         flag('z', &["randomOffset"], "randomOffset -- access is to random, not sequential, offsets within a file (-z -z: random offsets that may repeat)", |p, s| {
-            p.random_offset = s.flag_count(p.random_offset)?;
+            p.geometry.random_offset = s.flag_count(p.geometry.random_offset)?;
             Ok(())
         }),
         flag('Z', &["reorderTasksRandom"], "reorderTasksRandom -- changes task ordering to random ordering for readback (-Z -Z: any random permutation)", |p, s| {
-            p.reorder_tasks_random = s.flag_count(p.reorder_tasks_random)?;
+            p.reorder.reorder_tasks_random = s.flag_count(p.reorder.reorder_tasks_random)?;
             Ok(())
         }),
         flag('H', &["showHints"], "showHints -- show hints (same as --mpiio.showHints)", |p, s| module_flag(p, "mpiio.showHints", s)),
@@ -128,11 +128,11 @@ pub fn grammar() -> Grammar<IorParams> {
         flag('V', &["useFileView"], "useFileView -- use MPI_File_set_view (same as --mpiio.useFileView)", |p, s| module_flag(p, "mpiio.useFileView", s)),
         flag('B', &["useO_DIRECT"], "useO_DIRECT -- same as --posix.odirect (IOR 3)", |p, s| module_flag(p, "posix.odirect", s)),
         long_flag(&["warningAsErrors"], "Any warning should lead to an error.", |p, s| {
-            p.warning_as_errors = s.flag_bool()?;
+            p.output.warning_as_errors = s.flag_bool()?;
             Ok(())
         }),
         long_flag(&["dryRun"], "do not perform any I/Os just run evtl. inputs print dummy output", |p, s| {
-            p.dry_run = s.flag_bool()?;
+            p.transfers.dry_run = s.flag_bool()?;
             Ok(())
         }),
         long_flag(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU.", |_, s| unsupported(s, &format!("GPU buffers {ARE_NOT_SUPPORTED}"))),
@@ -142,38 +142,38 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         value('A', &["refNum"], "0", "refNum -- user supplied reference number to include in the summary", |p, s| {
-            p.reference_number = parse_int(s.value())?;
+            p.output.reference_number = parse_int(s.value())?;
             Ok(())
         }),
         value('b', &["blockSize"], "1048576", "blockSize -- contiguous bytes to write per task  (e.g.: 8, 4k, 2m, 1g)", |p, s| {
-            p.block_size = parse_size(s.value())?;
+            p.geometry.block_size = parse_size(s.value())?;
             Ok(())
         }),
         value('d', &["interTestDelay"], "0", "interTestDelay -- delay between reps in seconds", |p, s| {
-            p.inter_test_delay = parse_non_negative(s.value())?;
+            p.phases.inter_test_delay = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('D', &["deadlineForStonewalling"], "0", "deadlineForStonewalling -- seconds before stopping write or read phase", |p, s| {
-            p.deadline_for_stonewalling = parse_non_negative(s.value())?;
+            p.stonewall.deadline = parse_non_negative(s.value())?;
             Ok(())
         }),
         directive(&["stoneWallingWearOut"], "1", "-- once the stonewalling timeout is over, all process finish to access the amount of data", |p, s| {
-            p.stonewalling_wear_out = s.flag_bool()?;
+            p.stonewall.wear_out = s.flag_bool()?;
             Ok(())
         }),
         directive(&["stoneWallingWearOutIterations"], "N", "-- stop after processing this number of iterations, needed for reading data back written with stoneWallingWearOut", |p, s| {
-            p.stonewalling_wear_out_iterations = parse_non_negative(s.value())?;
+            p.stonewall.wear_out_iterations = parse_non_negative(s.value())?;
             Ok(())
         }),
         directive(&["stoneWallingStatusFile"], "FILE", "-- this file keeps the number of iterations from stonewalling during write and allows to use them for read", |p, s| {
             if s.value().is_empty() {
                 return Err("the file name is empty".into());
             }
-            p.stonewalling_status_file = Some(s.value().to_string());
+            p.stonewall.status_file = Some(s.value().to_string());
             Ok(())
         }),
         directive(&["minTimeDuration"], "0", "-- minimum Runtime for the run (will repeat from beginning of the file if time is not yet over)", |p, s| {
-            p.min_time_duration = parse_non_negative(s.value())?;
+            p.stonewall.min_time = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('f', &["scriptFile"], "STRING", "scriptFile -- test script name", |p, s| {
@@ -181,15 +181,15 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         value('G', &["setTimeStampSignature"], "0", "setTimeStampSignature -- set value for time stamp signature/random seed", |p, s| {
-            p.time_stamp_signature = Some(parse_int(s.value())?);
+            p.verification.time_stamp_signature = Some(parse_int(s.value())?);
             Ok(())
         }),
         value('i', &["repetitions"], "1", "repetitions -- number of repetitions of test", |p, s| {
-            p.repetitions = parse_positive(s.value())?;
+            p.phases.repetitions = parse_positive(s.value())?;
             Ok(())
         }),
         value('j', &["outlierThreshold"], "0", "outlierThreshold -- warn on outlier N seconds from mean", |p, s| {
-            p.outlier_threshold = parse_non_negative(s.value())?;
+            p.measure.outlier_threshold = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('J', &["setAlignment"], "1", "setAlignment -- HDF5 alignment in bytes (e.g.: 8, 4k, 2m, 1g)", |_, s| {
@@ -197,17 +197,17 @@ pub fn grammar() -> Grammar<IorParams> {
             Err(format!("HDF5 alignment {NOT_SUPPORTED}"))
         }),
         value('l', &["dataPacketType"], "t", "datapacket type-- type of packet that will be created [offset|incompressible|timestamp|random|o|i|t|r]", |p, s| {
-            p.data_packet_type = PacketType::parse(s.value())?;
+            p.verification.data_packet_type = PacketType::parse(s.value())?;
             Ok(())
         }),
         value('M', &["memoryPerNode"], "STRING", "memoryPerNode -- hog memory on the node  (e.g.: 2g, 75%)", |p, s| {
-            p.memory_per_node = Some(NodeMemory::parse(s.value())?);
-            p.memory_per_task = None;
+            p.memory.per_node = Some(NodeMemory::parse(s.value())?);
+            p.memory.per_task = None;
             Ok(())
         }),
         value('N', &["numTasks"], "-1", "numTasks -- number of tasks that are participating in the test (overrides MPI)", |p, s| {
             let n = parse_int(s.value())?;
-            p.num_tasks = match n {
+            p.geometry.num_tasks = match n {
                 -1 => None,
                 n if n >= 1 => Some(n as usize),
                 _ => return Err("the number of tasks must be at least 1 (or -1 for all)".into()),
@@ -218,24 +218,24 @@ pub fn grammar() -> Grammar<IorParams> {
             if s.value().is_empty() {
                 return Err("the test file name is empty".into());
             }
-            p.test_file_name = s.value().to_string();
+            p.files.test_file_name = s.value().to_string();
             Ok(())
         }),
         spec(Some('O'), &["directives"], ArgKind::Directives, "STRING", "string of IOR directives (e.g. -O checkRead=1,GPUid=2)", |_, _| Ok(())),
         value('Q', &["taskPerNodeOffset"], "1", "taskPerNodeOffset for read tests use with -C & -Z options (-C constant N, -Z at least N)", |p, s| {
-            p.task_per_node_offset = parse_positive(s.value())? as i64;
+            p.reorder.task_per_node_offset = parse_positive(s.value())? as i64;
             Ok(())
         }),
         value('s', &["segmentCount"], "1", "segmentCount -- number of segments", |p, s| {
-            p.segment_count = parse_count(s.value())?;
+            p.geometry.segment_count = parse_count(s.value())?;
             Ok(())
         }),
         value('t', &["transferSize"], "262144", "transferSize -- size of transfer in bytes (e.g.: 8, 4k, 2m, 1g)", |p, s| {
-            p.transfer_size = parse_size(s.value())?;
+            p.geometry.transfer_size = parse_size(s.value())?;
             Ok(())
         }),
         value('T', &["maxTimeDuration"], "0", "maxTimeDuration -- max time in minutes executing repeated test; it aborts only between iterations and not within a test!", |p, s| {
-            p.max_time_duration = parse_non_negative(s.value())?;
+            p.phases.max_time_duration = parse_non_negative(s.value())?;
             Ok(())
         }),
         value('U', &["hintsFileName"], "STRING", "hintsFileName -- full name for hints file (same as --mpiio.hintsFileName)", |p, s| {
@@ -243,55 +243,55 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         value('X', &["reorderTasksRandomSeed"], "0", "reorderTasksRandomSeed -- random seed for -Z option", |p, s| {
-            p.reorder_tasks_random_seed = parse_int(s.value())?;
+            p.reorder.reorder_tasks_random_seed = parse_int(s.value())?;
             Ok(())
         }),
         long_value(&["randomPrefill"], "0", "For random -z access only: Prefill the file with this blocksize, e.g., 2m", |p, s| {
-            p.random_prefill = parse_size(s.value())?;
+            p.geometry.random_prefill = parse_size(s.value())?;
             Ok(())
         }),
         long_value(&["random-offset-seed", "randomOffsetSeed"], "-1", "The seed for -z", |p, s| {
-            p.random_offset_seed = parse_int(s.value())?;
+            p.geometry.random_offset_seed = parse_int(s.value())?;
             Ok(())
         }),
         directive(&["summaryFile"], "FILE", "-- store result data into this file", |p, s| {
-            p.summary.file = Some(s.value().to_string());
+            p.output.summary.file = Some(s.value().to_string());
             Ok(())
         }),
         list_directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary", |p, s| {
-            p.summary.set_formats(s.value())
+            p.output.summary.set_formats(s.value())
         }),
         directive(&["saveRankPerformanceDetailsCSV"], "<FILE>", "-- store the performance of each rank into the named CSV file.", |p, s| {
-            p.save_rank_details_csv = Some(s.value().to_string());
+            p.output.save_rank_details_csv = Some(s.value().to_string());
             Ok(())
         }),
         directive(&["memoryPerTask"], "0", "-- hog this much memory on each task (e.g.: 512m)", |p, s| {
-            p.memory_per_task = Some(parse_size(s.value())?);
-            p.memory_per_node = None;
+            p.memory.per_task = Some(parse_size(s.value())?);
+            p.memory.per_node = None;
             Ok(())
         }),
         directive(&["recordLatency"], "1", "-- record every transfer's latency in a histogram (percentiles after the Results table)", |p, s| {
-            p.record_latency = s.flag_bool()?;
+            p.measure.record_latency = s.flag_bool()?;
             Ok(())
         }),
         directive(&["latencyHistogramFile"], "FILE", "-- write the full merged latency histograms to FILE (CSV)", |p, s| {
-            p.latency_file = Some(s.value().to_string());
+            p.output.latency_file = Some(s.value().to_string());
             Ok(())
         }),
         directive(&["cacheCheck"], "1", "-- measure how much of the data is in the page cache before each read (mincore)", |p, s| {
-            p.cache_check = s.flag_bool()?;
+            p.measure.cache_check = s.flag_bool()?;
             Ok(())
         }),
         directive(&["evictBeforeRead"], "0", "-- sync and drop the test files from the page cache before each read (fadvise DONTNEED)", |p, s| {
-            p.evict_before_read = s.flag_bool()?;
+            p.measure.evict_before_read = s.flag_bool()?;
             Ok(())
         }),
         long_value(&["progress"], "1", "show live progress of long phases on a terminal (0: never)", |p, s| {
-            p.progress = s.flag_bool()?;
+            p.output.progress = s.flag_bool()?;
             Ok(())
         }),
         directive(&["platform"], "STRING", "-- a label for the platform, shown in the JSON parameters", |p, s| {
-            p.platform = s.value().to_string();
+            p.output.platform = s.value().to_string();
             Ok(())
         }),
     ];
@@ -352,44 +352,45 @@ pub fn parse(args: &[String]) -> Result<Option<Vec<IorTest>>, UsageError> {
 pub fn validate(p: &IorParams) -> Result<Choice, UsageError> {
     let err = |m: String| Err(UsageError(m));
     // Only a script can carry one (a command-line argument cannot).
-    if p.test_file_name.contains('\0') {
+    if p.files.test_file_name.contains('\0') {
         return err(format!(
             "-o {}: a file name cannot hold a NUL byte",
-            p.test_file_name.replace('\0', "\\0")
+            p.files.test_file_name.replace('\0', "\\0")
         ));
     }
-    if p.transfer_size == 0 {
+    if p.geometry.transfer_size == 0 {
         return err("-t 0: the transfer size must be positive".into());
     }
-    if p.block_size == 0 {
+    if p.geometry.block_size == 0 {
         return err("-b 0: the block size must be positive".into());
     }
-    if p.segment_count == 0 {
+    if p.geometry.segment_count == 0 {
         return err("-s 0: the segment count must be at least 1".into());
     }
-    if p.transfer_size % 8 != 0 {
+    if p.geometry.transfer_size % 8 != 0 {
         return err(format!(
             "-t {}: the transfer size must be a multiple of 8 bytes",
-            p.transfer_size
+            p.geometry.transfer_size
         ));
     }
-    if p.block_size < p.transfer_size {
+    if p.geometry.block_size < p.geometry.transfer_size {
         return err(format!(
             "-b {}: the block size must not be smaller than the transfer size ({})",
-            p.block_size, p.transfer_size
+            p.geometry.block_size, p.geometry.transfer_size
         ));
     }
-    if p.block_size % p.transfer_size != 0 {
+    if p.geometry.block_size % p.geometry.transfer_size != 0 {
         return err(format!(
             "-b {}: the block size must be a multiple of the transfer size ({})",
-            p.block_size, p.transfer_size
+            p.geometry.block_size, p.geometry.transfer_size
         ));
     }
-    p.segment_count
-        .checked_mul(p.block_size)
-        .and_then(|v| v.checked_mul(p.num_tasks.unwrap_or(1) as u64))
+    p.geometry
+        .segment_count
+        .checked_mul(p.geometry.block_size)
+        .and_then(|v| v.checked_mul(p.geometry.num_tasks.unwrap_or(1) as u64))
         .ok_or_else(|| UsageError("-s/-b: the file size overflows 64 bits".into()))?;
-    if let Some(NodeMemory::Bytes(bytes)) = p.memory_per_node {
+    if let Some(NodeMemory::Bytes(bytes)) = p.memory.per_node {
         if let Ok(total) = memhog::node_total() {
             if bytes > total {
                 return err(format!(
@@ -400,57 +401,60 @@ pub fn validate(p: &IorParams) -> Result<Choice, UsageError> {
             }
         }
     }
-    if p.stonewalling_wear_out && p.deadline_for_stonewalling == 0 {
+    if p.stonewall.wear_out && p.stonewall.deadline == 0 {
         return err("-O stoneWallingWearOut=1 needs a deadline: add -D <seconds>".into());
     }
-    if p.deadline_for_stonewalling > 0 && p.check_write {
+    if p.stonewall.deadline > 0 && p.phases.check_write {
         return err("-D cannot be combined with -W: a stonewalled write leaves data that -W would report as missing".into());
     }
-    if let Some(status) = &p.stonewalling_status_file {
-        if !p.keep_file {
+    if let Some(status) = &p.stonewall.status_file {
+        if !p.files.keep_file {
             return err(format!(
                 "-O stoneWallingStatusFile={status} needs -k: the count it stores describes files that would otherwise be removed"
             ));
         }
-        if p.write_file && p.deadline_for_stonewalling > 0 && !p.stonewalling_wear_out {
+        if p.phases.write_file && p.stonewall.deadline > 0 && !p.stonewall.wear_out {
             return err(format!(
                 "-O stoneWallingStatusFile={status} with -D needs -O stoneWallingWearOut=1, or the tasks' files would hold different counts"
             ));
         }
     }
-    if p.min_time_duration > 0 && p.collective {
+    if p.stonewall.min_time > 0 && p.transfers.collective {
         return err("-O minTimeDuration cannot be combined with collective I/O (-c)".into());
     }
-    if p.reorder_tasks && p.reorder_tasks_random > 0 {
+    if p.reorder.reorder_tasks && p.reorder.reorder_tasks_random > 0 {
         return err("-C and -Z both reorder tasks: choose one".into());
     }
-    if p.check_read && !p.write_file && p.time_stamp_signature.is_none() {
+    if p.phases.check_read && !p.phases.write_file && p.verification.time_stamp_signature.is_none()
+    {
         return err("-R without -w needs -G: the signature the data was written with".into());
     }
-    if p.check_write && !p.write_file {
+    if p.phases.check_write && !p.phases.write_file {
         return err("-W checks data after writing, so it needs -w".into());
     }
-    if (p.check_read || p.check_write) && p.ordering() == Ordering::Random {
+    if (p.phases.check_read || p.phases.check_write) && p.ordering() == Ordering::Random {
         return err("-R/-W cannot verify -z -z: random offsets may overlap or leave holes".into());
     }
-    if p.unique_dir && p.test_file_name.contains('@') {
+    if p.files.unique_dir && p.files.test_file_name.contains('@') {
         return err(format!(
             "-u cannot be combined with several file names (-o {})",
-            p.test_file_name
+            p.files.test_file_name
         ));
     }
-    if p.random_prefill > 0 {
+    if p.geometry.random_prefill > 0 {
         if p.ordering() == Ordering::Sequential {
             return err("--randomPrefill only applies to random access (-z)".into());
         }
-        if p.block_size % p.random_prefill != 0 || p.random_prefill % 8 != 0 {
+        if p.geometry.block_size % p.geometry.random_prefill != 0
+            || p.geometry.random_prefill % 8 != 0
+        {
             return err(format!(
                 "--randomPrefill {}: must divide the block size ({}) and be a multiple of 8",
-                p.random_prefill, p.block_size
+                p.geometry.random_prefill, p.geometry.block_size
             ));
         }
     }
-    if let Some(csv) = &p.save_rank_details_csv {
+    if let Some(csv) = &p.output.save_rank_details_csv {
         if csv.is_empty() {
             return err("-O saveRankPerformanceDetailsCSV: the file name is empty".into());
         }
@@ -463,7 +467,7 @@ fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
     let err = |m: String| Err(UsageError(m));
     let choice = backend::configure(&p.api, &p.module_options).map_err(UsageError)?;
     let can = choice.capabilities();
-    if p.collective && !can.collective {
+    if p.transfers.collective && !can.collective {
         let able = registry::names_able(|c| c.collective);
         return err(format!(
             "-c: collective I/O needs -a {}, not -a {}",
@@ -473,9 +477,9 @@ fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
     }
     if let Some(align) = choice.alignment() {
         for (flag, size) in [
-            ("-t", p.transfer_size),
-            ("-b", p.block_size),
-            ("--randomPrefill", p.random_prefill),
+            ("-t", p.geometry.transfer_size),
+            ("-b", p.geometry.block_size),
+            ("--randomPrefill", p.geometry.random_prefill),
         ] {
             if size % align != 0 {
                 return err(format!(
@@ -485,7 +489,7 @@ fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
             }
         }
     }
-    if (p.check_read || p.check_write) && !can.stores_data {
+    if (p.phases.check_read || p.phases.check_write) && !can.stores_data {
         return err(format!(
             "-R/-W verify data, but the {} backend stores none",
             choice.name()

@@ -1,4 +1,5 @@
-//! The parameters of one IOR test, with IOR's defaults and names.
+//! The parameters of one IOR test, with IOR's defaults (IOR's names are in
+//! the option table), grouped by what they decide.
 
 use std::collections::BTreeMap;
 
@@ -24,138 +25,237 @@ pub enum Ordering {
 /// One test, as IOR's `IOR_param_t`.
 #[derive(Debug, Clone)]
 pub struct IorParams {
+    /// `-a`.
     pub api: String,
-    pub reference_number: i64,
+    /// Backend module options (`posix.odirect` → "1"), checked by the
+    /// backend's configuration.
+    pub module_options: BTreeMap<String, String>,
+    /// `-f`: the script the tests come from.
+    pub script: Option<String>,
+    pub geometry: Geometry,
+    pub files: Files,
+    pub phases: Phases,
+    pub transfers: Transfers,
+    pub reorder: Reorder,
+    pub stonewall: Stonewall,
+    pub verification: Verification,
+    pub memory: Memory,
+    pub measure: Measure,
+    pub output: Output,
+}
+
+/// What each task moves, and in which order (`-t -b -s -N -F -z`).
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    pub transfer_size: u64,
     pub block_size: u64,
+    pub segment_count: u64,
+    /// `-N`: tasks taking part; `None` means every task.
+    pub num_tasks: Option<usize>,
+    pub file_per_proc: bool,
+    /// 0: sequential, 1: shuffled (`-z`), 2 or more: random (`-z -z`).
+    pub random_offset: u32,
+    /// `--random-offset-seed`; -1 lets rank 0 pick one.
+    pub random_offset_seed: i64,
+    /// `--randomPrefill`: bytes per prefill write (0: none).
+    pub random_prefill: u64,
+}
+
+/// The test files: their names, and which survive the run.
+#[derive(Debug, Clone)]
+pub struct Files {
+    pub test_file_name: String,
+    pub unique_dir: bool,
+    pub multi_file: bool,
+    pub use_existing_test_file: bool,
+    pub keep_file: bool,
+    pub keep_file_with_error: bool,
+}
+
+/// Which phases run, how often, and with what in between.
+#[derive(Debug, Clone)]
+pub struct Phases {
+    pub write_file: bool,
+    pub read_file: bool,
+    pub check_write: bool,
+    pub check_read: bool,
+    pub repetitions: u64,
+    pub inter_test_delay: u64,
+    /// `-T`, minutes.
+    pub max_time_duration: u64,
+    pub intra_test_barriers: bool,
+}
+
+/// How each transfer is made.
+#[derive(Debug, Clone, Default)]
+pub struct Transfers {
+    /// `-c`.
     pub collective: bool,
+    /// `-e`.
+    pub fsync: bool,
+    /// `-Y`.
+    pub fsync_per_write: bool,
+    /// `-x`.
+    pub single_xfer_attempt: bool,
+    /// `--dryRun`: DUMMY instead of the backend.
+    pub dry_run: bool,
+}
+
+/// Whose data each task reads back (`-C -Q -Z -X`).
+#[derive(Debug, Clone)]
+pub struct Reorder {
     pub reorder_tasks: bool,
     pub task_per_node_offset: i64,
     pub reorder_tasks_random: u32,
     pub reorder_tasks_random_seed: i64,
-    pub inter_test_delay: u64,
-    pub deadline_for_stonewalling: u64,
-    pub stonewalling_wear_out: bool,
-    pub stonewalling_wear_out_iterations: u64,
-    pub stonewalling_status_file: Option<String>,
-    pub min_time_duration: u64,
-    pub fsync: bool,
-    pub use_existing_test_file: bool,
-    pub script: Option<String>,
-    pub file_per_proc: bool,
-    pub intra_test_barriers: bool,
+}
+
+/// Fixed-time phases (`-D` and the directives IO500 uses).
+#[derive(Debug, Clone, Default)]
+pub struct Stonewall {
+    /// `-D`, seconds.
+    pub deadline: u64,
+    pub wear_out: bool,
+    pub wear_out_iterations: u64,
+    pub status_file: Option<String>,
+    /// `minTimeDuration`, seconds.
+    pub min_time: u64,
+}
+
+/// The data pattern and what wrong data does.
+#[derive(Debug, Clone)]
+pub struct Verification {
+    pub data_packet_type: PacketType,
     /// `-G`: the data signature; `None` lets rank 0 pick one per test.
     pub time_stamp_signature: Option<i64>,
-    pub repetitions: u64,
-    pub outlier_threshold: u64,
-    pub keep_file: bool,
-    pub keep_file_with_error: bool,
-    pub data_packet_type: PacketType,
-    pub multi_file: bool,
-    /// `-M`: memory to hog on each node, split over its tasks.
-    pub memory_per_node: Option<NodeMemory>,
-    /// `-O memoryPerTask=`: memory to hog on each task.
-    pub memory_per_task: Option<u64>,
-    /// `-N`: tasks taking part; `None` means every task.
-    pub num_tasks: Option<usize>,
-    pub test_file_name: String,
+    /// `-q`.
     pub quit_on_error: bool,
-    pub read_file: bool,
-    pub check_read: bool,
-    pub segment_count: u64,
-    pub transfer_size: u64,
-    pub max_time_duration: u64,
-    pub unique_dir: bool,
+}
+
+/// Memory held away from the page cache (`-M`, `memoryPerTask`).
+#[derive(Debug, Clone, Default)]
+pub struct Memory {
+    /// Per node, split over its tasks.
+    pub per_node: Option<NodeMemory>,
+    pub per_task: Option<u64>,
+}
+
+/// What is measured beyond IOR's timers.
+#[derive(Debug, Clone)]
+pub struct Measure {
+    /// `recordLatency`: per-transfer latency histograms.
+    pub record_latency: bool,
+    /// `cacheCheck`: page-cache residency before reads.
+    pub cache_check: bool,
+    /// `evictBeforeRead`: drop the test files from the page cache first.
+    pub evict_before_read: bool,
+    /// `-j`, seconds.
+    pub outlier_threshold: u64,
+}
+
+/// What is reported, and where.
+#[derive(Debug, Clone)]
+pub struct Output {
     pub verbose: u32,
-    pub write_file: bool,
-    pub check_write: bool,
-    pub single_xfer_attempt: bool,
-    pub fsync_per_write: bool,
-    /// 0: sequential, 1: shuffled (`-z`), 2 or more: random (`-z -z`).
-    pub random_offset: u32,
-    pub random_prefill: u64,
-    /// `--random-offset-seed`; -1 lets rank 0 pick one.
-    pub random_offset_seed: i64,
-    pub dry_run: bool,
-    pub warning_as_errors: bool,
     /// `summaryFormat` and `summaryFile`.
     pub summary: Summary,
     pub save_rank_details_csv: Option<String>,
-    /// Backend module options (`posix.odirect` → "1"), interpreted by the
-    /// backend when it is built.
-    pub module_options: BTreeMap<String, String>,
-    /// `-O platform=`: a label shown in the JSON parameters.
-    pub platform: String,
-    /// `-O recordLatency=`: per-transfer latency histograms.
-    pub record_latency: bool,
-    /// `-O latencyHistogramFile=`: the full merged histograms, as CSV.
+    /// `latencyHistogramFile`: the full merged histograms, as CSV.
     pub latency_file: Option<String>,
-    /// `-O cacheCheck=`: measure page-cache residency before reads.
-    pub cache_check: bool,
-    /// `-O evictBeforeRead=` (or `--posix.evict`): drop the test files from
-    /// the page cache before each read phase.
-    pub evict_before_read: bool,
-    /// `-O progress=` / `--progress=`: live progress on a terminal.
+    /// `platform`: a label shown in the JSON parameters.
+    pub platform: String,
+    /// `-A`.
+    pub reference_number: i64,
+    pub warning_as_errors: bool,
+    /// Live progress on a terminal.
     pub progress: bool,
 }
 
-impl Default for IorParams {
+impl Default for Geometry {
     fn default() -> Self {
-        IorParams {
-            api: "POSIX".into(),
-            reference_number: 0,
+        Geometry {
+            transfer_size: 262144,
             block_size: 1 << 20,
-            collective: false,
+            segment_count: 1,
+            num_tasks: None,
+            file_per_proc: false,
+            random_offset: 0,
+            random_offset_seed: -1,
+            random_prefill: 0,
+        }
+    }
+}
+
+impl Default for Files {
+    fn default() -> Self {
+        Files {
+            test_file_name: "testFile".into(),
+            unique_dir: false,
+            multi_file: false,
+            use_existing_test_file: false,
+            keep_file: false,
+            keep_file_with_error: false,
+        }
+    }
+}
+
+impl Default for Phases {
+    fn default() -> Self {
+        Phases {
+            write_file: false,
+            read_file: false,
+            check_write: false,
+            check_read: false,
+            repetitions: 1,
+            inter_test_delay: 0,
+            max_time_duration: 0,
+            intra_test_barriers: false,
+        }
+    }
+}
+
+impl Default for Reorder {
+    fn default() -> Self {
+        Reorder {
             reorder_tasks: false,
             task_per_node_offset: 1,
             reorder_tasks_random: 0,
             reorder_tasks_random_seed: 0,
-            inter_test_delay: 0,
-            deadline_for_stonewalling: 0,
-            stonewalling_wear_out: false,
-            stonewalling_wear_out_iterations: 0,
-            stonewalling_status_file: None,
-            min_time_duration: 0,
-            fsync: false,
-            use_existing_test_file: false,
-            script: None,
-            file_per_proc: false,
-            intra_test_barriers: false,
-            time_stamp_signature: None,
-            repetitions: 1,
-            outlier_threshold: 0,
-            keep_file: false,
-            keep_file_with_error: false,
+        }
+    }
+}
+
+impl Default for Verification {
+    fn default() -> Self {
+        Verification {
             data_packet_type: PacketType::Timestamp,
-            multi_file: false,
-            memory_per_node: None,
-            memory_per_task: None,
-            num_tasks: None,
-            test_file_name: "testFile".into(),
+            time_stamp_signature: None,
             quit_on_error: false,
-            read_file: false,
-            check_read: false,
-            segment_count: 1,
-            transfer_size: 262144,
-            max_time_duration: 0,
-            unique_dir: false,
-            verbose: 0,
-            write_file: false,
-            check_write: false,
-            single_xfer_attempt: false,
-            fsync_per_write: false,
-            random_offset: 0,
-            random_prefill: 0,
-            random_offset_seed: -1,
-            dry_run: false,
-            warning_as_errors: false,
-            summary: Summary::default(),
-            save_rank_details_csv: None,
-            module_options: BTreeMap::new(),
-            platform: String::new(),
+        }
+    }
+}
+
+impl Default for Measure {
+    fn default() -> Self {
+        Measure {
             record_latency: true,
-            latency_file: None,
             cache_check: true,
             evict_before_read: false,
+            outlier_threshold: 0,
+        }
+    }
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output {
+            verbose: 0,
+            summary: Summary::default(),
+            save_rank_details_csv: None,
+            latency_file: None,
+            platform: String::new(),
+            reference_number: 0,
+            warning_as_errors: false,
             progress: true,
         }
     }
@@ -167,10 +267,30 @@ impl ModuleOptions for IorParams {
     }
 }
 
+impl Default for IorParams {
+    fn default() -> Self {
+        IorParams {
+            api: "POSIX".into(),
+            module_options: BTreeMap::new(),
+            script: None,
+            geometry: Geometry::default(),
+            files: Files::default(),
+            phases: Phases::default(),
+            transfers: Transfers::default(),
+            reorder: Reorder::default(),
+            stonewall: Stonewall::default(),
+            verification: Verification::default(),
+            memory: Memory::default(),
+            measure: Measure::default(),
+            output: Output::default(),
+        }
+    }
+}
+
 impl IorParams {
     /// The ordering of transfers within a file.
     pub fn ordering(&self) -> Ordering {
-        match self.random_offset {
+        match self.geometry.random_offset {
             0 => Ordering::Sequential,
             1 => Ordering::Shuffled,
             _ => Ordering::Random,
@@ -179,28 +299,15 @@ impl IorParams {
 
     /// Applies IOR's rule: with none of -w, -r, -W, -R given, write and read.
     pub fn apply_default_phases(&mut self) {
-        if !(self.write_file || self.read_file || self.check_write || self.check_read) {
-            self.write_file = true;
-            self.read_file = true;
+        let p = &mut self.phases;
+        if !(p.write_file || p.read_file || p.check_write || p.check_read) {
+            p.write_file = true;
+            p.read_file = true;
         }
     }
 
     /// Whether a read phase runs (`-r`, or `-R` which verifies while reading).
     pub fn reads(&self) -> bool {
-        self.read_file || self.check_read
-    }
-
-    /// A module option's value as a flag.
-    pub fn module_flag(&self, key: &str) -> bool {
-        self.module_options
-            .get(key)
-            .and_then(|v| v.parse::<i64>().ok())
-            .is_some_and(|v| v != 0)
-    }
-
-    /// Whether reads are preceded by eviction (`-O evictBeforeRead=1` or
-    /// `--posix.evict`).
-    pub fn evicts(&self) -> bool {
-        self.evict_before_read || self.module_flag("posix.evict")
+        self.phases.read_file || self.phases.check_read
     }
 }

@@ -7,8 +7,8 @@ use serde::Serialize;
 use super::params::IorParams;
 use super::results::{OperationSummary, PhaseResult};
 use crate::backend::FsUsage;
-use crate::error::Error;
 use crate::run::info::ParioInfo;
+use crate::run::tally::WrongData;
 use crate::units::human_bytes;
 
 /// Where a test runs and what it holds, as its echoes report it.
@@ -77,9 +77,9 @@ pub struct OptionsEcho {
 impl OptionsEcho {
     pub fn new(p: &IorParams, api_version: String, scale: &Scale, aggregate: u64) -> OptionsEcho {
         let held = |bytes: u64| (bytes > 0).then(|| human_bytes(bytes));
-        let ordering_inter_file = if p.reorder_tasks {
+        let ordering_inter_file = if p.reorder.reorder_tasks {
             "constant task offset"
-        } else if p.reorder_tasks_random > 0 {
+        } else if p.reorder.reorder_tasks_random > 0 {
             "random task offset"
         } else {
             "no tasks offsets"
@@ -87,31 +87,31 @@ impl OptionsEcho {
         OptionsEcho {
             api: p.api.to_uppercase(),
             api_version,
-            test_filename: p.test_file_name.clone(),
-            access: if p.file_per_proc {
+            test_filename: p.files.test_file_name.clone(),
+            access: if p.geometry.file_per_proc {
                 "file-per-process"
             } else {
                 "single-shared-file"
             }
             .into(),
-            kind: if p.collective {
+            kind: if p.transfers.collective {
                 "collective"
             } else {
                 "independent"
             }
             .into(),
-            segments: p.segment_count,
-            ordering_in_a_file: if p.random_offset > 0 {
+            segments: p.geometry.segment_count,
+            ordering_in_a_file: if p.geometry.random_offset > 0 {
                 "random"
             } else {
                 "sequential"
             }
             .into(),
             ordering_inter_file: ordering_inter_file.into(),
-            task_offset: (p.reorder_tasks || p.reorder_tasks_random > 0)
-                .then_some(p.task_per_node_offset),
-            reorder_random_seed: (p.reorder_tasks_random > 0)
-                .then_some(p.reorder_tasks_random_seed),
+            task_offset: (p.reorder.reorder_tasks || p.reorder.reorder_tasks_random > 0)
+                .then_some(p.reorder.task_per_node_offset),
+            reorder_random_seed: (p.reorder.reorder_tasks_random > 0)
+                .then_some(p.reorder.reorder_tasks_random_seed),
             nodes: scale.nodes,
             tasks: scale.tasks,
             clients_per_node: scale.tasks_per_node,
@@ -120,14 +120,13 @@ impl OptionsEcho {
             memory_buffer: "CPU".into(),
             data_access: "CPU".into(),
             gpu_direct: 0,
-            repetitions: p.repetitions,
-            xfersize: human_bytes(p.transfer_size),
-            blocksize: human_bytes(p.block_size),
+            repetitions: p.phases.repetitions,
+            xfersize: human_bytes(p.geometry.transfer_size),
+            blocksize: human_bytes(p.geometry.block_size),
             aggregate_filesize: human_bytes(aggregate),
-            stonewalling_time: (p.deadline_for_stonewalling > 0)
-                .then_some(p.deadline_for_stonewalling),
-            stonewalling_wear_out: (p.deadline_for_stonewalling > 0)
-                .then_some(p.stonewalling_wear_out as u32),
+            stonewalling_time: (p.stonewall.deadline > 0).then_some(p.stonewall.deadline),
+            stonewalling_wear_out: (p.stonewall.deadline > 0)
+                .then_some(p.stonewall.wear_out as u32),
         }
     }
 
@@ -240,46 +239,46 @@ impl ParametersEcho {
         let b = |v: bool| v as u32;
         ParametersEcho {
             test_id,
-            refnum: p.reference_number,
+            refnum: p.output.reference_number,
             api: p.api.to_uppercase(),
-            platform: p.platform.clone(),
-            test_file_name: p.test_file_name.clone(),
-            deadline_for_stonewall: p.deadline_for_stonewalling,
-            stone_walling_wear_out: b(p.stonewalling_wear_out),
-            max_time_duration: p.max_time_duration,
-            outlier_threshold: p.outlier_threshold,
-            dry_run: b(p.dry_run),
+            platform: p.output.platform.clone(),
+            test_file_name: p.files.test_file_name.clone(),
+            deadline_for_stonewall: p.stonewall.deadline,
+            stone_walling_wear_out: b(p.stonewall.wear_out),
+            max_time_duration: p.phases.max_time_duration,
+            outlier_threshold: p.measure.outlier_threshold,
+            dry_run: b(p.transfers.dry_run),
             nodes: scale.nodes,
             tasks_per_node: scale.tasks_per_node,
             memory_per_task: scale.memory_per_task,
             memory_per_node: scale.memory_per_node,
-            repetitions: p.repetitions,
-            multi_file: b(p.multi_file),
-            inter_test_delay: p.inter_test_delay,
-            fsync: b(p.fsync),
-            fsync_per_write: b(p.fsync_per_write),
-            use_existing_test_file: b(p.use_existing_test_file),
-            unique_dir: b(p.unique_dir),
-            single_xfer_attempt: b(p.single_xfer_attempt),
-            read_file: b(p.read_file),
-            write_file: b(p.write_file),
-            file_per_proc: b(p.file_per_proc),
-            reorder_tasks: b(p.reorder_tasks),
-            reorder_tasks_random: p.reorder_tasks_random,
-            reorder_tasks_random_seed: p.reorder_tasks_random_seed,
-            random_offset: p.random_offset,
-            check_write: b(p.check_write),
-            check_read: b(p.check_read),
-            data_packet_type: p.data_packet_type.letter().to_string(),
-            keep_file: b(p.keep_file),
-            keep_file_with_error: b(p.keep_file_with_error),
-            warning_as_errors: b(p.warning_as_errors),
-            verbose: p.verbose,
+            repetitions: p.phases.repetitions,
+            multi_file: b(p.files.multi_file),
+            inter_test_delay: p.phases.inter_test_delay,
+            fsync: b(p.transfers.fsync),
+            fsync_per_write: b(p.transfers.fsync_per_write),
+            use_existing_test_file: b(p.files.use_existing_test_file),
+            unique_dir: b(p.files.unique_dir),
+            single_xfer_attempt: b(p.transfers.single_xfer_attempt),
+            read_file: b(p.phases.read_file),
+            write_file: b(p.phases.write_file),
+            file_per_proc: b(p.geometry.file_per_proc),
+            reorder_tasks: b(p.reorder.reorder_tasks),
+            reorder_tasks_random: p.reorder.reorder_tasks_random,
+            reorder_tasks_random_seed: p.reorder.reorder_tasks_random_seed,
+            random_offset: p.geometry.random_offset,
+            check_write: b(p.phases.check_write),
+            check_read: b(p.phases.check_read),
+            data_packet_type: p.verification.data_packet_type.letter().to_string(),
+            keep_file: b(p.files.keep_file),
+            keep_file_with_error: b(p.files.keep_file_with_error),
+            warning_as_errors: b(p.output.warning_as_errors),
+            verbose: p.output.verbose,
             signature,
-            collective: b(p.collective),
-            segment_count: p.segment_count,
-            transfer_size: p.transfer_size,
-            block_size: p.block_size,
+            collective: b(p.transfers.collective),
+            segment_count: p.geometry.segment_count,
+            transfer_size: p.geometry.transfer_size,
+            block_size: p.geometry.block_size,
             num_tasks: scale.tasks,
             random_offset_seed: seed,
         }
@@ -307,32 +306,15 @@ pub struct RemoveTiming {
     pub total: f64,
 }
 
-/// Data verification counts of a test (`-W`, `-R`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct VerifyCounts {
-    /// Transfers with at least one wrong word.
-    pub transfers: u64,
-    /// Bytes inside wrong words.
-    pub bytes: u64,
-    /// Transfers checked.
-    pub checked: u64,
-}
-
-impl VerifyCounts {
-    pub fn add(&mut self, other: VerifyCounts) {
-        self.transfers += other.transfers;
-        self.bytes += other.bytes;
-        self.checked += other.checked;
-    }
-
-    /// The data error (exit status 3) of these counts, if any transfer was wrong.
-    pub fn error(&self) -> Option<Error> {
-        (self.transfers > 0).then_some(Error::Data {
-            wrong: self.transfers,
-            units: "transfers",
-            bytes: self.bytes,
-        })
-    }
+/// IOR's data error counts (`-W`, `-R`) as the JSON has them: transfers with
+/// wrong data, bytes in wrong words, transfers checked.
+fn data_errors<S: serde::Serializer>(w: &WrongData, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("dataErrors", 3)?;
+    st.serialize_field("transfers", &w.wrong)?;
+    st.serialize_field("bytes", &w.bytes)?;
+    st.serialize_field("checked", &w.checked)?;
+    st.end()
 }
 
 /// Everything about one test.
@@ -354,8 +336,8 @@ pub struct TestReport {
     pub results: Vec<PhaseResult>,
     pub removes: Vec<RemoveTiming>,
     pub max: MaxBandwidth,
-    #[serde(rename = "dataErrors")]
-    pub data_errors: VerifyCounts,
+    #[serde(rename = "dataErrors", serialize_with = "data_errors")]
+    pub data_errors: WrongData,
     pub warnings: Vec<String>,
 }
 

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::stonewall::StonewallResult;
 use crate::backend::Access;
+use crate::comm::Record;
 use crate::latency::Percentiles;
 use crate::pagecache::CacheReport;
 use crate::stats::{Deviation, Stats};
@@ -42,11 +43,10 @@ pub struct TaskTimes {
     pub hit_deadline: bool,
 }
 
-impl TaskTimes {
+impl Record for TaskTimes {
     const FIELDS: usize = 13;
 
-    /// Flattens to a fixed record for gathering.
-    pub fn to_record(&self) -> Vec<f64> {
+    fn to_fields(&self) -> Vec<f64> {
         vec![
             if self.active { 1.0 } else { 0.0 },
             self.open_start,
@@ -64,10 +64,7 @@ impl TaskTimes {
         ]
     }
 
-    pub fn from_record(r: &[f64]) -> TaskTimes {
-        if r.len() < Self::FIELDS {
-            return TaskTimes::default();
-        }
+    fn from_fields(r: &[f64]) -> TaskTimes {
         TaskTimes {
             active: r[0] != 0.0,
             open_start: r[1],
@@ -84,7 +81,9 @@ impl TaskTimes {
             hit_deadline: r[12] != 0.0,
         }
     }
+}
 
+impl TaskTimes {
     fn xfer_time(&self) -> f64 {
         self.xfer_end - self.xfer_start
     }
@@ -414,6 +413,6 @@ mod tests {
         t.stonewall_bytes = 1 << 33;
         t.stonewall_time = 1.5;
         t.hit_deadline = true;
-        assert_eq!(TaskTimes::from_record(&t.to_record()), t);
+        assert_eq!(TaskTimes::from_fields(&t.to_fields()), t);
     }
 }

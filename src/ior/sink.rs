@@ -1,10 +1,29 @@
-//! What the ior runner tells its outputs on rank 0, in order.
+//! What the ior runner tells its outputs on rank 0, in order, and the sinks
+//! of the extra files (`saveRankPerformanceDetailsCSV`,
+//! `latencyHistogramFile`), which write from those events.
 
+use std::collections::BTreeMap;
 use std::io;
 
+use hdrhistogram::Histogram;
+
+use super::params::IorParams;
 use super::report::{RunReport, TestReport};
-use super::results::PhaseResult;
+use super::results::{PhaseResult, TaskTimes};
 use crate::output::{LogSink, NotesOnly};
+use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};
+use crate::units::MIB;
+
+/// A phase as its sinks see it: the row, every task's times and the merged
+/// latency histogram.
+pub struct PhaseDone<'a> {
+    /// The test it belongs to.
+    pub test: usize,
+    pub row: &'a PhaseResult,
+    /// Every task's record, in rank order (inactive tasks included).
+    pub tasks: &'a [TaskTimes],
+    pub latency: Option<&'a Histogram<u64>>,
+}
 
 /// The events of an ior run. Every method has an empty default, so a sink
 /// implements only what it writes.
@@ -17,7 +36,7 @@ pub trait IorSink: LogSink + Send {
     fn test_started(&mut self, _test: &TestReport) -> io::Result<()> {
         Ok(())
     }
-    fn phase_done(&mut self, _row: &PhaseResult) -> io::Result<()> {
+    fn phase_done(&mut self, _phase: &PhaseDone<'_>) -> io::Result<()> {
         Ok(())
     }
     fn removed(&mut self, _seconds: f64, _iteration: u64) -> io::Result<()> {
@@ -33,3 +52,103 @@ pub trait IorSink: LogSink + Send {
 }
 
 impl IorSink for NotesOnly {}
+
+/// The header of the rank details file.
+const RANK_COLUMNS: &str = "access,iteration,rank,open_start,open_end,xfer_start,xfer_end,close_start,close_end,bytes,transfers,bw_mib_s";
+
+/// A file per test, as each test names it (a script may name several, or
+/// the same for several tests).
+struct TestFiles {
+    files: BTreeMap<String, CsvFile>,
+    by_test: Vec<Option<String>>,
+}
+
+impl TestFiles {
+    /// Creates every file named; `None` when no test names one.
+    fn open(by_test: Vec<Option<String>>, header: &str) -> io::Result<Option<TestFiles>> {
+        let mut files = BTreeMap::new();
+        for path in by_test.iter().flatten() {
+            if !files.contains_key(path) {
+                files.insert(path.clone(), CsvFile::create(path, header)?);
+            }
+        }
+        Ok((!files.is_empty()).then_some(TestFiles { files, by_test }))
+    }
+
+    /// The file of test `id`, if it has one.
+    fn of(&mut self, id: usize) -> Option<&mut CsvFile> {
+        let path = self.by_test.get(id)?.as_ref()?;
+        self.files.get_mut(path)
+    }
+}
+
+/// `saveRankPerformanceDetailsCSV`: a row per task and phase.
+pub struct RankDetails(TestFiles);
+
+impl RankDetails {
+    pub fn open(tests: &[&IorParams]) -> io::Result<Option<RankDetails>> {
+        let paths = tests
+            .iter()
+            .map(|p| p.output.save_rank_details_csv.clone())
+            .collect();
+        Ok(TestFiles::open(paths, RANK_COLUMNS)?.map(RankDetails))
+    }
+}
+
+impl LogSink for RankDetails {}
+
+impl IorSink for RankDetails {
+    fn phase_done(&mut self, phase: &PhaseDone<'_>) -> io::Result<()> {
+        let Some(file) = self.0.of(phase.test) else {
+            return Ok(());
+        };
+        let (access, rep) = (phase.row.access, phase.row.iteration);
+        for (rank, t) in phase.tasks.iter().enumerate().filter(|(_, t)| t.active) {
+            let total = t.close_end - t.open_start;
+            file.line(&format!(
+                "{access},{rep},{rank},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{},{},{:.6}",
+                t.open_start,
+                t.open_end,
+                t.xfer_start,
+                t.xfer_end,
+                t.close_start,
+                t.close_end,
+                t.bytes,
+                t.transfers,
+                t.bytes as f64 / MIB as f64 / total
+            ))?;
+        }
+        file.flush()
+    }
+}
+
+/// `latencyHistogramFile`: every phase's merged distribution.
+pub struct LatencyHistograms(TestFiles);
+
+impl LatencyHistograms {
+    pub fn open(tests: &[&IorParams]) -> io::Result<Option<LatencyHistograms>> {
+        let paths = tests
+            .iter()
+            .map(|p| p.output.latency_file.clone())
+            .collect();
+        let header = format!("test,access,iteration,{HISTOGRAM_COLUMNS}");
+        Ok(TestFiles::open(paths, &header)?.map(LatencyHistograms))
+    }
+}
+
+impl LogSink for LatencyHistograms {}
+
+impl IorSink for LatencyHistograms {
+    fn phase_done(&mut self, phase: &PhaseDone<'_>) -> io::Result<()> {
+        match (phase.latency, self.0.of(phase.test)) {
+            (Some(h), Some(file)) => {
+                let key = format!(
+                    "{},{},{}",
+                    phase.test, phase.row.access, phase.row.iteration
+                );
+                file.histogram(&key, h)
+            }
+            _ => Ok(()),
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::report::{RunReport, SummaryRow, TestReport};
 use super::results::PhaseResult;
-use super::sink::IorSink;
+use super::sink::{IorSink, PhaseDone};
 use crate::output::{key_value, LogSink, TextStream};
 use crate::units::table_cell;
 
@@ -256,8 +256,8 @@ impl IorSink for IorText {
         self.0.emit(&t)
     }
 
-    fn phase_done(&mut self, row: &PhaseResult) -> io::Result<()> {
-        self.0.emit(&result_row(row))
+    fn phase_done(&mut self, phase: &PhaseDone<'_>) -> io::Result<()> {
+        self.0.emit(&result_row(phase.row))
     }
 
     fn removed(&mut self, seconds: f64, iteration: u64) -> io::Result<()> {

@@ -13,13 +13,13 @@
 use std::path::Path;
 
 use super::layout::Layout;
-use super::report::VerifyCounts;
 use crate::backend::{read_fully, write_fully, Access, File, Retry};
 use crate::console::TaskLines;
 use crate::error::Error;
 use crate::latency::LatencyRecorder;
 use crate::pattern::{PacketType, Pattern};
 use crate::progress::Counter;
+use crate::run::tally::WrongData;
 
 /// How many mismatching words one task lists per phase at `-v -v -v`.
 pub const MISMATCHES_LISTED: usize = 10;
@@ -51,7 +51,7 @@ pub struct Progress {
     /// Transfers made (successfully).
     pub transfers: u64,
     pub bytes: u64,
-    pub errors: VerifyCounts,
+    pub errors: WrongData,
     /// The first failure; the phase reports it at its end.
     pub failure: Option<Error>,
     /// `-q` met a wrong transfer.
@@ -274,7 +274,7 @@ fn check(
     if found.wrong_words == 0 {
         return true;
     }
-    progress.errors.transfers += 1;
+    progress.errors.wrong += 1;
     progress.errors.bytes += found.wrong_bytes;
     if o.list_mismatches && progress.listed < MISMATCHES_LISTED {
         for m in pattern.mismatches(buf, offset, MISMATCHES_LISTED - progress.listed) {

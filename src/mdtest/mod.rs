@@ -12,6 +12,7 @@ pub mod params;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod sink;
 pub mod text;
 pub mod tree;
 
@@ -77,12 +78,20 @@ impl Tool for Mdtest {
         &run.params.summary
     }
 
+    /// The text (or its log lines), and the extra files asked for.
     fn sinks(&self, run: &MdtestRun, text: Text) -> io::Result<Vec<Box<dyn MdtestSink>>> {
-        let verbose = run.params.verbose;
-        Ok(vec![match text {
-            Text::Full(out) => Box::new(text::MdtestText::new(out, verbose)),
-            Text::LogOnly(out) => Box::new(NotesOnly::new(out, verbose)),
-        }])
+        let p = &run.params;
+        let mut sinks: Vec<Box<dyn MdtestSink>> = vec![match text {
+            Text::Full(out) => Box::new(text::MdtestText::new(out, p.verbose)),
+            Text::LogOnly(out) => Box::new(NotesOnly::new(out, p.verbose)),
+        }];
+        if let Some(path) = &p.save_rank_details {
+            sinks.push(Box::new(sink::RankDetails::open(path)?));
+        }
+        if let Some(path) = &p.latency_file {
+            sinks.push(Box::new(sink::LatencyHistograms::open(path)?));
+        }
+        Ok(sinks)
     }
 
     fn run(

@@ -4,6 +4,7 @@
 
 use std::io;
 
+use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use super::params::MdtestParams;
@@ -242,6 +243,16 @@ pub struct TextOptions {
     pub iterations: u64,
 }
 
+/// An iteration as its sinks see it: its report and each operation's merged
+/// latency histogram.
+pub struct IterationDone<'a> {
+    /// The tasks of the sweep step.
+    pub tasks: usize,
+    pub report: &'a IterationReport,
+    /// Per operation (in [`super::results::Op::ALL`] order), when recorded.
+    pub latency: &'a [Option<Histogram<u64>>],
+}
+
 /// What the runner tells its outputs on rank 0, in order.
 pub trait MdtestSink: LogSink + Send {
     /// The header: start stamp, command line, warnings, path and file system.
@@ -252,7 +263,7 @@ pub trait MdtestSink: LogSink + Send {
     fn sweep_started(&mut self, _tasks: usize, _total: u64, _kind: &str) -> io::Result<()> {
         Ok(())
     }
-    fn iteration_done(&mut self, _iteration: &IterationReport) -> io::Result<()> {
+    fn iteration_done(&mut self, _iteration: &IterationDone<'_>) -> io::Result<()> {
         Ok(())
     }
     /// The summary tables of a sweep step.

@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 
+use crate::comm::Record;
 use crate::latency::Percentiles;
 use crate::stats::{Deviation, Stats};
 
@@ -98,36 +99,34 @@ impl Sample {
 /// Every phase of one task in one iteration.
 pub type TaskIteration = [Sample; OPS];
 
-/// Fields per sample when samples travel to rank 0.
-const FIELDS: usize = 4;
+impl Record for TaskIteration {
+    const FIELDS: usize = 4 * OPS;
 
-/// Flattens a task's samples for a gather.
-pub fn encode(samples: &TaskIteration) -> Vec<f64> {
-    samples
-        .iter()
-        .flat_map(|s| {
-            [
-                if s.ran { 1.0 } else { 0.0 },
-                s.time,
-                s.time_before_barrier,
-                s.items as f64,
-            ]
-        })
-        .collect()
-}
-
-/// The inverse of [`encode`].
-pub fn decode(values: &[f64]) -> TaskIteration {
-    let mut out = [Sample::default(); OPS];
-    for (s, v) in out.iter_mut().zip(values.chunks_exact(FIELDS)) {
-        *s = Sample {
-            ran: v[0] != 0.0,
-            time: v[1],
-            time_before_barrier: v[2],
-            items: v[3] as u64,
-        };
+    fn to_fields(&self) -> Vec<f64> {
+        self.iter()
+            .flat_map(|s| {
+                [
+                    if s.ran { 1.0 } else { 0.0 },
+                    s.time,
+                    s.time_before_barrier,
+                    s.items as f64,
+                ]
+            })
+            .collect()
     }
-    out
+
+    fn from_fields(values: &[f64]) -> TaskIteration {
+        let mut out = [Sample::default(); OPS];
+        for (s, v) in out.iter_mut().zip(values.chunks_exact(4)) {
+            *s = Sample {
+                ran: v[0] != 0.0,
+                time: v[1],
+                time_before_barrier: v[2],
+                items: v[3] as u64,
+            };
+        }
+        out
+    }
 }
 
 /// One phase of one iteration, over all tasks.
@@ -286,6 +285,6 @@ mod tests {
             time_before_barrier: 1.25,
             items: 42,
         };
-        assert_eq!(decode(&encode(&a)), a);
+        assert_eq!(TaskIteration::from_fields(&a.to_fields()), a);
     }
 }

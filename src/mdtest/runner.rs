@@ -21,15 +21,16 @@ use std::time::Duration;
 
 use super::options::sweep;
 use super::params::MdtestParams;
-use super::report::{IterationReport, MdtestReport, MdtestSink, Stonewall, SweepReport};
-use super::results::{decode, encode, reduce, summarize, Op, Sample, TaskIteration, OPS};
-use super::text::c_exp;
+use super::report::{
+    IterationDone, IterationReport, MdtestReport, MdtestSink, Stonewall, SweepReport,
+};
+use super::results::{reduce, summarize, Op, Sample, TaskIteration, OPS};
 use super::tree::{creation_order, test_dir, ItemPaths, Kind, Layout, Owner, Role, Tree};
 use super::MdtestRun;
 use crate::backend::cpath::{c_path, path_of};
 use crate::backend::{self, read_fully, write_fully, Access, Backend, CreateSpec, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
-use crate::comm::{agree, broadcast_value, gather_f64, Comm, ReduceOp};
+use crate::comm::{agree, broadcast_value, gather_records, Comm, ReduceOp};
 use crate::console::TaskLines;
 use crate::error::{Error, Result};
 use crate::latency::{self, LatencyRecorder, Percentiles};
@@ -39,6 +40,7 @@ use crate::progress;
 use crate::random::Permutation;
 use crate::run::info::timestamp;
 use crate::tool::Finished;
+use hdrhistogram::Histogram;
 
 /// After each item operation: its latency, and the count for the progress
 /// display. A macro, because the item loops hold borrows of other fields.
@@ -238,16 +240,12 @@ struct Run<'a> {
     recorders: Vec<Option<LatencyRecorder>>,
     /// The live progress display of the current phase (rank 0, terminal).
     live: Option<progress::Progress>,
-    /// Whether `--latencyHistogramFile` has its header yet (rank 0).
-    histogram_file_started: bool,
     stonewall: Option<Stonewall>,
     /// Files with wrong data found by this task in this sweep step.
     wrong: Verifier,
     /// Files and bytes found wrong by all tasks, whole run.
     total_wrong: (u64, u64),
     report: MdtestReport,
-    /// `--saveRankPerformanceDetails` (rank 0).
-    rank_details: Option<std::fs::File>,
 }
 
 impl<'a> Run<'a> {
@@ -298,7 +296,6 @@ impl<'a> Run<'a> {
             recording: None,
             recorders: (0..OPS).map(|_| None).collect(),
             live: None,
-            histogram_file_started: false,
             stonewall: None,
             wrong: Verifier {
                 rank,
@@ -309,7 +306,6 @@ impl<'a> Run<'a> {
             },
             total_wrong: (0, 0),
             report,
-            rank_details: None,
         }
     }
 
@@ -324,11 +320,6 @@ impl<'a> Run<'a> {
 
     /// The whole run.
     fn body(&mut self) -> Result<()> {
-        let details = match (&self.p.save_rank_details, self.rank) {
-            (Some(path), 0) => open_rank_details(path).map(Some),
-            _ => Ok(None),
-        };
-        self.rank_details = agree(self.comm, details)?;
         self.create_root()?;
         if self.rank == 0 {
             let root = self.root_of(0);
@@ -474,17 +465,16 @@ impl<'a> Run<'a> {
         let mut iterations = Vec::new();
         for j in 0..p.iterations {
             self.iteration(j)?;
-            let latencies = self.merge_latencies(tasks, j)?;
-            let all = gather_f64(self.comm, 0, &encode(&self.samples))?;
+            let latencies = self.merge_latencies()?;
+            let all = gather_records(self.comm, 0, &self.samples)?;
             let stonewall = self.stonewall;
             if self.rank == 0 {
-                let tasks_samples: Vec<TaskIteration> =
-                    all.iter().take(tasks).map(|v| decode(v)).collect();
+                let tasks_samples: Vec<TaskIteration> = all.into_iter().take(tasks).collect();
                 let phases = Op::ALL
                     .iter()
                     .filter_map(|&op| {
                         reduce(op, &tasks_samples).map(|mut r| {
-                            r.latency = latencies[op as usize];
+                            r.latency = latencies[op as usize].as_ref().and_then(Percentiles::of);
                             r
                         })
                     })
@@ -495,7 +485,12 @@ impl<'a> Run<'a> {
                     stonewall,
                     tasks: tasks_samples,
                 };
-                self.out.each(|s| s.iteration_done(&it));
+                let done = IterationDone {
+                    tasks,
+                    report: &it,
+                    latency: &latencies,
+                };
+                self.out.each(|s| s.iteration_done(&done));
                 iterations.push(it);
             }
         }
@@ -535,11 +530,6 @@ impl<'a> Run<'a> {
             };
             let report = &self.report;
             self.out.each(|s| s.sweep_done(&sweep, report));
-            if let Some(file) = self.rank_details.as_mut() {
-                if let Err(e) = write_rank_details(file, &sweep) {
-                    eprintln!("mdtest: warning: cannot write the rank details: {e}");
-                }
-            }
             self.report.tests.push(sweep);
         }
         Ok(())
@@ -956,33 +946,15 @@ impl<'a> Run<'a> {
     /// Merges every operation's latency histogram of this iteration on
     /// rank 0 (every task takes part in the same phases, so in the same
     /// gathers).
-    fn merge_latencies(&mut self, tasks: usize, j: u64) -> Result<Vec<Option<Percentiles>>> {
-        let mut out = vec![None; OPS];
-        let mut written = Ok(());
-        for (i, recorder) in std::mem::take(&mut self.recorders).into_iter().enumerate() {
-            if let Some(r) = recorder {
-                let merged = latency::merge(self.comm, 0, r.histogram())?;
-                out[i] = Percentiles::of(&merged);
-                if let (Some(path), 0, false) = (&self.p.latency_file, self.rank, merged.is_empty())
-                {
-                    let key = format!("{tasks},{},{j}", Op::ALL[i].name());
-                    let fresh = !self.histogram_file_started;
-                    self.histogram_file_started = true;
-                    written = written.and(
-                        latency::write_distribution(
-                            path,
-                            fresh,
-                            "tasks,operation,iteration",
-                            &key,
-                            &merged,
-                        )
-                        .map_err(|e| Error::io(0, "cannot write", Path::new(path), &e)),
-                    );
-                }
-            }
+    fn merge_latencies(&mut self) -> Result<Vec<Option<Histogram<u64>>>> {
+        let mut merged = Vec::with_capacity(OPS);
+        for recorder in std::mem::take(&mut self.recorders) {
+            merged.push(match recorder {
+                Some(r) => Some(latency::merge(self.comm, 0, r.histogram())?),
+                None => None,
+            });
         }
-        agree(self.comm, written)?;
-        Ok(out)
+        Ok(merged)
     }
 
     fn pre_delay(&self) {
@@ -1595,58 +1567,6 @@ impl<'a> Run<'a> {
         let report = &self.report;
         self.out.each(|s| s.run_done(report));
     }
-}
-
-/// `--saveRankPerformanceDetails`: creates the file with its header, one
-/// rate and time column per operation.
-fn open_rank_details(path: &str) -> Result<std::fs::File> {
-    use std::io::Write;
-    let failed = |e: std::io::Error| Error::io(0, "cannot write", Path::new(path), &e);
-    let mut f = std::fs::File::create(path).map_err(failed)?;
-    let mut head = String::from("rank,iteration,items");
-    for op in Op::ALL {
-        head.push_str(&format!(",rate-{0},time-{0}", op.name()));
-    }
-    writeln!(f, "{head}").map_err(failed)?;
-    Ok(f)
-}
-
-/// Appends a sweep step: per iteration, a row `all` (the phase rates and
-/// times) and a row per task (its own rate and time before the closing
-/// barrier). Phases that did not run leave their two cells empty.
-fn write_rank_details(f: &mut std::fs::File, sweep: &SweepReport) -> std::io::Result<()> {
-    use std::io::Write;
-    let cell = |ran: bool, rate: f64, time: f64| {
-        if ran {
-            format!(",{},{}", c_exp(rate, 10), c_exp(time, 10))
-        } else {
-            ",,".to_string()
-        }
-    };
-    for it in &sweep.iterations {
-        let mut line = format!("all,{},{}", it.iteration, sweep.total_items);
-        for op in Op::ALL {
-            match it.phases.iter().find(|p| p.operation == op.name()) {
-                Some(p) => line.push_str(&cell(true, p.rate, p.time_s)),
-                None => line.push_str(&cell(false, 0.0, 0.0)),
-            }
-        }
-        writeln!(f, "{line}")?;
-        for (rank, task) in it.tasks.iter().enumerate() {
-            let items = task.iter().map(|s| s.items).max().unwrap_or(0);
-            let mut line = format!("{rank},{},{items}", it.iteration);
-            for op in Op::ALL {
-                let s = task[op as usize];
-                line.push_str(&cell(
-                    s.ran && !op.is_tree(),
-                    s.own_rate(),
-                    s.time_before_barrier,
-                ));
-            }
-            writeln!(f, "{line}")?;
-        }
-    }
-    f.flush()
 }
 
 /// Whether an error says a directory is not empty.

@@ -4,7 +4,9 @@
 
 use std::io::{self, Write};
 
-use super::report::{IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions};
+use super::report::{
+    IterationDone, IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
+};
 use super::results::{Op, SummaryRow};
 use crate::latency::Percentiles;
 use crate::output::{key_value, LogSink, TextStream};
@@ -238,9 +240,9 @@ impl MdtestSink for MdtestText {
         }
     }
 
-    fn iteration_done(&mut self, it: &IterationReport) -> io::Result<()> {
+    fn iteration_done(&mut self, it: &IterationDone<'_>) -> io::Result<()> {
         if self.0.verbose >= 1 {
-            self.0.emit(&iteration_lines(it))?;
+            self.0.emit(&iteration_lines(it.report))?;
         }
         Ok(())
     }

@@ -433,10 +433,7 @@ impl<T: ModuleOptions> Grammar<T> {
 
     /// The `key=value` items of a directive text, with the options they name;
     /// an item without `=` after a list option continues its value.
-    fn directives<'t>(
-        &self,
-        text: &'t str,
-    ) -> Result<Vec<Directive<'_, 't, T>>, UsageError> {
+    fn directives<'t>(&self, text: &'t str) -> Result<Vec<Directive<'_, 't, T>>, UsageError> {
         let mut found: Vec<Directive<'_, 't, T>> = Vec::new();
         for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             let Some((key, value)) = item.split_once('=') else {

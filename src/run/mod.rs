@@ -1,3 +1,9 @@
 //! Run support: what every tool's runner needs and none should write twice.
 
+pub mod files;
+pub mod fs;
 pub mod info;
+pub mod seeds;
+pub mod stonewall;
+pub mod tally;
+pub mod warnings;

@@ -6,16 +6,34 @@ fn args(line: &str) -> Vec<String> {
     line.split_whitespace().map(str::to_string).collect()
 }
 
-fn one(line: &str) -> IorParams {
+fn one_test(line: &str) -> IorTest {
     let mut tests = parse(&args(line))
         .unwrap_or_else(|e| panic!("{line}: {e}"))
         .expect("not help");
     assert_eq!(tests.len(), 1);
-    tests.remove(0).params
+    tests.remove(0)
+}
+
+fn one(line: &str) -> IorParams {
+    one_test(line).params
 }
 
 fn help() -> String {
     grammar().help_text()
+}
+
+/// A module option's value as a flag, as the backend reads it.
+trait ModuleFlag {
+    fn module_flag(&self, key: &str) -> bool;
+}
+
+impl ModuleFlag for IorParams {
+    fn module_flag(&self, key: &str) -> bool {
+        self.module_options
+            .get(key)
+            .and_then(|v| v.parse::<i64>().ok())
+            .is_some_and(|v| v != 0)
+    }
 }
 
 fn error(line: &str) -> String {
@@ -29,75 +47,98 @@ fn error(line: &str) -> String {
 fn defaults_are_iors() {
     let p = one("");
     assert_eq!(p.api, "POSIX");
-    assert_eq!(p.transfer_size, 262144);
-    assert_eq!(p.block_size, 1 << 20);
-    assert_eq!(p.segment_count, 1);
-    assert_eq!(p.repetitions, 1);
-    assert_eq!(p.test_file_name, "testFile");
+    assert_eq!(p.geometry.transfer_size, 262144);
+    assert_eq!(p.geometry.block_size, 1 << 20);
+    assert_eq!(p.geometry.segment_count, 1);
+    assert_eq!(p.phases.repetitions, 1);
+    assert_eq!(p.files.test_file_name, "testFile");
     assert!(
-        p.write_file && p.read_file,
+        p.phases.write_file && p.phases.read_file,
         "no phase given: write and read"
     );
-    assert_eq!(p.num_tasks, None);
-    assert_eq!(p.task_per_node_offset, 1);
-    assert_eq!(p.random_offset_seed, -1);
+    assert_eq!(p.geometry.num_tasks, None);
+    assert_eq!(p.reorder.task_per_node_offset, 1);
+    assert_eq!(p.geometry.random_offset_seed, -1);
 }
 
 #[test]
 fn every_flag_sets_its_field() {
     let p = one("-C -e -E -F -g -k -K -m -r -R -G 5 -u -v -v -w -W -x -Y -z -q");
-    assert!(p.reorder_tasks && p.fsync && p.use_existing_test_file && p.file_per_proc);
-    assert!(p.intra_test_barriers && p.keep_file && p.keep_file_with_error && p.multi_file);
-    assert!(p.read_file && p.check_read && p.unique_dir && p.write_file && p.check_write);
-    assert!(p.single_xfer_attempt && p.fsync_per_write && p.quit_on_error);
-    assert_eq!(p.verbose, 2);
-    assert_eq!(p.random_offset, 1);
-    assert_eq!(p.time_stamp_signature, Some(5));
+    assert!(
+        p.reorder.reorder_tasks
+            && p.transfers.fsync
+            && p.files.use_existing_test_file
+            && p.geometry.file_per_proc
+    );
+    assert!(
+        p.phases.intra_test_barriers
+            && p.files.keep_file
+            && p.files.keep_file_with_error
+            && p.files.multi_file
+    );
+    assert!(
+        p.phases.read_file
+            && p.phases.check_read
+            && p.files.unique_dir
+            && p.phases.write_file
+            && p.phases.check_write
+    );
+    assert!(
+        p.transfers.single_xfer_attempt
+            && p.transfers.fsync_per_write
+            && p.verification.quit_on_error
+    );
+    assert_eq!(p.output.verbose, 2);
+    assert_eq!(p.geometry.random_offset, 1);
+    assert_eq!(p.verification.time_stamp_signature, Some(5));
     let grouped = one("-wrkeFC");
     assert!(
-        grouped.write_file
-            && grouped.read_file
-            && grouped.keep_file
-            && grouped.fsync
-            && grouped.file_per_proc
-            && grouped.reorder_tasks
+        grouped.phases.write_file
+            && grouped.phases.read_file
+            && grouped.files.keep_file
+            && grouped.transfers.fsync
+            && grouped.geometry.file_per_proc
+            && grouped.reorder.reorder_tasks
     );
 }
 
 #[test]
 fn only_the_phases_given_run() {
     let p = one("-w");
-    assert!(p.write_file && !p.read_file);
+    assert!(p.phases.write_file && !p.phases.read_file);
     let p = one("-r");
-    assert!(!p.write_file && p.read_file);
+    assert!(!p.phases.write_file && p.phases.read_file);
     let p = one("-r -R -G 7");
-    assert!(p.reads() && !p.write_file);
+    assert!(p.reads() && !p.phases.write_file);
 }
 
 #[test]
 fn every_value_option() {
     let p = one("-a DUMMY -A 42 -b 16m -d 0 -G -3 -i 3 -l o -N 4 -o /tmp/f -Q 2 -s 16 -t 1m -T 5 -X 9 --randomPrefill=0 --random-offset-seed=11");
     assert_eq!(p.api, "DUMMY");
-    assert_eq!(p.reference_number, 42);
-    assert_eq!(p.block_size, 16 << 20);
-    assert_eq!(p.time_stamp_signature, Some(-3));
-    assert_eq!(p.repetitions, 3);
-    assert_eq!(p.data_packet_type, crate::pattern::PacketType::Offset);
-    assert_eq!(p.num_tasks, Some(4));
-    assert_eq!(p.test_file_name, "/tmp/f");
-    assert_eq!(p.task_per_node_offset, 2);
-    assert_eq!(p.segment_count, 16);
-    assert_eq!(p.transfer_size, 1 << 20);
-    assert_eq!(p.max_time_duration, 5);
-    assert_eq!(p.reorder_tasks_random_seed, 9);
-    assert_eq!(p.random_offset_seed, 11);
-    assert_eq!(one("-N -1").num_tasks, None);
+    assert_eq!(p.output.reference_number, 42);
+    assert_eq!(p.geometry.block_size, 16 << 20);
+    assert_eq!(p.verification.time_stamp_signature, Some(-3));
+    assert_eq!(p.phases.repetitions, 3);
     assert_eq!(
-        one("--dataPacketType=random").data_packet_type,
+        p.verification.data_packet_type,
+        crate::pattern::PacketType::Offset
+    );
+    assert_eq!(p.geometry.num_tasks, Some(4));
+    assert_eq!(p.files.test_file_name, "/tmp/f");
+    assert_eq!(p.reorder.task_per_node_offset, 2);
+    assert_eq!(p.geometry.segment_count, 16);
+    assert_eq!(p.geometry.transfer_size, 1 << 20);
+    assert_eq!(p.phases.max_time_duration, 5);
+    assert_eq!(p.reorder.reorder_tasks_random_seed, 9);
+    assert_eq!(p.geometry.random_offset_seed, 11);
+    assert_eq!(one("-N -1").geometry.num_tasks, None);
+    assert_eq!(
+        one("--dataPacketType=random").verification.data_packet_type,
         crate::pattern::PacketType::Random
     );
     assert_eq!(
-        one("-l incompressible").data_packet_type,
+        one("-l incompressible").verification.data_packet_type,
         crate::pattern::PacketType::Incompressible
     );
 }
@@ -107,47 +148,58 @@ fn attached_and_equals_values() {
     let p = one("-b16m -t=1m -s=4 -i2");
     assert_eq!(
         (
-            p.block_size,
-            p.transfer_size,
-            p.segment_count,
-            p.repetitions
+            p.geometry.block_size,
+            p.geometry.transfer_size,
+            p.geometry.segment_count,
+            p.phases.repetitions
         ),
         (16 << 20, 1 << 20, 4, 2)
     );
     let p = one("-t 47008 -b 47008 -s 1k");
     assert_eq!(
-        (p.transfer_size, p.block_size, p.segment_count),
+        (
+            p.geometry.transfer_size,
+            p.geometry.block_size,
+            p.geometry.segment_count
+        ),
         (47008, 47008, 1024)
     );
 }
 
 #[test]
 fn repeated_flags_count() {
-    assert_eq!(one("-z -z").random_offset, 2);
-    assert_eq!(one("-zz").random_offset, 2);
-    assert_eq!(one("-vvv").verbose, 3);
+    assert_eq!(one("-z -z").geometry.random_offset, 2);
+    assert_eq!(one("-zz").geometry.random_offset, 2);
+    assert_eq!(one("-vvv").output.verbose, 3);
 }
 
 #[test]
 fn directives_by_long_name() {
     let p = one("-O blockSize=8m,transferSize=2m,filePerProc=1,FSYNC=1 -O segmentcount=3");
     assert_eq!(
-        (p.block_size, p.transfer_size, p.segment_count),
+        (
+            p.geometry.block_size,
+            p.geometry.transfer_size,
+            p.geometry.segment_count
+        ),
         (8 << 20, 2 << 20, 3)
     );
-    assert!(p.file_per_proc && p.fsync);
+    assert!(p.geometry.file_per_proc && p.transfers.fsync);
     let p = one("-O summaryFormat=JSON,summaryFile=/tmp/s.json");
-    assert_eq!(p.summary.formats, [Format::Json]);
-    assert_eq!(p.summary.file.as_deref(), Some("/tmp/s.json"));
-    assert_eq!(one("-O summaryFormat=csv").summary.formats, [Format::Csv]);
+    assert_eq!(p.output.summary.formats, [Format::Json]);
+    assert_eq!(p.output.summary.file.as_deref(), Some("/tmp/s.json"));
+    assert_eq!(
+        one("-O summaryFormat=csv").output.summary.formats,
+        [Format::Csv]
+    );
     // A list: the items without '=' continue the value of summaryFormat.
     let p = one("-O summaryFormat=JSON,CSV,summaryFile=run");
-    assert_eq!(p.summary.formats, [Format::Json, Format::Csv]);
-    assert_eq!(one("-O numTasks=3").num_tasks, Some(3));
-    assert!(one("-O keepFile=1").keep_file);
-    assert!(!one("-k -O keepFile=0").keep_file);
-    assert_eq!(one("-O verbose=3").verbose, 3);
-    assert!(one("-O reorderTasksConstant=1").reorder_tasks);
+    assert_eq!(p.output.summary.formats, [Format::Json, Format::Csv]);
+    assert_eq!(one("-O numTasks=3").geometry.num_tasks, Some(3));
+    assert!(one("-O keepFile=1").files.keep_file);
+    assert!(!one("-k -O keepFile=0").files.keep_file);
+    assert_eq!(one("-O verbose=3").output.verbose, 3);
+    assert!(one("-O reorderTasksConstant=1").reorder.reorder_tasks);
 }
 
 #[test]
@@ -320,18 +372,18 @@ fn features_not_built_are_rejected_not_ignored() {
     assert!(error("-y").contains("dual mount points are not supported"));
     assert!(error("--allocateBufferOnGPU").contains("GPU buffers are not supported"));
     // Switched off explicitly, they are harmless.
-    assert!(!one("-O collective=0").collective);
-    assert_eq!(one("-D 0").deadline_for_stonewalling, 0);
+    assert!(!one("-O collective=0").transfers.collective);
+    assert_eq!(one("-D 0").stonewall.deadline, 0);
 }
 
 #[test]
 fn stonewalling_options() {
     let p = one("-w -k -D 300 -O stoneWallingWearOut=300 -O stoneWallingStatusFile=/tmp/sw -O stoneWallingWearOutIterations=7 -O minTimeDuration=2");
-    assert_eq!(p.deadline_for_stonewalling, 300);
-    assert!(p.stonewalling_wear_out);
-    assert_eq!(p.stonewalling_status_file.as_deref(), Some("/tmp/sw"));
-    assert_eq!(p.stonewalling_wear_out_iterations, 7);
-    assert_eq!(p.min_time_duration, 2);
+    assert_eq!(p.stonewall.deadline, 300);
+    assert!(p.stonewall.wear_out);
+    assert_eq!(p.stonewall.status_file.as_deref(), Some("/tmp/sw"));
+    assert_eq!(p.stonewall.wear_out_iterations, 7);
+    assert_eq!(p.stonewall.min_time, 2);
     assert!(error("-O stoneWallingWearOut=1").contains("needs a deadline"));
     assert!(error("-w -W -D 5").contains("-D cannot be combined with -W"));
     assert!(error("-r -O stoneWallingStatusFile=x").contains("needs -k"));
@@ -342,14 +394,14 @@ fn stonewalling_options() {
 #[test]
 fn memory_hog_options() {
     assert_eq!(
-        one("-M 50%").memory_per_node,
+        one("-M 50%").memory.per_node,
         Some(crate::memhog::NodeMemory::Percent(50))
     );
     assert_eq!(
-        one("-M 1m -O memoryPerTask=2m").memory_per_task,
+        one("-M 1m -O memoryPerTask=2m").memory.per_task,
         Some(2 << 20)
     );
-    assert_eq!(one("-M 1m -O memoryPerTask=2m").memory_per_node, None);
+    assert_eq!(one("-M 1m -O memoryPerTask=2m").memory.per_node, None);
     assert!(error("-M 101%").contains("between 0 and 100"));
     assert!(error("-M 1e").contains("more than this node's memory"));
 }
@@ -357,12 +409,22 @@ fn memory_hog_options() {
 #[test]
 fn explanation_options() {
     let p = one("-j 3 -O recordLatency=0 -O latencyHistogramFile=h.csv -O cacheCheck=0 -O evictBeforeRead=1 --progress=0");
-    assert_eq!(p.outlier_threshold, 3);
-    assert!(!p.record_latency && !p.cache_check && !p.progress && p.evict_before_read);
-    assert_eq!(p.latency_file.as_deref(), Some("h.csv"));
-    assert!(one("--posix.evict").evicts());
+    assert_eq!(p.measure.outlier_threshold, 3);
+    assert!(
+        !p.measure.record_latency
+            && !p.measure.cache_check
+            && !p.output.progress
+            && p.measure.evict_before_read
+    );
+    assert_eq!(p.output.latency_file.as_deref(), Some("h.csv"));
+    assert!(one_test("--posix.evict").evicts());
     let d = one("");
-    assert!(d.record_latency && d.cache_check && d.progress && !d.evicts());
+    assert!(
+        d.measure.record_latency
+            && d.measure.cache_check
+            && d.output.progress
+            && !one_test("").evicts()
+    );
 }
 
 #[test]
@@ -370,13 +432,13 @@ fn reordering_options() {
     let p = one("-Z -Q 2 -X -5");
     assert_eq!(
         (
-            p.reorder_tasks_random,
-            p.task_per_node_offset,
-            p.reorder_tasks_random_seed
+            p.reorder.reorder_tasks_random,
+            p.reorder.task_per_node_offset,
+            p.reorder.reorder_tasks_random_seed
         ),
         (1, 2, -5)
     );
-    assert_eq!(one("-Z -Z").reorder_tasks_random, 2);
+    assert_eq!(one("-Z -Z").reorder.reorder_tasks_random, 2);
 }
 
 #[test]
@@ -412,10 +474,11 @@ fn scripts_take_command_line_defaults() {
         .map(|t| t.params)
         .collect();
     assert_eq!(tests.len(), 2);
-    assert!(tests
-        .iter()
-        .all(|t| t.write_file && !t.read_file && t.repetitions == 2 && t.block_size == 16 << 20));
-    assert!(!tests[0].file_per_proc && tests[1].file_per_proc);
+    assert!(tests.iter().all(|t| t.phases.write_file
+        && !t.phases.read_file
+        && t.phases.repetitions == 2
+        && t.geometry.block_size == 16 << 20));
+    assert!(!tests[0].geometry.file_per_proc && tests[1].geometry.file_per_proc);
 }
 
 #[test]

@@ -1,0 +1,345 @@
+//! The phases of a repetition: a timed write or read, the untimed `-W`
+//! check, and what surrounds them (preparing the files, the page cache, the
+//! stonewall status file, the row every task's times reduce to).
+
+use std::time::Duration;
+
+use super::params::Ordering;
+use super::results::{access_name, outliers, reduce_phase, PhaseResult, TaskTimes};
+use super::sink::PhaseDone;
+use super::stonewall::StonewallResult;
+use super::test::TestRun;
+use super::timed::PhasePlan;
+use crate::backend::cpath::c_path;
+use crate::backend::Access;
+use crate::comm::{agree, broadcast_value, gather_records, ReduceOp};
+use crate::error::{Error, Result};
+use crate::latency::{self, Percentiles};
+use crate::pagecache::{CacheReport, Residency};
+use crate::run::fs::Fs;
+use crate::run::info::now_string;
+use crate::run::stonewall::{read_status, write_status};
+use crate::run::tally::WrongData;
+
+impl TestRun<'_> {
+    /// A timed write or read phase; returns the verification counts of all
+    /// tasks.
+    pub fn measured_phase(&mut self, access: Access, rep: u64) -> Result<WrongData> {
+        if self.p.phases.inter_test_delay > 0 {
+            std::thread::sleep(Duration::from_secs(self.p.phases.inter_test_delay));
+        }
+        let cache = match access {
+            Access::Write => {
+                self.prepare_write(rep)?;
+                None
+            }
+            Access::Read => {
+                self.read_status_file()?;
+                self.page_cache_before_read(rep)?
+            }
+        };
+        let name = access_name(access);
+        self.out.note(
+            1,
+            &format!("Commencing {name} performance test: {}", now_string()),
+        );
+        self.comm.barrier()?;
+        let verify = access == Access::Read
+            && self.p.phases.check_read
+            && self.choice.capabilities().stores_data;
+        let plan = self.plan(access);
+        let outcome = self.timed_io(access, rep, self.pretend(access), verify, plan);
+        let outcome = agree(self.comm, outcome)?;
+        let all = gather_records(self.comm, 0, &outcome.times)?;
+        let errors = outcome.errors.sum(self.comm)?;
+        let merged = match &outcome.latency {
+            Some(recorder) => Some(latency::merge(self.comm, 0, recorder.histogram())?),
+            None => None,
+        };
+        let mut status = Ok(());
+        if self.task.rank == 0 {
+            let mut row = self.phase_row(access, rep, &all, plan, &mut status);
+            row.latency_percentiles = merged.as_ref().and_then(Percentiles::of);
+            if let Some(cache) = cache {
+                row.page_cache = Some(self.assess_cache(name, rep, cache));
+            }
+            self.report_outliers(name, &all, &row);
+            let done = PhaseDone {
+                test: self.report.test_id,
+                row: &row,
+                tasks: &all,
+                latency: merged.as_ref(),
+            };
+            self.out.each(|s| s.phase_done(&done));
+            self.report.results.push(row);
+        }
+        agree(self.comm, status)?;
+        self.warn_wrong_data(name, errors)?;
+        // A stonewalled or shortened phase leaves the files partly written.
+        if access == Access::Write
+            && plan.deadline.is_none()
+            && plan.limit == self.layout.transfers_per_task()
+        {
+            self.check_file_size(rep)?;
+        }
+        Ok(errors)
+    }
+
+    /// Rank 0: the Results row of the phase, with what stonewalling did;
+    /// a status file that cannot be written is put in `status`.
+    fn phase_row(
+        &mut self,
+        access: Access,
+        rep: u64,
+        all: &[TaskTimes],
+        plan: PhasePlan,
+        status: &mut Result<()>,
+    ) -> PhaseResult {
+        let g = &self.p.geometry;
+        let mut row = reduce_phase(access, rep, all, g.block_size, g.transfer_size);
+        if plan.deadline.is_none() {
+            return row;
+        }
+        let wall = StonewallResult::of(all);
+        self.out.note(0, &wall.log_line());
+        let name = access_name(access);
+        let deadline = self.p.stonewall.deadline;
+        let verdict = match wall.hit {
+            true => format!("{name} phase {rep} stopped at the -D {deadline} s deadline"),
+            false => format!(
+                "{name} phase {rep} finished all its transfers before the -D {deadline} s deadline"
+            ),
+        };
+        self.out.note(1, &verdict);
+        if let (true, Access::Write, Some(path)) =
+            (plan.wear_out, access, &self.p.stonewall.status_file)
+        {
+            *status = write_status(path, wall.pairs_max).map_err(|e| Error::task(0, e));
+        }
+        row.stonewall = Some(wall);
+        row
+    }
+
+    /// Rank 0: the page cache a read met, and the warning it deserves.
+    fn assess_cache(&mut self, name: &str, rep: u64, mut cache: CacheReport) -> CacheReport {
+        self.out
+            .note(1, &format!("{name}-{rep}: {}", cache.describe()));
+        cache.assess();
+        if let Some(w) = &cache.warning {
+            // The text shows it with the page cache, after the table.
+            self.warnings.list.push(w.clone());
+        }
+        cache
+    }
+
+    /// Rank 0, `-j`: every task further than the threshold from the mean.
+    fn report_outliers(&mut self, name: &str, all: &[TaskTimes], row: &PhaseResult) {
+        let threshold = self.p.measure.outlier_threshold;
+        if threshold == 0 {
+            return;
+        }
+        let mean = row.spread.as_ref().map_or(0.0, |s| s.total_mean);
+        for (task, total) in outliers(all, threshold as f64) {
+            let text = format!(
+                "WARNING: task {task} took {total:.6} s for {name} (open to close), more than {threshold} s from the mean of {mean:.6} s"
+            );
+            self.warnings.advise(self.out, &text);
+        }
+    }
+
+    /// Before a write phase: the `-u` directory, and the old file out of the
+    /// way unless `-E`; then `--randomPrefill`.
+    fn prepare_write(&mut self, rep: u64) -> Result<()> {
+        let prepared = self.prepare_files(rep);
+        agree(self.comm, prepared)?;
+        if self.p.geometry.random_prefill > 0 {
+            let filled = self.prefill(rep);
+            agree(self.comm, filled)?;
+        }
+        Ok(())
+    }
+
+    fn prepare_files(&mut self, rep: u64) -> Result<()> {
+        if !self.task.active {
+            return Ok(());
+        }
+        let fs = Fs::new(&*self.backend, self.task.rank);
+        if let Some(dir) = self.names.unique_dir(self.task.rank) {
+            fs.ensure_dir(&dir, &mut self.created)?;
+        }
+        if !self.responsible() {
+            return Ok(());
+        }
+        let path = self.names.path(self.task.rank, rep);
+        let existed = fs.exists(&path)?;
+        let reuse = self.p.files.use_existing_test_file;
+        if existed && !reuse {
+            c_path(&path)
+                .and_then(|c| self.backend.remove(&c))
+                .map_err(|e| fs.error("cannot remove the old test file", &path, &e))?;
+        }
+        if !(existed && reuse) {
+            self.created.file(path);
+        }
+        Ok(())
+    }
+
+    /// Before a read phase: the transfer count of the stonewalling status
+    /// file, if one is given.
+    fn read_status_file(&mut self) -> Result<()> {
+        let Some(path) = &self.p.stonewall.status_file else {
+            return Ok(());
+        };
+        let count = match self.task.rank {
+            0 => read_status(path).map_err(|e| Error::task(0, e)),
+            _ => Ok(0),
+        };
+        let count = agree(self.comm, count)?;
+        let count = broadcast_value(self.comm, 0, &count)?;
+        self.out.note(
+            1,
+            &format!("Using stonewalling status file {path}: {count} transfers per task"),
+        );
+        self.status_count = Some(count);
+        Ok(())
+    }
+
+    /// Before a read: how much of the data each task is about to read is in
+    /// its node's page cache, and, if asked, eviction and a second look.
+    fn page_cache_before_read(&mut self, rep: u64) -> Result<Option<CacheReport>> {
+        if !self.p.measure.cache_check || !self.choice.capabilities().stores_data {
+            return Ok(None);
+        }
+        let evict = self.test.evicts();
+        let mine = match self.task.active {
+            true => self.residency(rep, evict),
+            false => Ok((Residency::default(), None)),
+        };
+        let (before, after) = agree(self.comm, mine)?;
+        let after = after.unwrap_or_default();
+        let mut v = [
+            before.resident,
+            before.examined,
+            before.total,
+            after.resident,
+            after.examined,
+            after.total,
+        ];
+        self.comm.all_reduce_u64(&mut v, ReduceOp::Sum)?;
+        let topology = &self.readers.topology;
+        let readers_elsewhere = (0..topology.size())
+            .filter(|&r| topology.node_of(r) != topology.node_of(self.readers.map.writer_of(r)))
+            .count();
+        let sum = |i: usize| Residency {
+            resident: v[i],
+            examined: v[i + 1],
+            total: v[i + 2],
+        };
+        Ok(Some(CacheReport {
+            before: sum(0),
+            after_eviction: evict.then(|| sum(3)),
+            cross_node: topology.num_nodes() > 1 && readers_elsewhere == topology.size(),
+            direct: self.choice.alignment().is_some(),
+            warning: None,
+        }))
+    }
+
+    /// This task's share of the page cache before its read (and after
+    /// eviction, when asked).
+    fn residency(&self, rep: u64, evict: bool) -> Result<(Residency, Option<Residency>)> {
+        let pretend = self.pretend(Access::Read);
+        let path = self.names.path(pretend, rep);
+        let (ranges, total) = self.layout.task_ranges(pretend, 4096);
+        let names = self.backend.namespace();
+        let fs = self.fs();
+        let c = c_path(&path).map_err(|e| fs.error("cannot use", &path, &e))?;
+        // A file that cannot be examined (it may not exist yet: the read
+        // will say so) simply counts as examined-nothing.
+        let look = |ranges: &[(u64, u64)]| match names.residency(&c, ranges) {
+            Ok(Some(r)) => Residency { total, ..r },
+            _ => Residency::default(),
+        };
+        let before = look(&ranges);
+        if !(evict && names.exists(&c).unwrap_or(false)) {
+            return Ok((before, None));
+        }
+        names
+            .evict(&c, &ranges)
+            .map_err(|e| fs.error("cannot evict from the page cache", &path, &e))?;
+        Ok((before, Some(look(&ranges))))
+    }
+
+    /// `-W`: reads back what this task wrote and verifies it, untimed.
+    pub fn check_phase(&mut self, rep: u64) -> Result<WrongData> {
+        self.out.note(
+            1,
+            &format!(
+                "Verifying contents of the file(s) just written.\n{}",
+                now_string()
+            ),
+        );
+        self.comm.barrier()?;
+        let plan = self.plan(Access::Read);
+        let outcome = self.timed_io(Access::Read, rep, self.task.rank, true, plan);
+        let outcome = agree(self.comm, outcome)?;
+        let errors = outcome.errors.sum(self.comm)?;
+        self.warn_wrong_data("write", errors)?;
+        Ok(errors)
+    }
+
+    /// The warning about wrong data found in a phase (`-W` checks the
+    /// write), if any.
+    fn warn_wrong_data(&mut self, phase: &str, errors: WrongData) -> Result<()> {
+        if errors.wrong == 0 {
+            return Ok(());
+        }
+        let text = format!(
+            "WARNING: incorrect data on {phase} ({} errors found: {} of {} transfers, {} bytes wrong)",
+            errors.wrong, errors.wrong, errors.checked, errors.bytes
+        );
+        self.warnings.warn_agreed(self.out, &text)
+    }
+
+    /// After a write: the files should hold exactly what was written.
+    fn check_file_size(&mut self, rep: u64) -> Result<()> {
+        if !self.choice.capabilities().stores_data || self.layout.ordering == Ordering::Random {
+            return Ok(());
+        }
+        let size = match self.responsible() {
+            true => self.fs().size_of(&self.names.path(self.task.rank, rep)),
+            false => Ok(0),
+        };
+        let size = agree(self.comm, size)?;
+        let mut total = [size];
+        self.comm.all_reduce_u64(&mut total, ReduceOp::Sum)?;
+        let expected = self.layout.aggregate_size();
+        if total[0] == expected {
+            return Ok(());
+        }
+        let text = format!(
+            "WARNING: Expected aggregate file size = {expected}; stat() of the file(s) reports {}",
+            total[0]
+        );
+        self.warnings.warn_agreed(self.out, &text)
+    }
+
+    /// How a phase ends: its last transfer, a deadline, or a count.
+    pub fn plan(&self, access: Access) -> PhasePlan {
+        let wall = &self.p.stonewall;
+        let mut limit = self.layout.transfers_per_task();
+        if wall.wear_out_iterations > 0 {
+            limit = limit.min(wall.wear_out_iterations);
+        }
+        if let (Access::Read, Some(count)) = (access, self.status_count) {
+            limit = limit.min(count);
+        }
+        let deadline = (wall.deadline > 0).then(|| Duration::from_secs(wall.deadline));
+        PhasePlan {
+            limit,
+            deadline,
+            wear_out: wall.wear_out && deadline.is_some(),
+            min_time: wall.min_time as f64,
+            collective_checks: deadline.is_some() && self.p.transfers.collective,
+        }
+    }
+}

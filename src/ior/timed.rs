@@ -1,0 +1,335 @@
+//! One task's timed open, transfers and close in a phase, stamped on the
+//! shared clock; and `--randomPrefill`, untimed. With `-g` (and when
+//! stonewalling makes tasks agree mid-phase) every step ends with an
+//! agreement, so a failure stops all tasks at the same point.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::time::Duration;
+
+use super::layout::Layout;
+use super::params::Ordering;
+use super::results::{access_name, TaskTimes};
+use super::test::TestRun;
+use super::xfer::{Pass, Progress, XferOptions};
+use crate::backend::cpath::c_path;
+use crate::backend::{write_fully, Access, BlockView, File, OpenSpec, Retry};
+use crate::buffer::{AlignedBuffer, PAGE};
+use crate::comm::{agree, Comm};
+use crate::error::{Error, Result};
+use crate::latency::LatencyRecorder;
+use crate::pattern::Pattern;
+use crate::progress;
+use crate::run::stonewall::{CollectiveStop, Deadline, Reached};
+use crate::run::tally::WrongData;
+
+/// How a phase ends: at its last transfer, at a deadline, or at a count.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PhasePlan {
+    /// Transfers per task in one pass.
+    pub limit: u64,
+    /// `-D`.
+    pub deadline: Option<Duration>,
+    /// `stoneWallingWearOut` (with `-D`).
+    pub wear_out: bool,
+    /// `minTimeDuration`, seconds.
+    pub min_time: f64,
+    /// Collective transfers with `-D`: stop decisions are agreed.
+    pub collective_checks: bool,
+}
+
+/// What one task brings back from a phase.
+pub(super) struct PhaseOutcome {
+    pub times: TaskTimes,
+    pub errors: WrongData,
+    pub latency: Option<LatencyRecorder>,
+}
+
+/// The collective side of a phase's transfer loop.
+struct Walk<'c> {
+    comm: &'c dyn Comm,
+    plan: PhasePlan,
+    /// Whether each step ends with an agreement.
+    in_step: bool,
+}
+
+impl TestRun<'_> {
+    /// Open, transfer, close, with this task's time stamps.
+    pub fn timed_io(
+        &mut self,
+        access: Access,
+        rep: u64,
+        pretend: usize,
+        verify: bool,
+        plan: PhasePlan,
+    ) -> Result<PhaseOutcome> {
+        let comm = self.comm;
+        let walk = Walk {
+            comm,
+            plan,
+            in_step: self.p.phases.intra_test_barriers || plan.wear_out || plan.collective_checks,
+        };
+        let mut t = TaskTimes {
+            active: self.task.active,
+            ..Default::default()
+        };
+        let path = self.names.path(pretend, rep);
+        let pattern = Pattern::new(
+            self.p.verification.data_packet_type,
+            self.signature,
+            pretend,
+        );
+        if self.task.active && access == Access::Write {
+            pattern.fill(self.buffer.as_mut_slice());
+        }
+        t.open_start = comm.wtime();
+        let sequential = self.layout.ordering == Ordering::Sequential;
+        let opened = self.open_file(access, &path, pretend, sequential);
+        t.open_end = comm.wtime();
+        let mut file = step(&walk, opened)?;
+        t.xfer_start = comm.wtime();
+        let mut progress = Progress::default();
+        let mut recorder = self.p.measure.record_latency.then(LatencyRecorder::new);
+        let live = (self.task.active && progress::wanted(self.p.output.progress, self.task.rank))
+            .then(|| {
+                progress::Progress::start(
+                    format!("{}-{rep}", access_name(access)),
+                    plan.limit * self.p.geometry.transfer_size,
+                    self.layout.tasks,
+                    "bytes",
+                    plan.deadline,
+                )
+            });
+        let options = xfer_options(self, verify);
+        let mut pass = file.as_mut().map(|f| Pass {
+            file: f.as_mut(),
+            access,
+            layout: &self.layout,
+            task: pretend,
+            path: &path,
+            pattern: &pattern,
+            buf: self.buffer.as_mut_slice(),
+            options,
+            latency: recorder.as_mut(),
+            progress: live.as_ref().map(|l| &l.counter),
+        });
+        walk_phase(&walk, pass.as_mut(), &mut progress, &mut t)?;
+        t.xfer_end = comm.wtime();
+        drop(live);
+        t.close_start = comm.wtime();
+        let closed = self.close_file(file, access, &path);
+        t.close_end = comm.wtime();
+        step(&walk, closed)?;
+        t.bytes = progress.bytes;
+        t.transfers = progress.transfers;
+        Ok(PhaseOutcome {
+            times: t,
+            errors: progress.errors,
+            latency: recorder,
+        })
+    }
+
+    /// Opens the file of task `pretend` (nothing on a task left out by `-N`);
+    /// `sequential` says how it will be walked.
+    fn open_file(
+        &self,
+        access: Access,
+        path: &Path,
+        pretend: usize,
+        sequential: bool,
+    ) -> Result<Option<Box<dyn File>>> {
+        if !self.task.active {
+            return Ok(None);
+        }
+        let spec = OpenSpec {
+            access,
+            create: access == Access::Write,
+            file_size: self.layout.file_size(),
+            rank: self.task.rank,
+            sequential,
+            blocks: self.block_view(pretend),
+        };
+        let action = match access {
+            Access::Write => "cannot open for writing",
+            Access::Read => "cannot open for reading",
+        };
+        c_path(path)
+            .and_then(|c| self.backend.open(&c, &spec))
+            .map(Some)
+            .map_err(|e| Error::io(self.task.rank, action, path, &e))
+    }
+
+    /// `-e` before a written file's close (inside the close time), then close.
+    fn close_file(&self, file: Option<Box<dyn File>>, access: Access, path: &Path) -> Result<()> {
+        let Some(mut f) = file else {
+            return Ok(());
+        };
+        let rank = self.task.rank;
+        if access == Access::Write && self.p.transfers.fsync {
+            f.sync()
+                .map_err(|e| Error::io(rank, "cannot fsync", path, &e))?;
+        }
+        f.close()
+            .map_err(|e| Error::io(rank, "cannot close", path, &e))
+    }
+
+    /// Where `task`'s blocks lie, when they share a file with other tasks'.
+    fn block_view(&self, task: usize) -> Option<BlockView> {
+        (!self.p.geometry.file_per_proc).then_some(BlockView {
+            block: self.layout.block,
+            tasks: self.layout.tasks,
+            task: task as u64,
+        })
+    }
+
+    /// `--randomPrefill`: before a random write phase, every task writes its
+    /// own region sequentially (untimed, and finished by all tasks before the
+    /// timed random writes start), so no part of the file stays a hole.
+    pub fn prefill(&mut self, rep: u64) -> Result<()> {
+        if !self.task.active {
+            return Ok(());
+        }
+        let pretend = self.task.rank;
+        let path = self.names.path(pretend, rep);
+        let mut file = self
+            .open_file(Access::Write, &path, pretend, true)?
+            .expect("an active task opens its file");
+        let pattern = Pattern::new(
+            self.p.verification.data_packet_type,
+            self.signature,
+            pretend,
+        );
+        self.prefill_region(file.as_mut(), pretend, &path, &pattern)?;
+        file.close()
+            .map_err(|e| Error::io(self.task.rank, "cannot close", &path, &e))
+    }
+
+    fn prefill_region(
+        &self,
+        file: &mut dyn File,
+        pretend: usize,
+        path: &Path,
+        pattern: &Pattern,
+    ) -> Result<()> {
+        let size = self.p.geometry.random_prefill;
+        let mut fill = AlignedBuffer::new(size as usize, PAGE);
+        pattern.fill(fill.as_mut_slice());
+        let per_task = Layout {
+            transfer: size,
+            ordering: Ordering::Sequential,
+            ..self.layout.clone()
+        };
+        let retry = Retry::of(self.p.transfers.single_xfer_attempt, file.collective());
+        let rank = self.task.rank;
+        let flow = per_task.for_each_offset(pretend, |offset| {
+            match write_fully(file, fill.as_slice(), offset, retry) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => ControlFlow::Break(Error::task(
+                    rank,
+                    format!("cannot prefill {} at offset {offset}: {e}", path.display()),
+                )),
+            }
+        });
+        match flow {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(e) => Err(e),
+        }
+    }
+}
+
+/// The settings of a phase's transfer loop.
+fn xfer_options(run: &TestRun<'_>, verify: bool) -> XferOptions {
+    let p = run.p;
+    XferOptions {
+        rank: run.task.rank,
+        size: p.geometry.transfer_size,
+        single_attempt: p.transfers.single_xfer_attempt,
+        fsync_per_write: p.transfers.fsync_per_write,
+        verify,
+        quit_on_error: p.verification.quit_on_error,
+        list_mismatches: p.output.verbose >= 3,
+        trace: p.output.verbose >= 5,
+        lines: run.task.lines,
+    }
+}
+
+/// The transfers of a phase: passes until the plan says stop (the deadline,
+/// the count, or `minTimeDuration` passed), then the wear-out. A task that
+/// moves nothing still takes part in the collective checkpoints.
+fn walk_phase(
+    walk: &Walk<'_>,
+    mut pass: Option<&mut Pass<'_>>,
+    progress: &mut Progress,
+    t: &mut TaskTimes,
+) -> Result<()> {
+    let (comm, plan) = (walk.comm, walk.plan);
+    let deadline = plan.deadline.map(Deadline::start);
+    let mut collective = deadline
+        .as_ref()
+        .filter(|_| plan.collective_checks)
+        .map(|d| CollectiveStop::new(comm, d, plan.limit));
+    let mut reached = 0;
+    if let Some(pass) = pass.as_mut() {
+        loop {
+            let count = match (deadline.as_ref(), collective.as_mut()) {
+                (_, Some(c)) => pass.run(0, plan.limit, progress, |n| c.check(n)),
+                (Some(d), None) => pass.run(0, plan.limit, progress, |_| d.passed()),
+                (None, None) => pass.run(0, plan.limit, progress, |_| false),
+            };
+            reached += count;
+            t.hit_deadline = count < plan.limit
+                && (collective.as_ref().is_some_and(|c| c.stopped)
+                    || deadline.as_ref().is_some_and(|d| d.passed()));
+            // -O minTimeDuration: start again from the first transfer until
+            // the time has passed.
+            let again = plan.min_time > 0.0 && comm.wtime() - t.xfer_start < plan.min_time;
+            if t.hit_deadline || progress.failed() || progress.quit || plan.limit == 0 || !again {
+                break;
+            }
+        }
+    } else if let Some(c) = collective.as_mut() {
+        c.idle();
+    }
+    if let Some(e) = collective.and_then(|c| c.error) {
+        progress.failure.get_or_insert(Error::from(e));
+    }
+    drop(deadline);
+    t.stonewall_pairs = reached;
+    t.stonewall_bytes = progress.bytes;
+    t.stonewall_time = comm.wtime() - t.xfer_start;
+    step(walk, progress.failure.take().map_or(Ok(()), Err))?;
+    if plan.wear_out {
+        wear_out(walk, pass, progress, reached)?;
+    }
+    Ok(())
+}
+
+/// After the deadline: every task makes as many transfers as the busiest
+/// one did (the count runs across segments), so the files are complete.
+fn wear_out(
+    walk: &Walk<'_>,
+    pass: Option<&mut Pass<'_>>,
+    progress: &mut Progress,
+    mut reached: u64,
+) -> Result<()> {
+    let limit = walk.plan.limit;
+    let mine = pass.as_ref().map(|_| reached);
+    let target = Reached::agree(walk.comm, mine)?.max;
+    if let Some(pass) = pass {
+        while reached < target && limit > 0 && !progress.failed() {
+            let from = reached % limit;
+            let to = (from + (target - reached)).min(limit);
+            reached += pass.run(from, to, progress, |_| false) - from;
+        }
+    }
+    step(walk, progress.failure.take().map_or(Ok(()), Err))
+}
+
+/// With the walk in step, an agreement among all tasks (a barrier that
+/// carries failures); otherwise the outcome as it is.
+fn step<T>(walk: &Walk<'_>, outcome: Result<T>) -> Result<T> {
+    match walk.in_step {
+        true => agree(walk.comm, outcome),
+        false => outcome,
+    }
+}

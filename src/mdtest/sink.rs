@@ -1,0 +1,86 @@
+//! The sinks of mdtest's extra files (`--saveRankPerformanceDetails`,
+//! `--latencyHistogramFile`), which write from the runner's events.
+
+use std::io;
+
+use super::report::{IterationDone, MdtestReport, MdtestSink, SweepReport};
+use super::results::Op;
+use super::text::c_exp;
+use crate::output::LogSink;
+use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};
+
+/// `--saveRankPerformanceDetails`: per iteration, a row `all` (the phase
+/// rates and times) and a row per task (its own rate and time before the
+/// closing barrier), a rate and a time column per operation. Phases that
+/// did not run leave their two cells empty.
+pub struct RankDetails(CsvFile);
+
+impl RankDetails {
+    pub fn open(path: &str) -> io::Result<RankDetails> {
+        let mut head = String::from("rank,iteration,items");
+        for op in Op::ALL {
+            head.push_str(&format!(",rate-{0},time-{0}", op.name()));
+        }
+        Ok(RankDetails(CsvFile::create(path, &head)?))
+    }
+}
+
+/// The two cells of an operation.
+fn cells(ran: bool, rate: f64, time: f64) -> String {
+    match ran {
+        true => format!(",{},{}", c_exp(rate, 10), c_exp(time, 10)),
+        false => ",,".to_string(),
+    }
+}
+
+impl LogSink for RankDetails {}
+
+impl MdtestSink for RankDetails {
+    fn sweep_done(&mut self, sweep: &SweepReport, _: &MdtestReport) -> io::Result<()> {
+        for it in &sweep.iterations {
+            let mut line = format!("all,{},{}", it.iteration, sweep.total_items);
+            for op in Op::ALL {
+                line.push_str(&match it.phases.iter().find(|p| p.operation == op.name()) {
+                    Some(p) => cells(true, p.rate, p.time_s),
+                    None => cells(false, 0.0, 0.0),
+                });
+            }
+            self.0.line(&line)?;
+            for (rank, task) in it.tasks.iter().enumerate() {
+                let items = task.iter().map(|s| s.items).max().unwrap_or(0);
+                let mut line = format!("{rank},{},{items}", it.iteration);
+                for op in Op::ALL {
+                    let s = task[op as usize];
+                    let ran = s.ran && !op.is_tree();
+                    line.push_str(&cells(ran, s.own_rate(), s.time_before_barrier));
+                }
+                self.0.line(&line)?;
+            }
+        }
+        self.0.flush()
+    }
+}
+
+/// `--latencyHistogramFile`: every phase's merged distribution.
+pub struct LatencyHistograms(CsvFile);
+
+impl LatencyHistograms {
+    pub fn open(path: &str) -> io::Result<LatencyHistograms> {
+        let header = format!("tasks,operation,iteration,{HISTOGRAM_COLUMNS}");
+        Ok(LatencyHistograms(CsvFile::create(path, &header)?))
+    }
+}
+
+impl LogSink for LatencyHistograms {}
+
+impl MdtestSink for LatencyHistograms {
+    fn iteration_done(&mut self, it: &IterationDone<'_>) -> io::Result<()> {
+        for (op, h) in Op::ALL.iter().zip(it.latency) {
+            if let Some(h) = h.as_ref().filter(|h| !h.is_empty()) {
+                let key = format!("{},{},{}", it.tasks, op.name(), it.report.iteration);
+                self.0.histogram(&key, h)?;
+            }
+        }
+        Ok(())
+    }
+}
