@@ -75,20 +75,20 @@ impl Tool for Mdtest {
     }
 
     fn summary<'p>(&self, run: &'p MdtestRun) -> &'p Summary {
-        &run.params.summary
+        &run.params.output.summary
     }
 
     /// The text (or its log lines), and the extra files asked for.
     fn sinks(&self, run: &MdtestRun, text: Text) -> io::Result<Vec<Box<dyn MdtestSink>>> {
         let p = &run.params;
         let mut sinks: Vec<Box<dyn MdtestSink>> = vec![match text {
-            Text::Full(out) => Box::new(text::MdtestText::new(out, p.verbose)),
-            Text::LogOnly(out) => Box::new(NotesOnly::new(out, p.verbose)),
+            Text::Full(out) => Box::new(text::MdtestText::new(out, p.output.verbose)),
+            Text::LogOnly(out) => Box::new(NotesOnly::new(out, p.output.verbose)),
         }];
-        if let Some(path) = &p.save_rank_details {
+        if let Some(path) = &p.output.save_rank_details {
             sinks.push(Box::new(sink::RankDetails::open(path)?));
         }
-        if let Some(path) = &p.latency_file {
+        if let Some(path) = &p.output.latency_file {
             sinks.push(Box::new(sink::LatencyHistograms::open(path)?));
         }
         Ok(sinks)

@@ -1,4 +1,5 @@
-//! The parameters of an mdtest run, with mdtest's defaults.
+//! The parameters of an mdtest run, with mdtest's defaults (mdtest's names
+//! are in the option table), grouped by what they decide.
 
 use std::collections::BTreeMap;
 
@@ -6,88 +7,107 @@ use crate::options::ModuleOptions;
 use crate::output::Summary;
 use crate::pattern::PacketType;
 
-/// One mdtest run, as mdtest's `mdtest_options_t` (plus pario's output options).
+/// One mdtest run, as mdtest's `mdtest_options_t` (plus pario's outputs).
 #[derive(Debug, Clone)]
 pub struct MdtestParams {
     /// `-a`: the storage interface.
     pub api: String,
-    /// `-b`: subdirectories of each tree directory.
-    pub branch_factor: u64,
+    /// Backend module options (`posix.odirect` → "1").
+    pub module_options: BTreeMap<String, String>,
     /// `-d`: where the test runs; `a@b@c` gives several directories (one per
     /// task, round-robin; needs `-u`).
     pub dirs: Vec<String>,
-    /// `-B`: no barriers between phases.
-    pub no_barriers: bool,
-    /// `-C`: create phase.
+    pub tree: TreeShape,
+    pub phases: Phases,
+    pub order: Order,
+    pub sweep: Sweep,
+    pub data: Data,
+    pub stonewall: Stonewall,
+    pub output: Output,
+}
+
+/// The directory tree and the items in it.
+#[derive(Debug, Clone)]
+pub struct TreeShape {
+    /// `-b`: subdirectories of each tree directory.
+    pub branch_factor: u64,
+    /// `-z`: depth of the tree.
+    pub depth: u64,
+    /// `-n`: items per task.
+    pub items: u64,
+    /// `-I`: items per tree directory.
+    pub items_per_dir: u64,
+    /// `-L`: items only in the leaf directories.
+    pub leaf_only: bool,
+    /// `-u`: each task works in its own tree.
+    pub unique_dir: bool,
+    /// `-S`: one shared set of files for all tasks.
+    pub shared_file: bool,
+}
+
+/// Which phases run, and around them.
+#[derive(Debug, Clone, Default)]
+pub struct Phases {
+    /// `-C`, `-T`, `-E`, `-r`, `-U`.
     pub create: bool,
-    /// `-T`: stat phase.
     pub stat: bool,
-    /// `-E`: read phase.
     pub read: bool,
-    /// `-r`: remove phase.
     pub remove: bool,
-    /// `-U`: directory rename phase.
     pub rename: bool,
     /// `-D`: directories only.
     pub dirs_only: bool,
     /// `-F`: files only.
     pub files_only: bool,
-    /// `-e`: bytes read from each file.
-    pub read_bytes: u64,
-    /// `-w`: bytes written to each file after creating it.
-    pub write_bytes: u64,
-    /// `-f`: first number of tasks of a sweep.
-    pub first: Option<usize>,
-    /// `-l`: last number of tasks of a sweep (`None`: all tasks).
-    pub last: Option<usize>,
-    /// `-s`: stride of the sweep.
-    pub sweep_stride: usize,
-    /// `-G`: the data seed (`None`: rank 0 picks the time, as mdtest does).
-    pub data_seed: Option<i64>,
-    /// `-i`: iterations.
+    /// `-i`.
     pub iterations: u64,
-    /// `-I`: items per tree directory.
-    pub items_per_dir: u64,
+    /// `-p`: delay in seconds before the directory and file tests.
+    pub pre_delay: u64,
     /// `-k`: create files with mknod.
     pub make_node: bool,
-    /// `-L`: items only in the leaf directories.
-    pub leaf_only: bool,
-    /// `-n`: items per task.
-    pub items: u64,
-    /// `--recordLatency`: per-operation latency histograms.
-    pub record_latency: bool,
-    /// `--latencyHistogramFile`: the full merged histograms, as CSV.
-    pub latency_file: Option<String>,
-    /// `--progress`: live progress of long phases on a terminal.
-    pub progress: bool,
+    /// `--run-cmd-before-phase` (outside the phase's time).
+    pub run_cmd_before_phase: Option<String>,
+    /// `--run-cmd-after-phase` (inside the phase's time).
+    pub run_cmd_after_phase: Option<String>,
+}
+
+/// How the tasks share the work.
+#[derive(Debug, Clone, Default)]
+pub struct Order {
+    /// `-B`: no barriers between phases.
+    pub no_barriers: bool,
     /// `-N`: neighbour stride: task t stats the items of t+N, reads those of
     /// t+2N and removes those of t+3N.
     pub nstride: usize,
-    /// `-p`: delay in seconds before the directory and file tests.
-    pub pre_delay: u64,
-    /// `-P`: print rates and times.
-    pub print_rate_and_time: bool,
-    /// `--print-all-procs`: per-task results.
-    pub print_all_procs: bool,
-    /// `-R`: stat and read in a random order.
-    pub randomize: bool,
-    /// `--random-seed`: seed of `-R` (0: rank 0 picks the time).
-    pub random_seed: i64,
-    /// `-S`: one shared set of files for all tasks.
-    pub shared_file: bool,
     /// `-c`: task 0 creates and removes every task's items.
     pub collective_creates: bool,
     /// `-t`: include the unique-directory set-up in the create time.
     pub time_unique_dir_overhead: bool,
-    /// `-u`: each task works in its own tree.
-    pub unique_dir: bool,
-    /// `-v` (counts) or `-V n`.
-    pub verbose: u32,
-    /// `-W`: stonewall (seconds) for the file create phase.
-    pub stonewall_seconds: u64,
-    /// `-x`: file holding the stonewall item count, for split runs.
-    pub stonewall_file: Option<String>,
-    /// `-X`/`--verify-read`: verify the data read.
+    /// `-R`: stat and read in a random order.
+    pub randomize: bool,
+    /// `--random-seed`: seed of `-R` (0: rank 0 picks the time).
+    pub random_seed: i64,
+}
+
+/// The task-count sweep (`-f`, `-l`, `-s`).
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    pub first: Option<usize>,
+    /// `None`: all tasks.
+    pub last: Option<usize>,
+    pub stride: usize,
+}
+
+/// What is written to and read from each file, and how it is checked.
+#[derive(Debug, Clone)]
+pub struct Data {
+    /// `-w`.
+    pub write_bytes: u64,
+    /// `-e`.
+    pub read_bytes: u64,
+    /// `-G`: the data seed (`None`: rank 0 picks the time, as mdtest does).
+    pub data_seed: Option<i64>,
+    pub data_packet_type: PacketType,
+    /// `-X`/`--verify-read`.
     pub verify_read: bool,
     /// `--verify-write`: read back and verify each file after writing it.
     pub verify_write: bool,
@@ -95,84 +115,91 @@ pub struct MdtestParams {
     pub sync_file: bool,
     /// `-Y`: flush the file system at the end of each phase (timed).
     pub call_sync: bool,
-    /// `-z`: depth of the directory tree.
-    pub depth: u64,
-    /// `-Z`: print times instead of rates.
+}
+
+/// The stonewall of the file create phase.
+#[derive(Debug, Clone, Default)]
+pub struct Stonewall {
+    /// `-W`, seconds.
+    pub seconds: u64,
+    /// `-x`: file holding the item count, for split runs.
+    pub file: Option<String>,
+}
+
+/// What is reported, and where.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// `-v` (counts) or `-V n`.
+    pub verbose: u32,
+    /// `-P`: rates and times.
+    pub print_rate_and_time: bool,
+    /// `--print-all-procs`: per-task results.
+    pub print_all_procs: bool,
+    /// `-Z`: times instead of rates.
     pub print_time: bool,
-    /// `--dataPacketType`.
-    pub data_packet_type: PacketType,
-    /// `--run-cmd-before-phase` (outside the phase's time).
-    pub run_cmd_before_phase: Option<String>,
-    /// `--run-cmd-after-phase` (inside the phase's time).
-    pub run_cmd_after_phase: Option<String>,
-    /// `--showRankStatistics`.
     pub show_rank_statistics: bool,
-    /// `--warningAsErrors`.
     pub warning_as_errors: bool,
-    /// `--saveRankPerformanceDetails`: a CSV of every task's rate and time.
+    /// `--saveRankPerformanceDetails`: every task's rate and time, as CSV.
     pub save_rank_details: Option<String>,
-    /// `--summaryFormat` and `--summaryFile` (or as `-O` directives; pario:
-    /// mdtest has none).
+    /// `--summaryFormat` and `--summaryFile` (pario: mdtest has none).
     pub summary: Summary,
-    /// Backend module options (`posix.odirect` → "1").
-    pub module_options: BTreeMap<String, String>,
+    /// `--recordLatency`: per-operation latency histograms.
+    pub record_latency: bool,
+    /// `--latencyHistogramFile`: the full merged histograms, as CSV.
+    pub latency_file: Option<String>,
+    /// `--progress`: live progress of long phases on a terminal.
+    pub progress: bool,
 }
 
 impl Default for MdtestParams {
     fn default() -> Self {
         MdtestParams {
             api: "POSIX".into(),
-            branch_factor: 1,
-            dirs: vec!["./out".into()],
-            no_barriers: false,
-            create: false,
-            stat: false,
-            read: false,
-            remove: false,
-            rename: false,
-            dirs_only: false,
-            files_only: false,
-            read_bytes: 0,
-            write_bytes: 0,
-            first: None,
-            last: None,
-            sweep_stride: 1,
-            data_seed: None,
-            iterations: 1,
-            items_per_dir: 0,
-            make_node: false,
-            leaf_only: false,
-            items: 0,
-            record_latency: true,
-            latency_file: None,
-            progress: true,
-            nstride: 0,
-            pre_delay: 0,
-            print_rate_and_time: false,
-            print_all_procs: false,
-            randomize: false,
-            random_seed: 0,
-            shared_file: false,
-            collective_creates: false,
-            time_unique_dir_overhead: false,
-            unique_dir: false,
-            verbose: 0,
-            stonewall_seconds: 0,
-            stonewall_file: None,
-            verify_read: false,
-            verify_write: false,
-            sync_file: false,
-            call_sync: false,
-            depth: 0,
-            print_time: false,
-            data_packet_type: PacketType::Timestamp,
-            run_cmd_before_phase: None,
-            run_cmd_after_phase: None,
-            show_rank_statistics: false,
-            warning_as_errors: false,
-            save_rank_details: None,
-            summary: Summary::default(),
             module_options: BTreeMap::new(),
+            dirs: vec!["./out".into()],
+            tree: TreeShape {
+                branch_factor: 1,
+                depth: 0,
+                items: 0,
+                items_per_dir: 0,
+                leaf_only: false,
+                unique_dir: false,
+                shared_file: false,
+            },
+            phases: Phases {
+                iterations: 1,
+                ..Default::default()
+            },
+            order: Order::default(),
+            sweep: Sweep {
+                first: None,
+                last: None,
+                stride: 1,
+            },
+            data: Data {
+                write_bytes: 0,
+                read_bytes: 0,
+                data_seed: None,
+                data_packet_type: PacketType::Timestamp,
+                verify_read: false,
+                verify_write: false,
+                sync_file: false,
+                call_sync: false,
+            },
+            stonewall: Stonewall::default(),
+            output: Output {
+                verbose: 0,
+                print_rate_and_time: false,
+                print_all_procs: false,
+                print_time: false,
+                show_rank_statistics: false,
+                warning_as_errors: false,
+                save_rank_details: None,
+                summary: Summary::default(),
+                record_latency: true,
+                latency_file: None,
+                progress: true,
+            },
         }
     }
 }
@@ -186,28 +213,29 @@ impl ModuleOptions for MdtestParams {
 impl MdtestParams {
     /// mdtest's rule: with none of -C, -T, -E, -r, -U given, run them all.
     pub fn apply_default_phases(&mut self) {
-        if !(self.create || self.stat || self.read || self.remove || self.rename) {
-            self.create = true;
-            self.stat = true;
-            self.read = true;
-            self.remove = true;
-            self.rename = true;
+        let p = &mut self.phases;
+        if !(p.create || p.stat || p.read || p.remove || p.rename) {
+            p.create = true;
+            p.stat = true;
+            p.read = true;
+            p.remove = true;
+            p.rename = true;
         }
     }
 
     /// Whether the directory phases run (mdtest's `dirs_only`: not `-F`,
     /// and never with `-S`).
     pub fn directory_phases(&self) -> bool {
-        (self.dirs_only || !self.files_only) && !self.shared_file
+        (self.phases.dirs_only || !self.phases.files_only) && !self.tree.shared_file
     }
 
     /// Whether the file phases run (mdtest's `files_only`: not `-D`).
     pub fn file_phases(&self) -> bool {
-        self.files_only || !self.dirs_only
+        self.phases.files_only || !self.phases.dirs_only
     }
 
     /// Whether the stat/read order is shuffled.
     pub fn random_order(&self) -> bool {
-        self.randomize || self.random_seed > 0
+        self.order.randomize || self.order.random_seed > 0
     }
 }

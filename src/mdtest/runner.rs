@@ -102,14 +102,14 @@ pub fn run(comm: &dyn Comm, m: &MdtestRun, out: &mut Out) -> Finished<MdtestRepo
 
 /// The data seed (`-G`) and the shuffle seed (`-R`), agreed by all tasks.
 fn agree_seeds(comm: &dyn Comm, p: &MdtestParams) -> Result<(i64, i64)> {
-    let data_seed = match p.data_seed {
+    let data_seed = match p.data.data_seed {
         Some(g) => g,
         None => broadcast_value(comm, 0, &time_seed())?,
     };
-    let random_seed = if p.random_order() && p.random_seed == 0 {
+    let random_seed = if p.random_order() && p.order.random_seed == 0 {
         broadcast_value(comm, 0, &time_seed())?
     } else {
-        p.random_seed
+        p.order.random_seed
     };
     Ok((data_seed, random_seed))
 }
@@ -264,7 +264,7 @@ impl<'a> Run<'a> {
         let rank = comm.rank();
         let topology = comm.topology();
         let node0 = topology.node_of(0);
-        let mut stride = p.nstride;
+        let mut stride = p.order.nstride;
         if stride > 0 && topology.num_nodes() > 1 && topology.is_block_mapped() {
             stride *= topology.ranks_on(node0).len();
         }
@@ -285,10 +285,14 @@ impl<'a> Run<'a> {
             stride,
             data_seed,
             order_seed,
-            write_buf: buf(p.write_bytes),
-            read_buf: buf(p.read_bytes),
-            check_buf: buf(if p.verify_write { p.write_bytes } else { 0 }),
-            trace: p.verbose >= 5 || (rank == 0 && p.verbose >= 3),
+            write_buf: buf(p.data.write_bytes),
+            read_buf: buf(p.data.read_bytes),
+            check_buf: buf(if p.data.verify_write {
+                p.data.write_bytes
+            } else {
+                0
+            }),
+            trace: p.output.verbose >= 5 || (rank == 0 && p.output.verbose >= 3),
             lines,
             created: Created::default(),
             pending: None,
@@ -299,7 +303,7 @@ impl<'a> Run<'a> {
             stonewall: None,
             wrong: Verifier {
                 rank,
-                name_files: p.verbose >= 1,
+                name_files: p.output.verbose >= 1,
                 lines,
                 files: 0,
                 bytes: 0,
@@ -364,38 +368,38 @@ impl<'a> Run<'a> {
         let yes = |b: bool| if b { "True" } else { "False" };
         let lines = [
             ("api", p.api.clone()),
-            ("barriers", yes(!p.no_barriers).into()),
-            ("collective_creates", yes(p.collective_creates).into()),
-            ("create_only", yes(p.create).into()),
+            ("barriers", yes(!p.order.no_barriers).into()),
+            ("collective_creates", yes(p.order.collective_creates).into()),
+            ("create_only", yes(p.phases.create).into()),
             ("dirpath(s)", p.dirs.join("@")),
             ("dirs_only", yes(p.directory_phases()).into()),
-            ("read_bytes", p.read_bytes.to_string()),
-            ("read_only", yes(p.read).into()),
-            ("first", p.first.unwrap_or(self.size).to_string()),
+            ("read_bytes", p.data.read_bytes.to_string()),
+            ("read_only", yes(p.phases.read).into()),
+            ("first", p.sweep.first.unwrap_or(self.size).to_string()),
             ("files_only", yes(p.file_phases()).into()),
-            ("iterations", p.iterations.to_string()),
+            ("iterations", p.phases.iterations.to_string()),
             ("items_per_dir", self.layout.items_per_dir.to_string()),
-            ("last", p.last.unwrap_or(self.size).to_string()),
-            ("leaf_only", yes(p.leaf_only).into()),
+            ("last", p.sweep.last.unwrap_or(self.size).to_string()),
+            ("leaf_only", yes(p.tree.leaf_only).into()),
             ("items", self.layout.items_per_task().to_string()),
             ("nstride", self.stride.to_string()),
-            ("pre_delay", p.pre_delay.to_string()),
-            ("remove_only", yes(p.remove).into()),
-            ("random_seed", p.random_seed.to_string()),
-            ("stride", p.sweep_stride.to_string()),
-            ("shared_file", yes(p.shared_file).into()),
+            ("pre_delay", p.phases.pre_delay.to_string()),
+            ("remove_only", yes(p.phases.remove).into()),
+            ("random_seed", p.order.random_seed.to_string()),
+            ("stride", p.sweep.stride.to_string()),
+            ("shared_file", yes(p.tree.shared_file).into()),
             (
                 "time_unique_dir_overhead",
-                yes(p.time_unique_dir_overhead).into(),
+                yes(p.order.time_unique_dir_overhead).into(),
             ),
-            ("stone_wall_timer_seconds", p.stonewall_seconds.to_string()),
-            ("stat_only", yes(p.stat).into()),
-            ("unique_dir_per_task", yes(p.unique_dir).into()),
-            ("write_bytes", p.write_bytes.to_string()),
-            ("sync_file", yes(p.sync_file).into()),
-            ("call_sync", yes(p.call_sync).into()),
-            ("depth", p.depth.to_string()),
-            ("make_node", (p.make_node as u8).to_string()),
+            ("stone_wall_timer_seconds", p.stonewall.seconds.to_string()),
+            ("stat_only", yes(p.phases.stat).into()),
+            ("unique_dir_per_task", yes(p.tree.unique_dir).into()),
+            ("write_bytes", p.data.write_bytes.to_string()),
+            ("sync_file", yes(p.data.sync_file).into()),
+            ("call_sync", yes(p.data.call_sync).into()),
+            ("depth", p.tree.depth.to_string()),
+            ("make_node", (p.phases.make_node as u8).to_string()),
             ("tree directories", self.layout.num_dirs.to_string()),
             ("test directories", self.layout.loops.to_string()),
         ];
@@ -407,7 +411,7 @@ impl<'a> Run<'a> {
     /// `-d`: creates each task's test root if it is missing and the run
     /// creates (tasks below the number of directories do it).
     fn create_root(&mut self) -> Result<()> {
-        let outcome = if self.p.create && self.rank < self.p.dirs.len() {
+        let outcome = if self.p.phases.create && self.rank < self.p.dirs.len() {
             let root = self.root_of(self.rank);
             match c_path(&root).and_then(|c| self.backend.namespace().exists(&c)) {
                 Ok(true) => Ok(()),
@@ -428,7 +432,7 @@ impl<'a> Run<'a> {
 
     /// Removes the test roots this run created, at the end of a run that removes.
     fn remove_root(&mut self) -> Result<()> {
-        let outcome = match (self.created.root.clone(), self.p.remove) {
+        let outcome = match (self.created.root.clone(), self.p.phases.remove) {
             (Some(root), true) => {
                 self.created.root = None;
                 self.remove_dir(&root).map(|_| ())
@@ -449,7 +453,7 @@ impl<'a> Run<'a> {
         let total = per_task * tasks as u64;
         let kind = match (p.directory_phases(), p.file_phases()) {
             (true, true) => "files/directories",
-            (false, true) if p.shared_file => "1 file",
+            (false, true) if p.tree.shared_file => "1 file",
             (false, true) => "files",
             (true, false) => "directories",
             (false, false) => "items",
@@ -463,7 +467,7 @@ impl<'a> Run<'a> {
                 .note(1, "   ---------               --------              ----");
         }
         let mut iterations = Vec::new();
-        for j in 0..p.iterations {
+        for j in 0..p.phases.iterations {
             self.iteration(j)?;
             let latencies = self.merge_latencies()?;
             let all = gather_records(self.comm, 0, &self.samples)?;
@@ -541,7 +545,7 @@ impl<'a> Run<'a> {
         self.recorders = (0..OPS).map(|_| None).collect();
         self.stonewall = None;
         self.file_layout = self.layout.clone();
-        if self.p.create {
+        if self.p.phases.create {
             self.create_trees(j)?;
         }
         if self.p.directory_phases() {
@@ -552,7 +556,7 @@ impl<'a> Run<'a> {
         }
         let held = self.pending.take().map_or(Ok(()), Err);
         agree(self.comm, held)?;
-        if self.p.remove {
+        if self.p.phases.remove {
             // Every item of this iteration is gone.
             self.created.items.retain(|s| s.iteration != j);
             self.remove_trees(j)?;
@@ -568,8 +572,8 @@ impl<'a> Run<'a> {
         if !self.active {
             return Vec::new();
         }
-        let owners: Vec<Option<usize>> = if self.p.unique_dir {
-            if self.p.collective_creates {
+        let owners: Vec<Option<usize>> = if self.p.tree.unique_dir {
+            if self.p.order.collective_creates {
                 if self.rank == 0 {
                     (0..self.tasks).map(Some).collect()
                 } else {
@@ -681,7 +685,7 @@ impl<'a> Run<'a> {
     fn remove_trees(&mut self, j: u64) -> Result<()> {
         self.comm.barrier()?;
         let start = self.comm.wtime();
-        let outcome = if self.p.create {
+        let outcome = if self.p.phases.create {
             self.remove_created_tree_dirs(false)
         } else {
             // A split run's remove part: the layout the create part made.
@@ -753,7 +757,7 @@ impl<'a> Run<'a> {
 
     /// A warning of this task (`--warningAsErrors` makes it a failure).
     fn warn(&mut self, text: &str) -> Result<()> {
-        if self.p.warning_as_errors {
+        if self.p.output.warning_as_errors {
             return Err(Error::task(
                 self.rank,
                 format!("{text} (--warningAsErrors)"),
@@ -787,7 +791,7 @@ impl<'a> Run<'a> {
             let ours = self.created.test_dirs.contains(&dir);
             // In a run that created, only what it created; in the remove part
             // of a split run, the test directory if it is there (and empty).
-            let remove = if self.p.create {
+            let remove = if self.p.phases.create {
                 ours
             } else {
                 c_path(&dir)
@@ -813,12 +817,12 @@ impl<'a> Run<'a> {
     fn target_of(&self, rank: usize, role: Role, j: u64, l: u64) -> (Tree, Owner) {
         let items_of = self.shifted(rank, role);
         let tree_of = (rank + (role as usize + 1) * self.stride) % self.tasks;
-        let tree = if self.p.unique_dir {
+        let tree = if self.p.tree.unique_dir {
             Tree::new(&test_dir(&self.root_of(tree_of), j, l), Some(tree_of))
         } else {
             Tree::new(&test_dir(&self.root_of(0), j, l), None)
         };
-        let owner = if self.p.shared_file {
+        let owner = if self.p.tree.shared_file {
             Owner::Shared
         } else {
             Owner::Task(items_of)
@@ -859,9 +863,9 @@ impl<'a> Run<'a> {
     /// items this task handled.
     fn phase(&mut self, op: Op, work: impl FnOnce(&mut Self) -> Result<u64>) -> Result<()> {
         let p = self.p;
-        let barriers = !p.no_barriers;
+        let barriers = !p.order.no_barriers;
         if self.active && self.pending.is_none() {
-            if let Some(cmd) = &p.run_cmd_before_phase {
+            if let Some(cmd) = &p.phases.run_cmd_before_phase {
                 if let Err(e) = self.run_command(cmd, "prologue") {
                     self.pending = Some(e);
                 }
@@ -872,19 +876,19 @@ impl<'a> Run<'a> {
             agree(self.comm, held)?;
         }
         let mut start = self.comm.wtime();
-        if p.unique_dir && matches!(op, Op::DirCreate | Op::FileCreate) {
+        if p.tree.unique_dir && matches!(op, Op::DirCreate | Op::FileCreate) {
             // mdtest enters the unique directories behind a barrier; -t keeps
             // that in the phase's time.
             self.comm.barrier()?;
-            if !p.time_unique_dir_overhead {
+            if !p.order.time_unique_dir_overhead {
                 start = self.comm.wtime();
             }
         }
-        self.recording = p.record_latency.then(LatencyRecorder::new);
+        self.recording = p.output.record_latency.then(LatencyRecorder::new);
         if let Some(l) = self.recording.as_mut() {
             l.start();
         }
-        if self.active && progress::wanted(p.progress, self.rank) && !op.is_tree() {
+        if self.active && progress::wanted(p.output.progress, self.rank) && !op.is_tree() {
             let items = if op.is_dir() {
                 self.layout.items_per_task()
             } else {
@@ -910,13 +914,13 @@ impl<'a> Run<'a> {
             self.recorders[op as usize] = Some(l);
         }
         if self.active && outcome.is_ok() {
-            if p.call_sync {
+            if p.data.call_sync {
                 let root = self.root_of(self.rank);
                 if let Err(e) = c_path(&root).and_then(|c| self.backend.sync_fs(&c)) {
                     outcome = Err(self.io_error("cannot sync the file system of", &root, e));
                 }
             }
-            if let Some(cmd) = &p.run_cmd_after_phase {
+            if let Some(cmd) = &p.phases.run_cmd_after_phase {
                 if let Err(e) = self.run_command(cmd, "epilogue") {
                     outcome = Err(e);
                 }
@@ -958,8 +962,8 @@ impl<'a> Run<'a> {
     }
 
     fn pre_delay(&self) {
-        if self.active && self.p.pre_delay > 0 {
-            std::thread::sleep(Duration::from_secs(self.p.pre_delay));
+        if self.active && self.p.phases.pre_delay > 0 {
+            std::thread::sleep(Duration::from_secs(self.p.phases.pre_delay));
         }
     }
 
@@ -967,17 +971,17 @@ impl<'a> Run<'a> {
         self.pre_delay();
         self.comm.barrier()?;
         let p = self.p;
-        if p.create {
+        if p.phases.create {
             self.phase(Op::DirCreate, |s| s.create_items(j, Kind::Dir, None))?;
         }
-        if p.stat {
+        if p.phases.stat {
             self.phase(Op::DirStat, |s| s.stat_items(j, Kind::Dir))?;
         }
         // mdtest's directory "read" phase does nothing and is not shown.
-        if p.rename && self.layout.items_per_task() > 1 {
+        if p.phases.rename && self.layout.items_per_task() > 1 {
             self.phase(Op::DirRename, |s| s.rename_dirs(j))?;
         }
-        if p.remove {
+        if p.phases.remove {
             self.phase(Op::DirRemove, |s| s.remove_items(j, Kind::Dir))?;
         }
         Ok(())
@@ -987,14 +991,14 @@ impl<'a> Run<'a> {
         self.pre_delay();
         self.comm.barrier()?;
         let p = self.p;
-        if p.create {
-            if p.shared_file {
+        if p.phases.create {
+            if p.tree.shared_file {
                 let check = self.check_shared_files_absent(j);
                 agree(self.comm, check)?;
             }
-            let deadline = (p.stonewall_seconds > 0).then_some(p.stonewall_seconds as f64);
+            let deadline = (p.stonewall.seconds > 0).then_some(p.stonewall.seconds as f64);
             self.phase(Op::FileCreate, |s| s.create_items(j, Kind::File, deadline))?;
-            if let Some(path) = &p.stonewall_file {
+            if let Some(path) = &p.stonewall.file {
                 let count = self.file_layout.items_per_task();
                 let outcome = if self.rank == 0 {
                     std::fs::write(path, count.to_string())
@@ -1004,16 +1008,16 @@ impl<'a> Run<'a> {
                 };
                 agree(self.comm, outcome)?;
             }
-        } else if let Some(path) = &p.stonewall_file {
+        } else if let Some(path) = &p.stonewall.file {
             self.read_stonewall_file(path)?;
         }
-        if p.stat {
+        if p.phases.stat {
             self.phase(Op::FileStat, |s| s.stat_items(j, Kind::File))?;
         }
-        if p.read {
+        if p.phases.read {
             self.phase(Op::FileRead, |s| s.read_files(j))?;
         }
-        if p.remove {
+        if p.phases.remove {
             self.phase(Op::FileRemove, |s| s.remove_items(j, Kind::File))?;
         }
         Ok(())
@@ -1084,7 +1088,7 @@ impl<'a> Run<'a> {
     /// The create phase of directories or files.
     fn create_items(&mut self, j: u64, kind: Kind, stonewall: Option<f64>) -> Result<u64> {
         let per_task = self.layout.items_per_task();
-        if self.p.collective_creates {
+        if self.p.order.collective_creates {
             // Task 0 makes every task's items; then (files) each task opens
             // its own and writes them.
             let outcome = if self.active && self.rank == 0 {
@@ -1224,7 +1228,7 @@ impl<'a> Run<'a> {
         deadline: Option<f64>,
     ) -> Result<u64> {
         let layout = self.layout.clone();
-        let collective = self.p.collective_creates;
+        let collective = self.p.order.collective_creates;
         let set = if collective {
             None
         } else {
@@ -1233,15 +1237,15 @@ impl<'a> Run<'a> {
         let rank = self.rank;
         let p = self.p;
         let spec = CreateSpec {
-            exclusive: !p.shared_file,
-            read_back: p.verify_write,
+            exclusive: !p.tree.shared_file,
+            read_back: p.data.verify_write,
             rank,
         };
-        let pattern = Pattern::new(p.data_packet_type, self.data_seed, rank);
-        if p.write_bytes > 0 {
+        let pattern = Pattern::new(p.data.data_packet_type, self.data_seed, rank);
+        if p.data.write_bytes > 0 {
             pattern.fill(self.write_buf.as_mut_slice());
         }
-        let write_spec = open_spec(Access::Write, rank, p.write_bytes);
+        let write_spec = open_spec(Access::Write, rank, p.data.write_bytes);
         let backend = &*self.backend;
         let names = backend.namespace();
         let comm = self.comm;
@@ -1270,13 +1274,13 @@ impl<'a> Run<'a> {
                         self.created.items[s].count += 1;
                     }
                 }
-                Kind::File if p.make_node => {
+                Kind::File if p.phases.make_node => {
                     backend.mknod(path).map_err(|e| failed("cannot mknod", e))?;
                     if let Some(s) = set {
                         self.created.items[s].count += 1;
                     }
                 }
-                Kind::File if p.write_bytes == 0 && !collective => {
+                Kind::File if p.data.write_bytes == 0 && !collective => {
                     backend
                         .create_empty(path, &spec)
                         .map_err(|e| failed("cannot create", e))?;
@@ -1298,15 +1302,15 @@ impl<'a> Run<'a> {
                         }
                         f
                     };
-                    if p.write_bytes > 0 {
+                    if p.data.write_bytes > 0 {
                         let buf = self.write_buf.as_mut_slice();
                         pattern.stamp(buf, k);
                         write_fully(file.as_mut(), buf, 0, Retry::Allowed)
                             .map_err(|e| failed("cannot write", e))?;
-                        if p.sync_file {
+                        if p.data.sync_file {
                             file.sync().map_err(|e| failed("cannot fsync", e))?;
                         }
-                        if p.verify_write {
+                        if p.data.verify_write {
                             let check = self.check_buf.as_mut_slice();
                             read_fully(file.as_mut(), check, 0, Retry::Allowed)
                                 .map_err(|e| failed("cannot read back", e))?;
@@ -1377,12 +1381,12 @@ impl<'a> Run<'a> {
         let order = self.order_seed.map(|seed| Permutation::new(count, seed));
         let rank = self.rank;
         // The task whose files these are (with -S, every task's own data).
-        let writer = if p.shared_file {
+        let writer = if p.tree.shared_file {
             rank
         } else {
             self.shifted(rank, Role::Read)
         };
-        let pattern = Pattern::new(p.data_packet_type, self.data_seed, writer);
+        let pattern = Pattern::new(p.data.data_packet_type, self.data_seed, writer);
         let backend = &*self.backend;
         for l in 0..layout.loops {
             let (tree, owner) = self.target(Role::Read, j, l);
@@ -1401,7 +1405,7 @@ impl<'a> Run<'a> {
                 backend
                     .open_read_close(path, buf, rank)
                     .map_err(|e| Error::io(rank, "cannot read", path_of(path), &e))?;
-                if p.verify_read {
+                if p.data.verify_read {
                     self.wrong.check(&pattern, buf, k, path_of(path));
                 }
                 item_done!(self, l * count + i + 1);
@@ -1480,7 +1484,7 @@ impl<'a> Run<'a> {
         };
         let count = layout.items_per_loop;
         let mut targets = Vec::new();
-        if self.p.collective_creates {
+        if self.p.order.collective_creates {
             if self.rank == 0 {
                 for t in 0..self.tasks {
                     for l in 0..layout.loops {
@@ -1488,7 +1492,7 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-        } else if !self.p.shared_file || self.rank == 0 {
+        } else if !self.p.tree.shared_file || self.rank == 0 {
             for l in 0..layout.loops {
                 targets.push(self.target(Role::Remove, j, l));
             }

@@ -121,50 +121,54 @@ impl Layout {
         let too_big = || {
             format!(
                 "-b {} -z {}: the tree has more directories than pario can count",
-                p.branch_factor, p.depth
+                p.tree.branch_factor, p.tree.depth
             )
         };
-        let b = p.branch_factor;
-        let num_dirs = if p.depth == 0 || b < 1 {
+        let b = p.tree.branch_factor;
+        let num_dirs = if p.tree.depth == 0 || b < 1 {
             1
         } else if b == 1 {
-            p.depth.checked_add(1).ok_or_else(too_big)?
+            p.tree.depth.checked_add(1).ok_or_else(too_big)?
         } else {
-            (pow(b, p.depth + 1).ok_or_else(too_big)? - 1) / (b - 1)
+            (pow(b, p.tree.depth + 1).ok_or_else(too_big)? - 1) / (b - 1)
         };
-        let leaves = if p.depth == 0 {
+        let leaves = if p.tree.depth == 0 {
             1
         } else {
-            pow(b, p.depth).ok_or_else(too_big)?
+            pow(b, p.tree.depth).ok_or_else(too_big)?
         };
-        let dirs_with_items = if p.leaf_only { leaves } else { num_dirs };
+        let dirs_with_items = if p.tree.leaf_only { leaves } else { num_dirs };
         let mul = |a: u64, b: u64| {
             a.checked_mul(b)
                 .ok_or_else(|| "-n/-I: the number of items overflows 64 bits".to_string())
         };
-        let (items_per_dir, loops, items_per_loop) = if p.items_per_dir > 0 {
-            let per_loop = mul(p.items_per_dir, dirs_with_items)?;
-            if p.items > 0 {
-                (p.items_per_dir, p.items / p.items_per_dir, per_loop)
+        let (items_per_dir, loops, items_per_loop) = if p.tree.items_per_dir > 0 {
+            let per_loop = mul(p.tree.items_per_dir, dirs_with_items)?;
+            if p.tree.items > 0 {
+                (
+                    p.tree.items_per_dir,
+                    p.tree.items / p.tree.items_per_dir,
+                    per_loop,
+                )
             } else {
-                (p.items_per_dir, 1, per_loop)
+                (p.tree.items_per_dir, 1, per_loop)
             }
         } else {
-            let ipd = p.items / dirs_with_items;
+            let ipd = p.tree.items / dirs_with_items;
             (ipd, 1, ipd * dirs_with_items)
         };
-        if p.stonewall_seconds > 0 && loops > 1 {
+        if p.stonewall.seconds > 0 && loops > 1 {
             return Err(format!(
                 "-W {}: the stonewall timer works with one test directory per iteration, not with -n {} and -I {} together",
-                p.stonewall_seconds, p.items, p.items_per_dir
+                p.stonewall.seconds, p.tree.items, p.tree.items_per_dir
             ));
         }
         Ok(Layout {
-            depth: p.depth,
+            depth: p.tree.depth,
             branch: b,
             num_dirs,
             items_per_dir,
-            leaf_only: p.leaf_only,
+            leaf_only: p.tree.leaf_only,
             loops,
             items_per_loop,
         })
@@ -407,14 +411,13 @@ mod tests {
     use std::os::unix::ffi::OsStrExt;
 
     fn params(n: u64, i: u64, z: u64, b: u64, leaf: bool) -> MdtestParams {
-        MdtestParams {
-            items: n,
-            items_per_dir: i,
-            depth: z,
-            branch_factor: b,
-            leaf_only: leaf,
-            ..MdtestParams::default()
-        }
+        let mut p = MdtestParams::default();
+        p.tree.items = n;
+        p.tree.items_per_dir = i;
+        p.tree.depth = z;
+        p.tree.branch_factor = b;
+        p.tree.leaf_only = leaf;
+        p
     }
 
     #[test]

@@ -23,46 +23,61 @@ fn parse_err(s: &str) -> String {
 #[test]
 fn defaults_run_every_phase() {
     let p = parse_ok("-n 10");
-    assert!(p.create && p.stat && p.read && p.remove && p.rename);
+    assert!(
+        p.phases.create && p.phases.stat && p.phases.read && p.phases.remove && p.phases.rename
+    );
     assert!(p.directory_phases() && p.file_phases());
     assert_eq!(p.dirs, ["./out"]);
     let c = parse_ok("-n 10 -C");
-    assert!(c.create && !c.stat && !c.read && !c.remove && !c.rename);
+    assert!(
+        c.phases.create && !c.phases.stat && !c.phases.read && !c.phases.remove && !c.phases.rename
+    );
     let u = parse_ok("-n 10 -U");
-    assert!(u.rename && !u.create);
+    assert!(u.phases.rename && !u.phases.create);
 }
 
 #[test]
 fn io500_command_lines_parse() {
     let easy = parse_ok("-n 1000000 -u -L -F -P -N 1 -d /data/mdtest-easy -x /res/st -C -Y -W 300");
-    assert!(easy.unique_dir && easy.leaf_only && easy.files_only && easy.print_rate_and_time);
+    assert!(
+        easy.tree.unique_dir
+            && easy.tree.leaf_only
+            && easy.phases.files_only
+            && easy.output.print_rate_and_time
+    );
     assert_eq!(
-        (easy.items, easy.nstride, easy.stonewall_seconds),
+        (easy.tree.items, easy.order.nstride, easy.stonewall.seconds),
         (1_000_000, 1, 300)
     );
-    assert_eq!(easy.stonewall_file.as_deref(), Some("/res/st"));
-    assert!(easy.call_sync && easy.create && !easy.stat);
+    assert_eq!(easy.stonewall.file.as_deref(), Some("/res/st"));
+    assert!(easy.data.call_sync && easy.phases.create && !easy.phases.stat);
     let hard =
         parse_ok("-n 1000000 -t -w 3901 -e 3901 -P -N 1 -F -d /data/mdtest-hard -x st -E -X -G 5");
-    assert!(hard.time_unique_dir_overhead && hard.verify_read && hard.read);
-    assert_eq!((hard.write_bytes, hard.read_bytes), (3901, 3901));
+    assert!(hard.order.time_unique_dir_overhead && hard.data.verify_read && hard.phases.read);
+    assert_eq!((hard.data.write_bytes, hard.data.read_bytes), (3901, 3901));
 }
 
 #[test]
 fn values_clusters_and_long_names() {
     let p = parse_ok("-vvv -n1k -w=4k -e 4k -z 2 -b 3 -I 8 -V 2 --dataPacketType=o");
-    assert_eq!(p.verbose, 2, "-V sets the level after -vvv");
-    assert_eq!((p.items, p.write_bytes, p.read_bytes), (1024, 4096, 4096));
-    assert_eq!((p.depth, p.branch_factor, p.items_per_dir), (2, 3, 8));
-    assert_eq!(p.data_packet_type, PacketType::Offset);
+    assert_eq!(p.output.verbose, 2, "-V sets the level after -vvv");
+    assert_eq!(
+        (p.tree.items, p.data.write_bytes, p.data.read_bytes),
+        (1024, 4096, 4096)
+    );
+    assert_eq!(
+        (p.tree.depth, p.tree.branch_factor, p.tree.items_per_dir),
+        (2, 3, 8)
+    );
+    assert_eq!(p.data.data_packet_type, PacketType::Offset);
     let q = parse_ok("-n 3 --random-seed=7 -R --verify-write -w 8 -e 8 --verify-read");
-    assert!(q.randomize && q.verify_write && q.verify_read);
-    assert_eq!(q.random_seed, 7);
+    assert!(q.order.randomize && q.data.verify_write && q.data.verify_read);
+    assert_eq!(q.order.random_seed, 7);
     let d = parse_ok("-u -d a@b@c -n 1");
     assert_eq!(d.dirs, ["a", "b", "c"]);
     let o = parse_ok("-n 1 -O summaryFormat=JSON,summaryFile=x.json --posix.odirect -w 4096");
-    assert_eq!(o.summary.formats, [Format::Json]);
-    assert_eq!(o.summary.file.as_deref(), Some("x.json"));
+    assert_eq!(o.output.summary.formats, [Format::Json]);
+    assert_eq!(o.output.summary.file.as_deref(), Some("x.json"));
     assert_eq!(
         o.module_options.get("posix.odirect").map(String::as_str),
         Some("1")
