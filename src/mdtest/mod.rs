@@ -6,15 +6,26 @@
 //! backend; [`results`] holds mdtest's formulas and [`report`] the model the
 //! text layout ([`text`]) and the documents ([`csv`], JSON) are written from.
 
+/// A line from one task (traces, verification errors), where the run's
+/// [`crate::console::TaskLines`] send it.
+macro_rules! say {
+    ($lines:expr, $($arg:tt)*) => {
+        $lines.print(format_args!($($arg)*))
+    };
+}
+
 pub mod csv;
+mod items;
 pub mod options;
 pub mod params;
+mod phase;
 pub mod report;
 pub mod results;
 pub mod runner;
 pub mod sink;
 pub mod text;
 pub mod tree;
+mod trees;
 
 use std::io;
 

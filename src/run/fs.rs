@@ -48,15 +48,22 @@ impl<'a> Fs<'a> {
             .map_err(|e| self.error("cannot stat", path, &e))
     }
 
-    /// Makes `dir` unless it exists; a directory made is recorded.
-    pub fn ensure_dir(&self, dir: &Path, created: &mut Created) -> Result<()> {
+    /// Makes `dir` unless it exists; whether it was made.
+    pub fn make_missing_dir(&self, dir: &Path) -> Result<bool> {
         if self.exists(dir)? {
-            return Ok(());
+            return Ok(false);
         }
         c_path(dir)
             .and_then(|c| self.backend.namespace().mkdir(&c))
             .map_err(|e| self.error("cannot create directory", dir, &e))?;
-        created.dirs.push(dir.to_path_buf());
+        Ok(true)
+    }
+
+    /// Makes `dir` unless it exists; a directory made is recorded.
+    pub fn ensure_dir(&self, dir: &Path, created: &mut Created) -> Result<()> {
+        if self.make_missing_dir(dir)? {
+            created.dirs.push(dir.to_path_buf());
+        }
         Ok(())
     }
 

@@ -130,11 +130,13 @@ impl<'a> CollectiveStop<'a> {
     }
 }
 
-/// Reads a status file: the transfer count written by a stonewalled write.
+/// Reads a status file: the count a stonewalled write or create stored (its
+/// first word; mdtest's may say more after it).
 pub fn read_status(path: &str) -> Result<u64, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the stonewalling status file {path}: {e}"))?;
-    text.trim().parse::<u64>().map_err(|_| {
+    let first = text.split_whitespace().next().unwrap_or("");
+    first.parse::<u64>().map_err(|_| {
         format!(
             "the stonewalling status file {path} does not hold a transfer count ('{}')",
             text.trim()
