@@ -1,18 +1,16 @@
 //! IOR's options: one table for the command line, `-O` directives and `-f`
 //! scripts, and the checks that reject bad combinations before any I/O.
 
-use crate::backend::{self, registry, Choice};
-use crate::memhog::{self, NodeMemory};
+use crate::backend::{self, registry};
+use crate::memhog::NodeMemory;
 use crate::options::{
     directive, flag, list_directive, long_flag, long_value, module_specs, spec, unsupported, value,
     ArgKind, Grammar, OptSpec, Setting, UsageError,
 };
 use crate::pattern::PacketType;
-use crate::units::{
-    human_bytes, parse_count, parse_int, parse_non_negative, parse_positive, parse_size,
-};
+use crate::units::{parse_count, parse_int, parse_non_negative, parse_positive, parse_size};
 
-use super::params::{IorParams, Ordering};
+use super::params::IorParams;
 use super::IorTest;
 
 /// IOR 3's short flags for what IOR 4 made module options.
@@ -347,156 +345,8 @@ pub fn parse(args: &[String]) -> Result<Option<Vec<IorTest>>, UsageError> {
     Ok(Some(checked))
 }
 
-/// Rejects every combination that cannot run, before any file is touched;
-/// returns the test's checked backend.
-pub fn validate(p: &IorParams) -> Result<Choice, UsageError> {
-    let err = |m: String| Err(UsageError(m));
-    // Only a script can carry one (a command-line argument cannot).
-    if p.files.test_file_name.contains('\0') {
-        return err(format!(
-            "-o {}: a file name cannot hold a NUL byte",
-            p.files.test_file_name.replace('\0', "\\0")
-        ));
-    }
-    if p.geometry.transfer_size == 0 {
-        return err("-t 0: the transfer size must be positive".into());
-    }
-    if p.geometry.block_size == 0 {
-        return err("-b 0: the block size must be positive".into());
-    }
-    if p.geometry.segment_count == 0 {
-        return err("-s 0: the segment count must be at least 1".into());
-    }
-    if p.geometry.transfer_size % 8 != 0 {
-        return err(format!(
-            "-t {}: the transfer size must be a multiple of 8 bytes",
-            p.geometry.transfer_size
-        ));
-    }
-    if p.geometry.block_size < p.geometry.transfer_size {
-        return err(format!(
-            "-b {}: the block size must not be smaller than the transfer size ({})",
-            p.geometry.block_size, p.geometry.transfer_size
-        ));
-    }
-    if p.geometry.block_size % p.geometry.transfer_size != 0 {
-        return err(format!(
-            "-b {}: the block size must be a multiple of the transfer size ({})",
-            p.geometry.block_size, p.geometry.transfer_size
-        ));
-    }
-    p.geometry
-        .segment_count
-        .checked_mul(p.geometry.block_size)
-        .and_then(|v| v.checked_mul(p.geometry.num_tasks.unwrap_or(1) as u64))
-        .ok_or_else(|| UsageError("-s/-b: the file size overflows 64 bits".into()))?;
-    if let Some(NodeMemory::Bytes(bytes)) = p.memory.per_node {
-        if let Ok(total) = memhog::node_total() {
-            if bytes > total {
-                return err(format!(
-                    "-M {}: more than this node's memory ({})",
-                    human_bytes(bytes),
-                    human_bytes(total)
-                ));
-            }
-        }
-    }
-    if p.stonewall.wear_out && p.stonewall.deadline == 0 {
-        return err("-O stoneWallingWearOut=1 needs a deadline: add -D <seconds>".into());
-    }
-    if p.stonewall.deadline > 0 && p.phases.check_write {
-        return err("-D cannot be combined with -W: a stonewalled write leaves data that -W would report as missing".into());
-    }
-    if let Some(status) = &p.stonewall.status_file {
-        if !p.files.keep_file {
-            return err(format!(
-                "-O stoneWallingStatusFile={status} needs -k: the count it stores describes files that would otherwise be removed"
-            ));
-        }
-        if p.phases.write_file && p.stonewall.deadline > 0 && !p.stonewall.wear_out {
-            return err(format!(
-                "-O stoneWallingStatusFile={status} with -D needs -O stoneWallingWearOut=1, or the tasks' files would hold different counts"
-            ));
-        }
-    }
-    if p.stonewall.min_time > 0 && p.transfers.collective {
-        return err("-O minTimeDuration cannot be combined with collective I/O (-c)".into());
-    }
-    if p.reorder.reorder_tasks && p.reorder.reorder_tasks_random > 0 {
-        return err("-C and -Z both reorder tasks: choose one".into());
-    }
-    if p.phases.check_read && !p.phases.write_file && p.verification.time_stamp_signature.is_none()
-    {
-        return err("-R without -w needs -G: the signature the data was written with".into());
-    }
-    if p.phases.check_write && !p.phases.write_file {
-        return err("-W checks data after writing, so it needs -w".into());
-    }
-    if (p.phases.check_read || p.phases.check_write) && p.ordering() == Ordering::Random {
-        return err("-R/-W cannot verify -z -z: random offsets may overlap or leave holes".into());
-    }
-    if p.files.unique_dir && p.files.test_file_name.contains('@') {
-        return err(format!(
-            "-u cannot be combined with several file names (-o {})",
-            p.files.test_file_name
-        ));
-    }
-    if p.geometry.random_prefill > 0 {
-        if p.ordering() == Ordering::Sequential {
-            return err("--randomPrefill only applies to random access (-z)".into());
-        }
-        if p.geometry.block_size % p.geometry.random_prefill != 0
-            || p.geometry.random_prefill % 8 != 0
-        {
-            return err(format!(
-                "--randomPrefill {}: must divide the block size ({}) and be a multiple of 8",
-                p.geometry.random_prefill, p.geometry.block_size
-            ));
-        }
-    }
-    if let Some(csv) = &p.output.save_rank_details_csv {
-        if csv.is_empty() {
-            return err("-O saveRankPerformanceDetailsCSV: the file name is empty".into());
-        }
-    }
-    check_backend(p)
-}
-
-/// The backend, and what it demands of the test: its typed configuration.
-fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
-    let err = |m: String| Err(UsageError(m));
-    let choice = backend::configure(&p.api, &p.module_options).map_err(UsageError)?;
-    let can = choice.capabilities();
-    if p.transfers.collective && !can.collective {
-        let able = registry::names_able(|c| c.collective);
-        return err(format!(
-            "-c: collective I/O needs -a {}, not -a {}",
-            registry::either(&able),
-            choice.name()
-        ));
-    }
-    if let Some(align) = choice.alignment() {
-        for (flag, size) in [
-            ("-t", p.geometry.transfer_size),
-            ("-b", p.geometry.block_size),
-            ("--randomPrefill", p.geometry.random_prefill),
-        ] {
-            if size % align != 0 {
-                return err(format!(
-                    "{flag} {size}: O_DIRECT needs sizes that are multiples of {} (use -t and -b in multiples of 4k)",
-                    human_bytes(align)
-                ));
-            }
-        }
-    }
-    if (p.phases.check_read || p.phases.check_write) && !can.stores_data {
-        return err(format!(
-            "-R/-W verify data, but the {} backend stores none",
-            choice.name()
-        ));
-    }
-    Ok(choice)
-}
+mod checks;
+pub use checks::validate;
 
 #[cfg(test)]
 mod tests;

@@ -5,9 +5,12 @@
 use std::io::{self, Write};
 
 use super::report::{RunReport, SummaryRow, TestReport};
-use super::results::PhaseResult;
+use super::results::{PhaseResult, TaskSpread};
 use super::sink::{IorSink, PhaseDone};
+use super::stonewall::StonewallResult;
+use crate::latency::Percentiles;
 use crate::output::{key_value, LogSink, TextStream};
+use crate::pagecache::CacheReport;
 use crate::units::table_cell;
 
 pub const TABLE_HEADER: &str = "access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n\
@@ -120,98 +123,104 @@ fn cells(values: &[f64]) -> String {
 
 /// What explains the numbers of a test, printed after its Results table (never
 /// inside it, so IOR parsers are unaffected; no line starts with `write` or
-/// `read`): latency percentiles, the fastest and slowest task, the page cache.
+/// `read`): latency percentiles, the fastest and slowest task, stonewalling,
+/// the page cache.
 pub fn explanation_block(test: &TestReport) -> String {
+    let r = &test.results;
+    let latency_head = format!(
+        "{:<LABEL$}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{}\n",
+        "Latency per transfer (s):", "count", "min", "p50", "p90", "p99", "p99.9", "max"
+    );
+    let spread_head = format!(
+        "{:<LABEL$}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{}\n",
+        "Task times (s):",
+        "open min",
+        "open max",
+        "xfer min",
+        "xfer max",
+        "close min",
+        "close max",
+        "slowest task"
+    );
+    [
+        section(
+            r,
+            |r| r.latency_percentiles.as_ref(),
+            &latency_head,
+            latency_row,
+        ),
+        section(r, |r| r.spread.as_ref(), &spread_head, spread_row),
+        section(
+            r,
+            |r| r.stonewall.as_ref(),
+            "Stonewalling:\n",
+            stonewall_row,
+        ),
+        section(r, |r| r.page_cache.as_ref(), "Page cache:\n", cache_row),
+    ]
+    .concat()
+}
+
+/// A part of the block: `head`, then a row for each phase that has `part`
+/// (nothing when none has).
+fn section<X>(
+    results: &[PhaseResult],
+    part: impl Fn(&PhaseResult) -> Option<&X>,
+    head: &str,
+    row: fn(&str, &X) -> String,
+) -> String {
     let mut t = String::new();
-    let label = |r: &PhaseResult| format!("  {}-{}", r.access, r.iteration);
-    let with_latency: Vec<_> = test
-        .results
-        .iter()
-        .filter(|r| r.latency_percentiles.is_some())
-        .collect();
-    if !with_latency.is_empty() {
-        t.push_str(&format!(
-            "{:<LABEL$}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{}\n",
-            "Latency per transfer (s):", "count", "min", "p50", "p90", "p99", "p99.9", "max"
-        ));
-        for r in with_latency {
-            let p = r.latency_percentiles.as_ref().expect("filtered");
-            t.push_str(&format!(
-                "{:<LABEL$}{:<11}{}\n",
-                label(r),
-                p.count,
-                cells(&[p.min, p.p50, p.p90, p.p99, p.p999, p.max])
-            ));
-        }
-    }
-    let with_spread: Vec<_> = test.results.iter().filter(|r| r.spread.is_some()).collect();
-    if !with_spread.is_empty() {
-        t.push_str(&format!(
-            "{:<LABEL$}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{}\n",
-            "Task times (s):",
-            "open min",
-            "open max",
-            "xfer min",
-            "xfer max",
-            "close min",
-            "close max",
-            "slowest task"
-        ));
-        for r in with_spread {
-            let s = r.spread.as_ref().expect("filtered");
-            t.push_str(&format!(
-                "{:<LABEL$}{} task {} ({} s)\n",
-                label(r),
-                cells(&[
-                    s.open_min,
-                    s.open_max,
-                    s.xfer_min,
-                    s.xfer_max,
-                    s.close_min,
-                    s.close_max
-                ]),
-                s.slowest,
-                table_cell(s.total_max).trim_end()
-            ));
-        }
-    }
-    let with_wall: Vec<_> = test
-        .results
-        .iter()
-        .filter(|r| r.stonewall.is_some())
-        .collect();
-    if !with_wall.is_empty() {
-        t.push_str("Stonewalling:\n");
-        for r in with_wall {
-            let w = r.stonewall.as_ref().expect("filtered");
-            let verdict = if w.hit {
-                format!(
-                    "stopped at the deadline after {:.2} s, {} to {} transfers per task",
-                    w.time, w.pairs_min, w.pairs_max
-                )
-            } else {
-                format!(
-                    "finished every transfer before the deadline ({:.2} s)",
-                    w.time
-                )
-            };
-            t.push_str(&format!("{:<LABEL$}{verdict}\n", label(r)));
-        }
-    }
-    let with_cache: Vec<_> = test
-        .results
-        .iter()
-        .filter(|r| r.page_cache.is_some())
-        .collect();
-    if !with_cache.is_empty() {
-        t.push_str("Page cache:\n");
-        for r in with_cache {
-            let c = r.page_cache.as_ref().expect("filtered");
-            t.push_str(&format!("{:<LABEL$}{}\n", label(r), c.describe()));
-            if let Some(w) = &c.warning {
-                t.push_str(&format!("{w}\n"));
+    for r in results {
+        if let Some(x) = part(r) {
+            if t.is_empty() {
+                t.push_str(head);
             }
+            t.push_str(&row(&format!("  {}-{}", r.access, r.iteration), x));
         }
+    }
+    t
+}
+
+fn latency_row(label: &str, p: &Percentiles) -> String {
+    let values = cells(&[p.min, p.p50, p.p90, p.p99, p.p999, p.max]);
+    format!("{label:<LABEL$}{:<11}{values}\n", p.count)
+}
+
+fn spread_row(label: &str, s: &TaskSpread) -> String {
+    let values = cells(&[
+        s.open_min,
+        s.open_max,
+        s.xfer_min,
+        s.xfer_max,
+        s.close_min,
+        s.close_max,
+    ]);
+    let slowest = table_cell(s.total_max);
+    format!(
+        "{label:<LABEL$}{values} task {} ({} s)\n",
+        s.slowest,
+        slowest.trim_end()
+    )
+}
+
+fn stonewall_row(label: &str, w: &StonewallResult) -> String {
+    let verdict = match w.hit {
+        true => format!(
+            "stopped at the deadline after {:.2} s, {} to {} transfers per task",
+            w.time, w.pairs_min, w.pairs_max
+        ),
+        false => format!(
+            "finished every transfer before the deadline ({:.2} s)",
+            w.time
+        ),
+    };
+    format!("{label:<LABEL$}{verdict}\n")
+}
+
+fn cache_row(label: &str, c: &CacheReport) -> String {
+    let mut t = format!("{label:<LABEL$}{}\n", c.describe());
+    if let Some(w) = &c.warning {
+        t.push_str(&format!("{w}\n"));
     }
     t
 }

@@ -311,98 +311,96 @@ impl<T: ModuleOptions> Grammar<T> {
         mut params: T,
     ) -> Result<CommandLine<T>, UsageError> {
         let mut help = false;
-        let mut i = 0;
-        while i < args.len() {
-            let arg = &args[i];
-            i += 1;
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
             if arg == "-h" || arg == "--help" {
                 help = true;
-                continue;
-            }
-            if let Some(long) = arg.strip_prefix("--") {
-                if long.is_empty() {
-                    return Err(UsageError::new(
-                        "unexpected '--': pario takes no file arguments",
-                    ));
-                }
-                let (name, inline) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(v)),
-                    None => (long, None),
-                };
-                let spec = self.find_long(name).ok_or_else(|| {
-                    UsageError(format!(
-                        "unknown option '--{name}' (see '{} -h')",
-                        self.tool
-                    ))
-                })?;
-                let shown = format!("--{name}");
-                match spec.kind {
-                    ArgKind::Flag => match inline {
-                        None => self.apply(spec, &mut params, Setting::Repeat)?,
-                        Some(v) => self.apply(spec, &mut params, Setting::Value(v))?,
-                    },
-                    ArgKind::Value | ArgKind::Directives => {
-                        let value = match inline {
-                            Some(v) => v.to_string(),
-                            None => {
-                                let v = args
-                                    .get(i)
-                                    .ok_or_else(|| UsageError(format!("{shown} needs a value")))?;
-                                i += 1;
-                                v.clone()
-                            }
-                        };
-                        self.apply_value(spec, &mut params, &value)?;
-                    }
-                }
-                continue;
-            }
-            let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            } else if let Some(long) = arg.strip_prefix("--") {
+                self.long_option(long, &mut rest, &mut params)?;
+            } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
+                help |= self.short_options(cluster, &mut rest, &mut params)?;
+            } else {
                 return Err(UsageError(format!(
                     "unexpected argument '{arg}' (options start with '-'; see '{} -h')",
                     self.tool
                 )));
-            };
-            // A cluster of short options: flags until one that takes a value,
-            // which takes the rest of the cluster (after an optional '=') or
-            // the next argument.
-            let chars: Vec<(usize, char)> = cluster.char_indices().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let (pos, c) = chars[k];
-                k += 1;
-                if c == 'h' {
-                    help = true;
-                    continue;
-                }
-                let spec = self.find_short(c).ok_or_else(|| {
-                    UsageError(format!("unknown option '-{c}' (see '{} -h')", self.tool))
-                })?;
-                match spec.kind {
-                    ArgKind::Flag => {
-                        if cluster[pos + c.len_utf8()..].starts_with('=') {
-                            return Err(UsageError(format!("-{c} takes no value")));
-                        }
-                        self.apply(spec, &mut params, Setting::Repeat)?;
-                    }
-                    ArgKind::Value | ArgKind::Directives => {
-                        let rest = &cluster[pos + c.len_utf8()..];
-                        let value = if !rest.is_empty() {
-                            rest.strip_prefix('=').unwrap_or(rest).to_string()
-                        } else {
-                            let v = args
-                                .get(i)
-                                .ok_or_else(|| UsageError(format!("-{c} needs a value")))?;
-                            i += 1;
-                            v.clone()
-                        };
-                        self.apply_value(spec, &mut params, &value)?;
-                        break;
-                    }
-                }
             }
         }
         Ok(CommandLine { params, help })
+    }
+
+    /// `--name`, `--name=value` or `--name value` (the value taken from
+    /// `rest`).
+    fn long_option<'a>(
+        &self,
+        long: &str,
+        rest: &mut impl Iterator<Item = &'a String>,
+        params: &mut T,
+    ) -> Result<(), UsageError> {
+        if long.is_empty() {
+            return Err(UsageError::new(
+                "unexpected '--': pario takes no file arguments",
+            ));
+        }
+        let (name, inline) = match long.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (long, None),
+        };
+        let spec = self.find_long(name).ok_or_else(|| {
+            UsageError(format!(
+                "unknown option '--{name}' (see '{} -h')",
+                self.tool
+            ))
+        })?;
+        match (spec.kind, inline) {
+            (ArgKind::Flag, None) => self.apply(spec, params, Setting::Repeat),
+            (ArgKind::Flag, Some(v)) => self.apply(spec, params, Setting::Value(v)),
+            (_, Some(v)) => self.apply_value(spec, params, v),
+            (_, None) => {
+                let v = rest
+                    .next()
+                    .ok_or_else(|| UsageError(format!("--{name} needs a value")))?;
+                self.apply_value(spec, params, v)
+            }
+        }
+    }
+
+    /// A cluster of short options: flags until one that takes a value,
+    /// which takes the rest of the cluster (after an optional '=') or the
+    /// next argument. Returns whether `-h` was among them.
+    fn short_options<'a>(
+        &self,
+        cluster: &str,
+        rest: &mut impl Iterator<Item = &'a String>,
+        params: &mut T,
+    ) -> Result<bool, UsageError> {
+        let mut help = false;
+        for (pos, c) in cluster.char_indices() {
+            if c == 'h' {
+                help = true;
+                continue;
+            }
+            let spec = self.find_short(c).ok_or_else(|| {
+                UsageError(format!("unknown option '-{c}' (see '{} -h')", self.tool))
+            })?;
+            let after = &cluster[pos + c.len_utf8()..];
+            if spec.kind == ArgKind::Flag {
+                if after.starts_with('=') {
+                    return Err(UsageError(format!("-{c} takes no value")));
+                }
+                self.apply(spec, params, Setting::Repeat)?;
+                continue;
+            }
+            let value = match after {
+                "" => rest
+                    .next()
+                    .ok_or_else(|| UsageError(format!("-{c} needs a value")))?,
+                _ => after.strip_prefix('=').unwrap_or(after),
+            };
+            self.apply_value(spec, params, value)?;
+            break;
+        }
+        Ok(help)
     }
 
     fn apply_value(

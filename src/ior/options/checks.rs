@@ -1,0 +1,198 @@
+//! The checks that reject every combination of IOR options that cannot
+//! run, before any file is touched. They run in a fixed order, so a command
+//! line with several mistakes always names the same one first.
+
+use crate::backend::{self, registry, Choice};
+use crate::error::UsageError;
+use crate::memhog::{self, NodeMemory};
+use crate::units::human_bytes;
+
+use super::super::params::{IorParams, Ordering};
+
+type Check = Result<(), UsageError>;
+
+fn err(message: String) -> Check {
+    Err(UsageError(message))
+}
+
+/// Rejects every combination that cannot run, before any file is touched;
+/// returns the test's checked backend.
+pub fn validate(p: &IorParams) -> Result<Choice, UsageError> {
+    check_file_name(p)?;
+    check_geometry(p)?;
+    check_memory(p)?;
+    check_stonewall(p)?;
+    check_data(p)?;
+    check_files(p)?;
+    check_backend(p)
+}
+
+/// Only a script can carry a NUL byte (a command-line argument cannot).
+fn check_file_name(p: &IorParams) -> Check {
+    let name = &p.files.test_file_name;
+    if name.contains('\0') {
+        return err(format!(
+            "-o {}: a file name cannot hold a NUL byte",
+            name.replace('\0', "\\0")
+        ));
+    }
+    Ok(())
+}
+
+/// Transfers, blocks and segments that describe a file.
+fn check_geometry(p: &IorParams) -> Check {
+    let g = &p.geometry;
+    let (t, b) = (g.transfer_size, g.block_size);
+    if t == 0 {
+        return err("-t 0: the transfer size must be positive".into());
+    }
+    if b == 0 {
+        return err("-b 0: the block size must be positive".into());
+    }
+    if g.segment_count == 0 {
+        return err("-s 0: the segment count must be at least 1".into());
+    }
+    if t % 8 != 0 {
+        return err(format!(
+            "-t {t}: the transfer size must be a multiple of 8 bytes"
+        ));
+    }
+    if b < t {
+        return err(format!(
+            "-b {b}: the block size must not be smaller than the transfer size ({t})"
+        ));
+    }
+    if b % t != 0 {
+        return err(format!(
+            "-b {b}: the block size must be a multiple of the transfer size ({t})"
+        ));
+    }
+    g.segment_count
+        .checked_mul(b)
+        .and_then(|v| v.checked_mul(g.num_tasks.unwrap_or(1) as u64))
+        .ok_or_else(|| UsageError("-s/-b: the file size overflows 64 bits".into()))?;
+    Ok(())
+}
+
+/// `-M` in bytes cannot be more than the node has.
+fn check_memory(p: &IorParams) -> Check {
+    let Some(NodeMemory::Bytes(bytes)) = p.memory.per_node else {
+        return Ok(());
+    };
+    match memhog::node_total() {
+        Ok(total) if bytes > total => err(format!(
+            "-M {}: more than this node's memory ({})",
+            human_bytes(bytes),
+            human_bytes(total)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `-D` and the directives that go with it.
+fn check_stonewall(p: &IorParams) -> Check {
+    let wall = &p.stonewall;
+    if wall.wear_out && wall.deadline == 0 {
+        return err("-O stoneWallingWearOut=1 needs a deadline: add -D <seconds>".into());
+    }
+    if wall.deadline > 0 && p.phases.check_write {
+        return err("-D cannot be combined with -W: a stonewalled write leaves data that -W would report as missing".into());
+    }
+    if let Some(status) = &wall.status_file {
+        if !p.files.keep_file {
+            return err(format!(
+                "-O stoneWallingStatusFile={status} needs -k: the count it stores describes files that would otherwise be removed"
+            ));
+        }
+        if p.phases.write_file && wall.deadline > 0 && !wall.wear_out {
+            return err(format!(
+                "-O stoneWallingStatusFile={status} with -D needs -O stoneWallingWearOut=1, or the tasks' files would hold different counts"
+            ));
+        }
+    }
+    if wall.min_time > 0 && p.transfers.collective {
+        return err("-O minTimeDuration cannot be combined with collective I/O (-c)".into());
+    }
+    Ok(())
+}
+
+/// Reordering and verification.
+fn check_data(p: &IorParams) -> Check {
+    let phases = &p.phases;
+    if p.reorder.reorder_tasks && p.reorder.reorder_tasks_random > 0 {
+        return err("-C and -Z both reorder tasks: choose one".into());
+    }
+    let signed = p.verification.time_stamp_signature.is_some();
+    if phases.check_read && !phases.write_file && !signed {
+        return err("-R without -w needs -G: the signature the data was written with".into());
+    }
+    if phases.check_write && !phases.write_file {
+        return err("-W checks data after writing, so it needs -w".into());
+    }
+    if (phases.check_read || phases.check_write) && p.ordering() == Ordering::Random {
+        return err("-R/-W cannot verify -z -z: random offsets may overlap or leave holes".into());
+    }
+    Ok(())
+}
+
+/// File names, the prefill and the files written beside the test.
+fn check_files(p: &IorParams) -> Check {
+    let g = &p.geometry;
+    if p.files.unique_dir && p.files.test_file_name.contains('@') {
+        return err(format!(
+            "-u cannot be combined with several file names (-o {})",
+            p.files.test_file_name
+        ));
+    }
+    if g.random_prefill > 0 {
+        if p.ordering() == Ordering::Sequential {
+            return err("--randomPrefill only applies to random access (-z)".into());
+        }
+        if g.block_size % g.random_prefill != 0 || g.random_prefill % 8 != 0 {
+            return err(format!(
+                "--randomPrefill {}: must divide the block size ({}) and be a multiple of 8",
+                g.random_prefill, g.block_size
+            ));
+        }
+    }
+    if p.output.save_rank_details_csv.as_deref() == Some("") {
+        return err("-O saveRankPerformanceDetailsCSV: the file name is empty".into());
+    }
+    Ok(())
+}
+
+/// The backend, and what it demands of the test: its typed configuration.
+fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
+    let choice = backend::configure(&p.api, &p.module_options).map_err(UsageError)?;
+    let can = choice.capabilities();
+    if p.transfers.collective && !can.collective {
+        let able = registry::names_able(|c| c.collective);
+        err(format!(
+            "-c: collective I/O needs -a {}, not -a {}",
+            registry::either(&able),
+            choice.name()
+        ))?;
+    }
+    if let Some(align) = choice.alignment() {
+        let g = &p.geometry;
+        for (flag, size) in [
+            ("-t", g.transfer_size),
+            ("-b", g.block_size),
+            ("--randomPrefill", g.random_prefill),
+        ] {
+            if size % align != 0 {
+                err(format!(
+                    "{flag} {size}: O_DIRECT needs sizes that are multiples of {} (use -t and -b in multiples of 4k)",
+                    human_bytes(align)
+                ))?;
+            }
+        }
+    }
+    if (p.phases.check_read || p.phases.check_write) && !can.stores_data {
+        err(format!(
+            "-R/-W verify data, but the {} backend stores none",
+            choice.name()
+        ))?;
+    }
+    Ok(choice)
+}
