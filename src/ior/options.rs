@@ -4,8 +4,8 @@
 use crate::backend::{self, registry};
 use crate::memhog::NodeMemory;
 use crate::options::{
-    directive, flag, list_directive, long_flag, long_value, module_specs, spec, unsupported, value,
-    ArgKind, Grammar, OptSpec, Setting, UsageError,
+    directive, flag, long_flag, long_value, module_specs, spec, unsupported, value, ArgKind,
+    Grammar, OptSpec, Setting, UsageError,
 };
 use crate::pattern::PacketType;
 use crate::units::{parse_count, parse_int, parse_non_negative, parse_positive, parse_size};
@@ -256,9 +256,9 @@ pub fn grammar() -> Grammar<IorParams> {
             p.output.summary.file = Some(s.value().to_string());
             Ok(())
         }),
-        list_directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary", |p, s| {
+        directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary", |p: &mut IorParams, s| {
             p.output.summary.set_formats(s.value())
-        }),
+        }).listed(),
         directive(&["saveRankPerformanceDetailsCSV"], "<FILE>", "-- store the performance of each rank into the named CSV file.", |p, s| {
             p.output.save_rank_details_csv = Some(s.value().to_string());
             Ok(())

@@ -64,8 +64,14 @@ struct TestFiles {
 }
 
 impl TestFiles {
-    /// Creates every file named; `None` when no test names one.
-    fn open(by_test: Vec<Option<String>>, header: &str) -> io::Result<Option<TestFiles>> {
+    /// Creates every file the tests name (`path` of each test's
+    /// parameters); `None` when none does.
+    fn open(
+        tests: &[&IorParams],
+        path: fn(&IorParams) -> &Option<String>,
+        header: &str,
+    ) -> io::Result<Option<TestFiles>> {
+        let by_test: Vec<Option<String>> = tests.iter().map(|p| path(p).clone()).collect();
         let mut files = BTreeMap::new();
         for path in by_test.iter().flatten() {
             if !files.contains_key(path) {
@@ -87,11 +93,10 @@ pub struct RankDetails(TestFiles);
 
 impl RankDetails {
     pub fn open(tests: &[&IorParams]) -> io::Result<Option<RankDetails>> {
-        let paths = tests
-            .iter()
-            .map(|p| p.output.save_rank_details_csv.clone())
-            .collect();
-        Ok(TestFiles::open(paths, RANK_COLUMNS)?.map(RankDetails))
+        fn path(p: &IorParams) -> &Option<String> {
+            &p.output.save_rank_details_csv
+        }
+        Ok(TestFiles::open(tests, path, RANK_COLUMNS)?.map(RankDetails))
     }
 }
 
@@ -127,12 +132,11 @@ pub struct LatencyHistograms(TestFiles);
 
 impl LatencyHistograms {
     pub fn open(tests: &[&IorParams]) -> io::Result<Option<LatencyHistograms>> {
-        let paths = tests
-            .iter()
-            .map(|p| p.output.latency_file.clone())
-            .collect();
         let header = format!("test,access,iteration,{HISTOGRAM_COLUMNS}");
-        Ok(TestFiles::open(paths, &header)?.map(LatencyHistograms))
+        fn path(p: &IorParams) -> &Option<String> {
+            &p.output.latency_file
+        }
+        Ok(TestFiles::open(tests, path, &header)?.map(LatencyHistograms))
     }
 }
 

@@ -89,6 +89,11 @@ struct Creator<'r> {
 }
 
 impl Creator<'_> {
+    /// The error of a call on `path`.
+    fn failed(&self, action: &str, path: &CStr, e: std::io::Error) -> Error {
+        Error::io(self.rank, action, path_of(path), &e)
+    }
+
     /// Creates item `k` at `path` and writes its data; `made` is called as
     /// soon as the item exists, so that a later failure still removes it.
     fn create(
@@ -99,8 +104,7 @@ impl Creator<'_> {
         verifier: &mut Verifier,
         made: &mut impl FnMut(),
     ) -> Result<()> {
-        let failed =
-            |action: &str, e: std::io::Error| Error::io(self.rank, action, path_of(path), &e);
+        let failed = |action: &str, e| self.failed(action, path, e);
         let (data, b, spec) = (&self.p.data, self.backend, &self.spec);
         match self.kind {
             Kind::Dir => b
@@ -130,8 +134,7 @@ impl Creator<'_> {
         verifier: &mut Verifier,
         made: &mut impl FnMut(),
     ) -> Result<()> {
-        let failed =
-            |action: &str, e: std::io::Error| Error::io(self.rank, action, path_of(path), &e);
+        let failed = |action: &str, e| self.failed(action, path, e);
         let data = &self.p.data;
         let mut file = if self.collective {
             self.backend

@@ -251,12 +251,10 @@ pub fn grammar() -> Grammar<MdtestParams> {
         long_value(&["GPUid"], "-1", "Select the GPU to use (not supported)", |_, _| {
             Err("GPU buffers are not supported by pario".into())
         }),
-        OptSpec {
-            list: true,
-            ..long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV [default|JSON|CSV], or both (JSON,CSV: one file each)", |p, s| {
+        long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV [default|JSON|CSV], or both (JSON,CSV: one file each)", |p: &mut MdtestParams, s| {
                 p.output.summary.set_formats(s.value())
             })
-        },
+        .listed(),
         long_value(&["summaryFile"], "", "pario: write the JSON or CSV results to this file (default: stdout, and the text goes away)", |p, s| {
             p.output.summary.file = Some(text(s, "summary file name")?);
             Ok(())

@@ -102,6 +102,11 @@ impl<T> OptSpec<T> {
         }
     }
 
+    /// The option, taking a comma-separated list (see [`OptSpec::list`]).
+    pub fn listed(self) -> OptSpec<T> {
+        OptSpec { list: true, ..self }
+    }
+
     fn matches_long(&self, name: &str) -> bool {
         self.names.iter().any(|n| n.eq_ignore_ascii_case(name))
     }
@@ -182,19 +187,6 @@ pub fn directive<T>(
     OptSpec {
         directive_only: true,
         ..spec(None, names, ArgKind::Value, default, help, set)
-    }
-}
-
-/// A directive whose value is a comma-separated list (see [`OptSpec::list`]).
-pub fn list_directive<T>(
-    names: &[&'static str],
-    default: &'static str,
-    help: impl Into<Cow<'static, str>>,
-    set: Setter<T>,
-) -> OptSpec<T> {
-    OptSpec {
-        list: true,
-        ..directive(names, default, help, set)
     }
 }
 
