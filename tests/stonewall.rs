@@ -346,3 +346,118 @@ fn a_status_file_that_cannot_be_written_fails_the_run() {
     );
     assert!(entries(dir.path()).is_empty());
 }
+
+#[test]
+fn split_runs_carry_the_stonewall_count() {
+    let dir = tempdir().unwrap();
+    let args = |phase: &'static str, n: &'static str| {
+        vec![
+            phase, "-n", n, "-F", "-u", "-N", "1", "-w", "48", "-e", "48", "-G", "5", "-x", "sw",
+            "-d", "out",
+        ]
+    };
+    // IO500's sequence: create with a stonewall, then stat, read and verify,
+    // remove, each a separate run.
+    let mut create = args("-C", "30");
+    create.extend(["-W", "100", "-Y"]);
+    mdtest(dir.path(), 2, &create).ok();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("sw")).unwrap(),
+        "30"
+    );
+    assert_eq!(tree_of(&dir.path().join("out")).len(), 1 + 2 + 60);
+    // Later runs take the count from -x, whatever -n says.
+    std::fs::write(dir.path().join("sw"), "20").unwrap();
+    let stat = mdtest(dir.path(), 2, &args("-T", "1000"));
+    stat.ok();
+    let rows = &mdtest_rows(&stat.stdout, "SUMMARY rate")[0];
+    assert!(rows.iter().any(|(n, v)| n == "File stat" && v[0] > 0.0));
+    let mut read = args("-E", "1000");
+    read.push("-X");
+    mdtest(dir.path(), 2, &read).ok();
+    mdtest(dir.path(), 2, &args("-r", "1000")).ok();
+    // Items 20..29 of each task were not part of the count: they stay,
+    // with their tree.
+    let left = tree_of(&dir.path().join("out"));
+    assert_eq!(left.len(), 1 + 2 + 20, "{left:?}");
+    assert!(left.iter().all(|p| p.contains('.')));
+    std::fs::write(dir.path().join("sw"), "30").unwrap();
+    let mut rest = args("-r", "30");
+    rest.retain(|a| *a != "-x" && *a != "sw");
+    // Without -x: -n 30, but 0..19 are gone: the failure names the path.
+    let fail = mdtest(dir.path(), 2, &rest);
+    assert_eq!(fail.status, 1);
+    assert!(fail.stderr.contains("cannot remove") && fail.stderr.contains("No such file"));
+}
+
+#[test]
+fn the_stonewall_makes_every_task_finish_the_same_count() {
+    let dir = tempdir().unwrap();
+    // Task 0 creates slowly (5 ms per file, DUMMY): after the 1 s stonewall
+    // it has at most 200 of 400; the others have all 400. Every task then
+    // creates up to the largest count.
+    let run = mdtest(
+        dir.path(),
+        3,
+        &[
+            "-a",
+            "DUMMY",
+            "--dummy.delay-create=5000",
+            "--dummy.delay-only-rank0",
+            "-C",
+            "-F",
+            "-n",
+            "400",
+            "-W",
+            "1",
+            "-x",
+            "sw",
+            "-d",
+            "out",
+            "--summaryFormat=JSON",
+        ],
+    );
+    run.ok();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let it = &doc["tests"][0]["iterations"][0];
+    let sw = &it["stonewall"];
+    assert_eq!(sw["items_max"], 400);
+    assert!(sw["items_min"].as_u64().unwrap() <= 200, "{sw}");
+    let create = it["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["operation"] == "File creation")
+        .unwrap();
+    assert_eq!(create["items"], 3 * 400);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("sw")).unwrap(),
+        "400"
+    );
+    assert!(run.stderr.contains("Continue stonewall hit min: "));
+}
+
+#[test]
+fn an_unreadable_stonewall_status_file_is_a_warning() {
+    let dir = tempdir().unwrap();
+    mdtest(dir.path(), 1, &["-C", "-F", "-n", "3", "-d", "out"]).ok();
+    std::fs::write(dir.path().join("garbled"), "no count").unwrap();
+    for status in ["missing", "garbled"] {
+        let run = mdtest(
+            dir.path(),
+            1,
+            &["-T", "-F", "-n", "3", "-x", status, "-d", "out"],
+        );
+        run.ok();
+        assert!(
+            run.stdout
+                .contains("WARNING: Could not read stonewall status file"),
+            "{status}: {}",
+            run.stdout
+        );
+        // -n stands: all three files are stat'ed.
+        assert!(run.stdout.contains("1 tasks, 3 files"), "{}", run.stdout);
+    }
+    mdtest(dir.path(), 1, &["-r", "-F", "-n", "3", "-d", "out"]).ok();
+    assert!(tree_of(&dir.path().join("out")).is_empty());
+}

@@ -158,7 +158,10 @@ fn check_files(p: &IorParams) -> Check {
     if p.output.save_rank_details_csv.as_deref() == Some("") {
         return err("-O saveRankPerformanceDetailsCSV: the file name is empty".into());
     }
-    Ok(())
+    p.output
+        .summary
+        .check()
+        .map_err(|e| UsageError(format!("-O summaryFormat: {e}")))
 }
 
 /// The backend, and what it demands of the test: its typed configuration.
