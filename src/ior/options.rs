@@ -2,10 +2,11 @@
 //! scripts, and the checks that reject bad combinations before any I/O.
 
 use crate::backend::{self, registry};
+use crate::error::UsageError;
 use crate::memhog::NodeMemory;
 use crate::options::{
     directive, flag, long_flag, long_value, module_specs, spec, unsupported, value, ArgKind,
-    Grammar, OptSpec, Setting, UsageError,
+    Grammar, OptSpec, Setting,
 };
 use crate::pattern::PacketType;
 use crate::units::{parse_count, parse_int, parse_non_negative, parse_positive, parse_size};

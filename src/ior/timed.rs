@@ -101,7 +101,7 @@ impl TestRun<'_> {
                 )
             });
         let options = xfer_options(self, verify);
-        let mut pass = file.as_mut().map(|f| Pass {
+        let pass = file.as_mut().map(|f| Pass {
             file: f.as_mut(),
             access,
             layout: &self.layout,
@@ -113,7 +113,7 @@ impl TestRun<'_> {
             latency: recorder.as_mut(),
             progress: live.as_ref().map(|l| &l.counter),
         });
-        walk_phase(&walk, pass.as_mut(), &mut progress, &mut t)?;
+        walk_phase(&walk, pass, &mut progress, &mut t)?;
         t.xfer_end = comm.wtime();
         drop(live);
         t.close_start = comm.wtime();
@@ -258,7 +258,7 @@ fn xfer_options(run: &TestRun<'_>, verify: bool) -> XferOptions {
 /// moves nothing still takes part in the collective checkpoints.
 fn walk_phase(
     walk: &Walk<'_>,
-    mut pass: Option<&mut Pass<'_>>,
+    mut pass: Option<Pass<'_>>,
     progress: &mut Progress,
     t: &mut TaskTimes,
 ) -> Result<()> {
@@ -299,7 +299,7 @@ fn walk_phase(
     t.stonewall_time = comm.wtime() - t.xfer_start;
     step(walk, progress.failure.take().map_or(Ok(()), Err))?;
     if plan.wear_out {
-        wear_out(walk, pass, progress, reached)?;
+        wear_out(walk, pass.as_mut(), progress, reached)?;
     }
     Ok(())
 }

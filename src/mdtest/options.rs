@@ -3,9 +3,10 @@
 //! created.
 
 use crate::backend::{self, registry, Choice};
+use crate::error::UsageError;
 use crate::options::{
     flag, long_flag, long_value, module_specs, spec, unsupported, value, ArgKind, Grammar, OptSpec,
-    Setting, UsageError,
+    Setting,
 };
 use crate::pattern::PacketType;
 use crate::units::{parse_count, parse_int, parse_non_negative, parse_positive, parse_size};

@@ -11,7 +11,7 @@ pub mod script;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-pub use crate::error::UsageError;
+use crate::error::UsageError;
 
 /// Whether an option takes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,8 @@
 //! closes a test; the next test starts as a copy of the one before it, as in IOR.
 //! Directives after the last `RUN` form one more test.
 
-use super::{Grammar, ModuleOptions, UsageError};
+use super::{Grammar, ModuleOptions};
+use crate::error::UsageError;
 
 fn is_keyword(line: &str, keyword: &str) -> bool {
     let words: Vec<&str> = line.split_whitespace().collect();
