@@ -9,7 +9,7 @@ Run from the repository root:
   python3 -m unittest discover scripts/bench              (the statistics' tests)
 
 Workloads (names separated by spaces or commas; default: bw iops dummy mem;
-`all`: every one but build):
+`all`: every one but build and instructions):
 
   bw       ior -t 1m -b 256m -s 4 -F -e   vs  fio --bs=1m --size=1g, one job
            per task, --ioengine=psync (--fsync_on_close=1 for writes, as -e),
@@ -66,6 +66,10 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            with 1 and TASKS tasks (transfers/s per task), mdtest -n --items -F
            with 1 and TASKS tasks (create, stat, read, remove rates); target:
            every median paired ratio new/old >= 0.98
+  instructions  the same workloads, smaller, once per side under valgrind's
+           callgrind with latency recording off: user-space instructions per
+           transfer or item, which do not vary from run to run as times do
+           on a shared VM; target: new/old <= 1.02
 
 Every measurement: --warmup untimed rounds of each side, then --rounds rounds
 in which the sides alternate (the first goes first in even rounds, the second

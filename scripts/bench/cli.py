@@ -15,7 +15,8 @@ from . import machine, report
 from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
-from .workloads import dummy, fio, integrity, latency, mdtest, mem, mpi, residency, syscalls
+from .workloads import (dummy, fio, instructions, integrity, latency, mdtest, mem, mpi,
+                        residency, syscalls)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
@@ -25,10 +26,12 @@ WORKLOADS = {
     "syscalls": syscalls.run, "mpi": mpi.engines, "mpiio": mpi.mpiio,
     "fixedcost": mpi.fixedcost, "latency": latency.run, "residency": residency.run,
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
+    "instructions": instructions.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost"]
 FIO = ["bw", "iops", "syscalls"]
+BASELINE = ["build", "instructions"]
 
 
 def options():
@@ -96,7 +99,7 @@ def parse(argv):
     args = ap.parse_args(argv)
     names = [w for arg in args.workloads for w in arg.split(",") if w] or DEFAULT
     if names == ["all"]:
-        names = [w for w in WORKLOADS if w != "build"]
+        names = [w for w in WORKLOADS if w not in BASELINE]
     bad = [w for w in names if w not in WORKLOADS]
     if bad:
         ap.error(f"unknown workload(s): {', '.join(bad)}")
@@ -111,8 +114,10 @@ def parse(argv):
         ap.error("counts must be at least 1 (--warmup at least 0)")
     if args.iops_block % (4 * KIB):
         ap.error("--iops-block must be a multiple of 4k")
-    if "build" in names and not args.baseline:
-        ap.error("the build workload needs --baseline DIR")
+    if any(w in names for w in BASELINE) and not args.baseline:
+        ap.error("the build and instructions workloads need --baseline DIR")
+    if "instructions" in names and not shutil.which("valgrind"):
+        sys.exit("bench: valgrind is not installed (apt-get install valgrind)")
     if any(w in names for w in FIO) and not shutil.which("fio"):
         sys.exit("bench: fio is not installed (apt-get install fio)")
     return args
