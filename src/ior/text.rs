@@ -2,14 +2,15 @@
 //! header lines, the Options block, the Results table, `Max Write:`/`Max Read:`
 //! (printed always, as IOR 3 did), "Summary of all tests" and "Finished".
 
-use std::io::{self, Write};
+use std::io;
 
 use super::report::{RunReport, SummaryRow, TestReport};
 use super::results::{PhaseResult, TaskSpread};
 use super::sink::{IorSink, PhaseDone};
 use super::stonewall::StonewallResult;
+use super::Ior;
 use crate::latency::Percentiles;
-use crate::output::{key_value, LogSink, TextStream};
+use crate::output::{key_value, TextSink};
 use crate::pagecache::CacheReport;
 use crate::units::table_cell;
 
@@ -226,27 +227,15 @@ fn cache_row(label: &str, c: &CacheReport) -> String {
 }
 
 /// The streaming text output.
-pub struct IorText(TextStream);
+pub type IorText = TextSink<Ior>;
 
-impl IorText {
-    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> IorText {
-        IorText(TextStream::new(out, verbose))
-    }
-}
-
-impl LogSink for IorText {
-    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        self.0.note(level, text)
-    }
-}
-
-impl IorSink for IorText {
+impl IorSink for TextSink<Ior> {
     fn run_started(&mut self, r: &RunReport) -> io::Result<()> {
         let mut t = format!("IOR-{}: MPI Coordinated Test of Parallel I/O\n", r.version);
         t.push_str(&key_value("Began", &r.began));
         t.push_str(&key_value("Command line", &r.command_line));
         t.push_str(&key_value("Machine", &r.machine));
-        self.0.emit(&t)
+        self.emit(&t)
     }
 
     fn test_started(&mut self, test: &TestReport) -> io::Result<()> {
@@ -262,16 +251,16 @@ impl IorSink for IorText {
         }
         t.push_str("\nResults: \n\n");
         t.push_str(TABLE_HEADER);
-        self.0.emit(&t)
+        self.emit(&t)
     }
 
     fn phase_done(&mut self, phase: &PhaseDone<'_>) -> io::Result<()> {
-        self.0.emit(&result_row(phase.row))
+        self.emit(&result_row(phase.row))
     }
 
     fn removed(&mut self, seconds: f64, iteration: u64) -> io::Result<()> {
-        if self.0.verbose >= 1 {
-            self.0.emit(&remove_row(seconds, iteration))?;
+        if self.verbose >= 1 {
+            self.emit(&remove_row(seconds, iteration))?;
         }
         Ok(())
     }
@@ -290,7 +279,7 @@ impl IorSink for IorText {
             t.push_str(&block);
         }
         t.push('\n');
-        self.0.emit(&t)
+        self.emit(&t)
     }
 
     fn run_done(&mut self, r: &RunReport) -> io::Result<()> {
@@ -303,7 +292,7 @@ impl IorSink for IorText {
             }
         }
         t.push_str(&key_value("Finished", &r.finished));
-        self.0.emit(&t)
+        self.emit(&t)
     }
 }
 

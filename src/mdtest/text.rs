@@ -2,14 +2,15 @@
 //! `SUMMARY rate (in ops/sec)` table (and with `-P`/`-Z` the time table, whose
 //! unit pario states: seconds per phase) and `-- finished at`.
 
-use std::io::{self, Write};
+use std::io;
 
 use super::report::{
     IterationDone, IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
 };
 use super::results::{Op, SummaryRow};
+use super::Mdtest;
 use crate::latency::Percentiles;
-use crate::output::{key_value, LogSink, TextStream};
+use crate::output::{key_value, TextSink};
 use crate::units::table_cell;
 
 /// The header up to the first sweep step.
@@ -213,48 +214,35 @@ pub fn iteration_lines(it: &IterationReport) -> String {
 }
 
 /// The streaming text output.
-pub struct MdtestText(TextStream);
+pub type MdtestText = TextSink<Mdtest>;
 
-impl MdtestText {
-    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> MdtestText {
-        MdtestText(TextStream::new(out, verbose))
-    }
-}
-
-impl LogSink for MdtestText {
-    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        self.0.note(level, text)
-    }
-}
-
-impl MdtestSink for MdtestText {
+impl MdtestSink for TextSink<Mdtest> {
     fn run_started(&mut self, r: &MdtestReport) -> io::Result<()> {
-        self.0.emit(&header(r))
+        self.emit(&header(r))
     }
 
     fn sweep_started(&mut self, tasks: usize, total: u64, kind: &str) -> io::Result<()> {
         if kind == "1 file" {
-            self.0.emit(&format!("{tasks} tasks, 1 file\n"))
+            self.emit(&format!("{tasks} tasks, 1 file\n"))
         } else {
-            self.0.emit(&format!("{tasks} tasks, {total} {kind}\n"))
+            self.emit(&format!("{tasks} tasks, {total} {kind}\n"))
         }
     }
 
     fn iteration_done(&mut self, it: &IterationDone<'_>) -> io::Result<()> {
-        if self.0.verbose >= 1 {
-            self.0.emit(&iteration_lines(it.report))?;
+        if self.verbose >= 1 {
+            self.emit(&iteration_lines(it.report))?;
         }
         Ok(())
     }
 
     fn sweep_done(&mut self, sweep: &SweepReport, report: &MdtestReport) -> io::Result<()> {
-        self.0.emit(&summary(sweep, &report.text))
+        self.emit(&summary(sweep, &report.text))
     }
 
     fn run_done(&mut self, r: &MdtestReport) -> io::Result<()> {
         if r.error.is_none() {
-            self.0
-                .emit(&format!("-- finished at {} --\n\n", r.finished))?;
+            self.emit(&format!("-- finished at {} --\n\n", r.finished))?;
         }
         Ok(())
     }

@@ -10,6 +10,7 @@ pub mod document;
 pub mod format;
 
 use std::io::{self, Write};
+use std::marker::PhantomData;
 
 pub use document::{Document, Table};
 pub use format::{Format, Summary};
@@ -141,25 +142,34 @@ fn open_all<S: ?Sized>(
     Ok((sinks(text)?, documents))
 }
 
-/// A text output that is flushed after every piece, so that a run's lines
-/// appear as it goes (and are not lost when a later task fails).
-pub struct TextStream {
+/// A tool's text, flushed after every piece, so that a run's lines appear as
+/// it goes (and are not lost when a later task fails). `L` names the layout:
+/// a tool implements its sink trait for `TextSink<ItsToolType>` and writes
+/// with [`TextSink::emit`]; the log lines are written here, for every tool.
+pub struct TextSink<L> {
     out: Box<dyn Write + Send>,
     pub verbose: u32,
+    layout: PhantomData<fn() -> L>,
 }
 
-impl TextStream {
-    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> TextStream {
-        TextStream { out, verbose }
+impl<L> TextSink<L> {
+    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> TextSink<L> {
+        TextSink {
+            out,
+            verbose,
+            layout: PhantomData,
+        }
     }
 
     pub fn emit(&mut self, text: &str) -> io::Result<()> {
         self.out.write_all(text.as_bytes())?;
         self.out.flush()
     }
+}
 
+impl<L> LogSink for TextSink<L> {
     /// A log line, written when the verbosity reaches `level`.
-    pub fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
+    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
         if level <= self.verbose {
             self.emit(&format!("{text}\n"))?;
         }
@@ -167,21 +177,13 @@ impl TextStream {
     }
 }
 
+/// The layout of log lines alone.
+pub struct Notes;
+
 /// Only the log lines of a run, for any tool (each tool's sink trait has an
-/// empty implementation for it).
-pub struct NotesOnly(TextStream);
-
-impl NotesOnly {
-    pub fn new(out: Box<dyn Write + Send>, verbose: u32) -> NotesOnly {
-        NotesOnly(TextStream::new(out, verbose))
-    }
-}
-
-impl LogSink for NotesOnly {
-    fn note(&mut self, level: u32, text: &str) -> io::Result<()> {
-        self.0.note(level, text)
-    }
-}
+/// empty implementation for it): stderr's text when stdout carries a
+/// document.
+pub type NotesOnly = TextSink<Notes>;
 
 /// A `%-20s: %s` header line, as IOR and mdtest print them.
 pub fn key_value(key: &str, value: &str) -> String {
