@@ -21,11 +21,11 @@ pub trait Command: Sync {
 
 impl<T: Tool> Command for T {
     fn name(&self) -> &'static str {
-        Tool::name(self)
+        T::NAME
     }
 
     fn about(&self) -> &'static str {
-        Tool::about(self)
+        T::ABOUT
     }
 
     fn main(&self, program: &str, args: Vec<String>) -> ExitCode {
@@ -45,7 +45,7 @@ pub fn main(tool: &dyn Command) -> ExitCode {
 
 /// Parses, then runs on every task of the engine.
 fn run_tool<T: Tool>(tool: &T, program: &str, args: &[String]) -> ExitCode {
-    let name = tool.name();
+    let name = T::NAME;
     let params = match tool.parse(program, args) {
         Ok(Parsed::Run(params)) => params,
         Ok(Parsed::Help) => {

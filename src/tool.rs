@@ -43,9 +43,9 @@ pub trait Tool: Sync {
     type Sink: ?Sized + LogSink;
 
     /// The name of its command (`ior`).
-    fn name(&self) -> &'static str;
+    const NAME: &'static str;
     /// One line for `pario --help`.
-    fn about(&self) -> &'static str;
+    const ABOUT: &'static str;
     /// Its option table.
     fn grammar(&self) -> Grammar<Self::Options>;
     /// `-h`.
@@ -81,7 +81,7 @@ pub fn run_on_task<T: Tool>(tool: &T, comm: &dyn Comm, params: &T::Params) -> Re
     tool.check_tasks(params, comm.size())
         .map_err(Error::Usage)?;
     let summary = tool.summary(params);
-    let mut outputs = Outputs::open(comm, tool.name(), summary, |text| tool.sinks(params, text))?;
+    let mut outputs = Outputs::open(comm, T::NAME, summary, |text| tool.sinks(params, text))?;
     let finished = tool.run(comm, params, &mut outputs);
     if comm.rank() == 0 {
         outputs.finish(&finished.report);

@@ -84,7 +84,7 @@ impl MdtestSink for Recorder {
 /// A tool's checked parameters for a command line.
 fn parse<T: Tool>(tool: &T, line: &str) -> T::Params {
     let args: Vec<String> = line.split_whitespace().map(str::to_string).collect();
-    match tool.parse(tool.name(), &args) {
+    match tool.parse(T::NAME, &args) {
         Ok(Parsed::Run(params)) => params,
         Ok(Parsed::Help) => panic!("{line}: help"),
         Err(e) => panic!("{line}: {e}"),
@@ -105,7 +105,7 @@ where
         } else {
             Vec::new()
         };
-        let mut outputs = Outputs::with_sinks(tool.name(), sinks);
+        let mut outputs = Outputs::with_sinks(T::NAME, sinks);
         tool.run(comm, params, &mut outputs)
     })
     .into_iter()

@@ -71,13 +71,9 @@ impl Tool for Ior {
     type Report = RunReport;
     type Sink = dyn IorSink;
 
-    fn name(&self) -> &'static str {
-        "ior"
-    }
-
-    fn about(&self) -> &'static str {
-        "bandwidth and IOPS (drop-in for IOR; 'pario ior -h' lists options)"
-    }
+    const NAME: &'static str = "ior";
+    const ABOUT: &'static str =
+        "bandwidth and IOPS (drop-in for IOR; 'pario ior -h' lists options)";
 
     fn grammar(&self) -> Grammar<IorParams> {
         options::grammar()

@@ -58,13 +58,9 @@ impl Tool for Mdtest {
     type Report = MdtestReport;
     type Sink = dyn MdtestSink;
 
-    fn name(&self) -> &'static str {
-        "mdtest"
-    }
-
-    fn about(&self) -> &'static str {
-        "metadata rates (drop-in for mdtest; 'pario mdtest -h' lists options)"
-    }
+    const NAME: &'static str = "mdtest";
+    const ABOUT: &'static str =
+        "metadata rates (drop-in for mdtest; 'pario mdtest -h' lists options)";
 
     fn grammar(&self) -> Grammar<MdtestParams> {
         options::grammar()
