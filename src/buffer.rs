@@ -14,15 +14,26 @@ impl AlignedBuffer {
     /// A zeroed buffer of `len` bytes starting on a `align` boundary
     /// (`align` a power of two).
     pub fn new(len: usize, align: usize) -> AlignedBuffer {
+        AlignedBuffer::try_new(len as u64, align).expect("a small buffer")
+    }
+
+    /// As [`AlignedBuffer::new`], for a size given by the user: memory that
+    /// cannot be had is an error, not an abort.
+    pub fn try_new(len: u64, align: usize) -> Result<AlignedBuffer, String> {
         debug_assert!(align.is_power_of_two());
-        let storage = vec![0u8; len + align];
+        let failed = || format!("cannot allocate a buffer of {len} bytes");
+        let len = usize::try_from(len).map_err(|_| failed())?;
+        let total = len.checked_add(align).ok_or_else(failed)?;
+        let mut storage = Vec::new();
+        storage.try_reserve_exact(total).map_err(|_| failed())?;
+        storage.resize(total, 0u8);
         let address = storage.as_ptr() as usize;
         let start = (align - address % align) % align;
-        AlignedBuffer {
+        Ok(AlignedBuffer {
             storage,
             start,
             len,
-        }
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -55,5 +66,12 @@ mod tests {
             b.as_mut_slice()[len - 1] = 7;
             assert_eq!(b.as_slice()[len - 1], 7);
         }
+    }
+
+    #[test]
+    fn impossible_buffers_are_errors() {
+        let e = AlignedBuffer::try_new(u64::MAX, PAGE).err().unwrap();
+        assert_eq!(e, format!("cannot allocate a buffer of {} bytes", u64::MAX));
+        assert!(AlignedBuffer::try_new(1 << 62, PAGE).is_err());
     }
 }

@@ -158,11 +158,53 @@ where
     status
 }
 
+/// Memory areas the system maps for each thread: its stack and guard page,
+/// and the signal stack and its guard.
+const MAPS_PER_THREAD: usize = 4;
+
+/// Memory areas left for everything else of the process.
+const MAPS_RESERVED: usize = 2048;
+
+fn read_number(path: &str) -> Option<usize> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// How many task threads this process can start, and what limits it.
+fn thread_limit() -> Option<(usize, String)> {
+    let mut limits = Vec::new();
+    if let Some(n) = read_number("/proc/sys/kernel/threads-max") {
+        limits.push((n, format!("kernel.threads-max is {n}")));
+    }
+    if let Some(n) = read_number("/proc/sys/vm/max_map_count") {
+        let threads = n.saturating_sub(MAPS_RESERVED) / MAPS_PER_THREAD;
+        let why = format!("vm.max_map_count is {n}, and each thread maps {MAPS_PER_THREAD} areas");
+        limits.push((threads, why));
+    }
+    let nproc = rustix::process::getrlimit(rustix::process::Resource::Nproc).current;
+    if let (Some(n), false) = (nproc, rustix::process::geteuid().is_root()) {
+        limits.push((n as usize, format!("ulimit -u is {n}")));
+    }
+    limits.into_iter().min_by_key(|l| l.0)
+}
+
+/// A task count the local engine cannot start is a usage error, before
+/// anything is created.
+pub fn check_local_tasks(tasks: usize) -> Result<(), UsageError> {
+    match thread_limit() {
+        Some((limit, why)) if tasks > limit => Err(UsageError(format!(
+            "{tasks} tasks: this system lets one process start about {limit} threads ({why}); \
+             use fewer tasks, or MPI ranks on several nodes"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Runs `body` on every task of the local engine and returns rank 0's outcome.
 fn run_local<F>(size: usize, body: F) -> Result<(), Error>
 where
     F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
 {
+    check_local_tasks(size)?;
     let topology = local_topology(size)?;
     let outcomes = comm::local::run(topology, body);
     let mut first_panic = None;

@@ -44,13 +44,23 @@ impl NodeMemory {
 
 /// The node's physical memory (`MemTotal` in `/proc/meminfo`).
 pub fn node_total() -> Result<u64, String> {
+    meminfo("MemTotal")
+}
+
+/// The memory the node can give without swapping (`MemAvailable`).
+pub fn node_available() -> Result<u64, String> {
+    meminfo("MemAvailable")
+}
+
+/// A `/proc/meminfo` field, in bytes.
+fn meminfo(field: &str) -> Result<u64, String> {
     let text = std::fs::read_to_string("/proc/meminfo")
         .map_err(|e| format!("cannot read /proc/meminfo: {e}"))?;
     text.lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map(|kib| kib * 1024)
-        .ok_or_else(|| "no MemTotal in /proc/meminfo".to_string())
+        .ok_or_else(|| format!("no {field} in /proc/meminfo"))
 }
 
 /// What the hogged memory is filled with.

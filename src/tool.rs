@@ -5,7 +5,7 @@
 
 use std::io;
 
-use crate::comm::Comm;
+use crate::comm::{agree, Comm};
 use crate::error::{Error, Result, UsageError};
 use crate::options::{Grammar, ModuleOptions};
 use crate::output::{Document, LogSink, Outputs, Summary, Text};
@@ -28,6 +28,25 @@ impl<R> Finished<R> {
     /// The report when the run succeeded.
     pub fn into_result(self) -> Result<R> {
         self.result.map(|()| self.report)
+    }
+}
+
+/// The tasks of a run, as the checks that need them see them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tasks {
+    /// Every task of the run.
+    pub total: usize,
+    /// The tasks on this task's node.
+    pub here: usize,
+}
+
+impl Tasks {
+    pub fn of(comm: &dyn Comm) -> Tasks {
+        let topology = comm.topology();
+        Tasks {
+            total: comm.size(),
+            here: topology.ranks_on(topology.node_of(comm.rank())).len(),
+        }
     }
 }
 
@@ -58,8 +77,9 @@ pub trait Tool: Sync {
     fn local_tasks(&self, _params: &Self::Params, from_env: Option<usize>) -> usize {
         from_env.unwrap_or(1)
     }
-    /// The checks that need the number of tasks, before any output opens.
-    fn check_tasks(&self, _params: &Self::Params, _tasks: usize) -> Result<(), UsageError> {
+    /// The checks that need the tasks (how many; how many share this
+    /// node's memory), before any output opens.
+    fn check_tasks(&self, _params: &Self::Params, _tasks: Tasks) -> Result<(), UsageError> {
         Ok(())
     }
     /// Its `summaryFormat`/`summaryFile`.
@@ -78,8 +98,9 @@ pub trait Tool: Sync {
 /// Runs `tool` on this task: checks, opens its outputs, runs it and writes
 /// its documents. Every task returns the same outcome.
 pub fn run_on_task<T: Tool>(tool: &T, comm: &dyn Comm, params: &T::Params) -> Result<T::Report> {
-    tool.check_tasks(params, comm.size())
-        .map_err(Error::Usage)?;
+    // Nodes may differ (their memory): every task takes the same outcome.
+    let checked = tool.check_tasks(params, Tasks::of(comm));
+    agree(comm, checked.map_err(Error::Usage))?;
     let summary = tool.summary(params);
     let mut outputs = Outputs::open(comm, T::NAME, summary, |text| tool.sinks(params, text))?;
     let finished = tool.run(comm, params, &mut outputs);

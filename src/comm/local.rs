@@ -183,7 +183,9 @@ impl Comm for LocalComm<'_> {
 }
 
 /// Runs `body` once per task, each on its own thread, and returns each task's
-/// result in rank order (`Err` with the panic message if a task panicked).
+/// result in rank order (`Err` with the panic message if a task panicked, or
+/// why its thread could not start: the tasks that did start then fail at
+/// their next collective instead of waiting for it).
 pub fn run<R, F>(topology: Topology, body: F) -> Vec<Result<R, String>>
 where
     R: Send,
@@ -207,29 +209,37 @@ where
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..size)
             .map(|rank| {
-                std::thread::Builder::new()
+                let started = std::thread::Builder::new()
                     .name(format!("pario-task-{rank}"))
                     .spawn_scoped(scope, move || {
                         let _departure = Departure(shared);
                         let comm = LocalComm { rank, shared };
                         body(&comm)
-                    })
-                    .expect("cannot start a task thread")
+                    });
+                if started.is_err() {
+                    // Counted as gone, so that no started task waits for it.
+                    drop(Departure(shared));
+                }
+                started
             })
             .collect();
         handles
             .into_iter()
             .enumerate()
-            .map(|(rank, h)| {
-                h.join().map_err(|panic| {
-                    let what = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_else(|| "unknown panic".into());
-                    format!("task {rank} panicked: {what}")
-                })
+            .map(|(rank, h)| match h {
+                Ok(h) => h.join().map_err(|panic| panicked(rank, panic)),
+                Err(e) => Err(format!("cannot start task {rank}: {e}")),
             })
             .collect()
     })
+}
+
+/// The message of a task that panicked.
+fn panicked(rank: usize, panic: Box<dyn std::any::Any + Send>) -> String {
+    let what = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("task {rank} panicked: {what}")
 }

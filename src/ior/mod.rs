@@ -31,7 +31,7 @@ use crate::comm::Comm;
 use crate::error::UsageError;
 use crate::options::Grammar;
 use crate::output::{NotesOnly, Outputs, Summary, Text};
-use crate::tool::{Finished, Parsed, Tool};
+use crate::tool::{Finished, Parsed, Tasks, Tool};
 
 use params::IorParams;
 use report::RunReport;
@@ -103,18 +103,10 @@ impl Tool for Ior {
         from_env.unwrap_or(1).max(wanted.unwrap_or(1))
     }
 
-    fn check_tasks(&self, run: &IorRun, size: usize) -> Result<(), UsageError> {
-        match run
-            .tests
+    fn check_tasks(&self, run: &IorRun, tasks: Tasks) -> Result<(), UsageError> {
+        run.tests
             .iter()
-            .filter_map(|t| t.params.geometry.num_tasks)
-            .max()
-        {
-            Some(n) if n > size => {
-                Err(UsageError(format!("-N {n}: only {size} tasks are running")))
-            }
-            _ => Ok(()),
-        }
+            .try_for_each(|t| options::check_tasks(&t.params, tasks))
     }
 
     /// The first test's choice (stdout has one format).

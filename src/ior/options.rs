@@ -347,7 +347,7 @@ pub fn parse(args: &[String]) -> Result<Option<Vec<IorTest>>, UsageError> {
 }
 
 mod checks;
-pub use checks::validate;
+pub use checks::{check_tasks, validate};
 
 #[cfg(test)]
 mod tests;

@@ -120,7 +120,7 @@ impl<'a> TestRun<'a> {
             names,
             readers: Readers { topology, map },
             signature: p.verification.time_stamp_signature.unwrap_or(0),
-            buffer: AlignedBuffer::new(buffer_len as usize, PAGE),
+            buffer: AlignedBuffer::try_new(buffer_len, PAGE).map_err(|e| Error::task(rank, e))?,
             created: Created::default(),
             report,
             status_count: None,

@@ -212,7 +212,8 @@ impl TestRun<'_> {
         pattern: &Pattern,
     ) -> Result<()> {
         let size = self.p.geometry.random_prefill;
-        let mut fill = AlignedBuffer::new(size as usize, PAGE);
+        let mut fill =
+            AlignedBuffer::try_new(size, PAGE).map_err(|e| Error::task(self.task.rank, e))?;
         pattern.fill(fill.as_mut_slice());
         let per_task = Layout {
             transfer: size,

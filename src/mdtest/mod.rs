@@ -34,7 +34,7 @@ use crate::comm::Comm;
 use crate::error::UsageError;
 use crate::options::Grammar;
 use crate::output::{NotesOnly, Outputs, Summary, Text};
-use crate::tool::{Finished, Parsed, Tool};
+use crate::tool::{Finished, Parsed, Tasks, Tool};
 
 use params::MdtestParams;
 use report::{MdtestReport, MdtestSink};
@@ -77,8 +77,8 @@ impl Tool for Mdtest {
         }))
     }
 
-    fn check_tasks(&self, run: &MdtestRun, size: usize) -> Result<(), UsageError> {
-        options::validate_tasks(&run.params, size)
+    fn check_tasks(&self, run: &MdtestRun, tasks: Tasks) -> Result<(), UsageError> {
+        options::validate_tasks(&run.params, tasks)
     }
 
     fn summary<'p>(&self, run: &'p MdtestRun) -> &'p Summary {

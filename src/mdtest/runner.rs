@@ -89,12 +89,13 @@ fn agree_seeds(comm: &dyn Comm, p: &MdtestParams) -> Result<(i64, i64)> {
     Ok((data_seed, random_seed))
 }
 
-/// What a run needs before its first directory: the backend, the layout and
-/// the seeds.
+/// What a run needs before its first directory: the backend, the layout,
+/// the seeds and the buffers.
 struct Setup {
     backend: Box<dyn Backend>,
     layout: Layout,
     seeds: (i64, i64),
+    buffers: Buffers,
 }
 
 impl Setup {
@@ -107,10 +108,18 @@ impl Setup {
         };
         let backend = m.backend.build(&context).map_err(Error::usage)?;
         let layout = Layout::new(&m.params).map_err(Error::usage)?;
+        let d = &m.params.data;
+        let buf = |n: u64| AlignedBuffer::try_new(n, PAGE).map_err(|e| Error::task(comm.rank(), e));
+        let buffers = Buffers {
+            write: buf(d.write_bytes)?,
+            read: buf(d.read_bytes)?,
+            check: buf(if d.verify_write { d.write_bytes } else { 0 })?,
+        };
         Ok(Setup {
             backend,
             layout,
             seeds,
+            buffers,
         })
     }
 }
@@ -220,8 +229,6 @@ impl<'a> Run<'a> {
             stride *= topology.ranks_on(topology.node_of(0)).len();
         }
         let lines = out.task_lines();
-        let buf = |n: u64| AlignedBuffer::new(n as usize, PAGE);
-        let d = &p.data;
         Run {
             comm,
             p,
@@ -240,11 +247,7 @@ impl<'a> Run<'a> {
             layout: setup.layout,
             data_seed,
             order_seed: p.random_order().then(|| (random_seed + rank as i64) as u64),
-            buffers: Buffers {
-                write: buf(d.write_bytes),
-                read: buf(d.read_bytes),
-                check: buf(if d.verify_write { d.write_bytes } else { 0 }),
-            },
+            buffers: setup.buffers,
             created: Created::default(),
             measure: Measure::new(),
             verifier: Verifier::new(rank, p.output.verbose >= 1, lines),

@@ -3,6 +3,7 @@
 pub mod files;
 pub mod fs;
 pub mod info;
+pub mod limits;
 pub mod seeds;
 pub mod stonewall;
 pub mod tally;

@@ -2,9 +2,13 @@
 //! run, before any file is touched. They run in a fixed order, so a command
 //! line with several mistakes always names the same one first.
 
+use std::path::Path;
+
 use crate::backend::{self, registry, Choice};
 use crate::error::UsageError;
 use crate::memhog::{self, NodeMemory};
+use crate::run::limits;
+use crate::tool::Tasks;
 use crate::units::human_bytes;
 
 use super::super::params::{IorParams, Ordering};
@@ -27,13 +31,20 @@ pub fn validate(p: &IorParams) -> Result<Choice, UsageError> {
     check_backend(p)
 }
 
-/// Only a script can carry a NUL byte (a command-line argument cannot).
+/// Only a script can carry a NUL byte (a command-line argument cannot). A
+/// shared file cannot be an existing directory.
 fn check_file_name(p: &IorParams) -> Check {
     let name = &p.files.test_file_name;
     if name.contains('\0') {
         return err(format!(
             "-o {}: a file name cannot hold a NUL byte",
             name.replace('\0', "\\0")
+        ));
+    }
+    let shared = name.split('@').next().unwrap_or(name);
+    if !p.geometry.file_per_proc && !p.files.multi_file && Path::new(shared).is_dir() {
+        return err(format!(
+            "-o {shared}: is a directory; the shared test file needs a file name (or -F for a file per task)"
         ));
     }
     Ok(())
@@ -198,4 +209,30 @@ fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
         ))?;
     }
     Ok(choice)
+}
+
+/// The checks that need the running tasks: `-N` within them, totals that
+/// fit 64 bits, and buffers that fit the node's memory.
+pub fn check_tasks(p: &IorParams, tasks: Tasks) -> Check {
+    let g = &p.geometry;
+    let size = tasks.total;
+    if let Some(n) = g.num_tasks.filter(|&n| n > size) {
+        return err(format!("-N {n}: only {size} tasks are running"));
+    }
+    let taking_part = g.num_tasks.unwrap_or(size) as u64;
+    g.segment_count
+        .checked_mul(g.block_size)
+        .and_then(|v| v.checked_mul(taking_part))
+        .ok_or_else(|| {
+            UsageError(format!(
+                "-s/-b: the aggregate size of {taking_part} tasks overflows 64 bits"
+            ))
+        })?;
+    let per_task = g.transfer_size.saturating_add(g.random_prefill);
+    let what = if g.random_prefill > 0 {
+        "-t/--randomPrefill"
+    } else {
+        "-t"
+    };
+    limits::buffers_fit(what, per_task, tasks.here)
 }

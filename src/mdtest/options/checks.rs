@@ -4,6 +4,8 @@
 
 use crate::backend::{self, registry, Choice};
 use crate::error::UsageError;
+use crate::run::limits;
+use crate::tool::Tasks;
 
 use super::super::params::MdtestParams;
 use super::super::tree::Layout;
@@ -26,6 +28,7 @@ pub fn validate(p: &MdtestParams) -> Result<Choice, UsageError> {
     check_data(p, &backend)?;
     check_sweep(p)?;
     check_outputs(p)?;
+    check_dirs(p)?;
     Layout::check(p).map_err(UsageError)?;
     Ok(backend)
 }
@@ -57,6 +60,17 @@ fn check_stonewall(p: &MdtestParams) -> Check {
     }
     if seconds > 0 && p.order.collective_creates {
         return err("-W (stonewall) cannot be combined with -c (task 0 creates every item)".into());
+    }
+    Ok(())
+}
+
+/// `-d`: each test directory, if it exists, is a directory.
+fn check_dirs(p: &MdtestParams) -> Check {
+    for dir in &p.dirs {
+        let path = std::path::Path::new(dir);
+        if path.exists() && !path.is_dir() {
+            return err(format!("-d {dir}: is not a directory"));
+        }
     }
     Ok(())
 }
@@ -225,8 +239,11 @@ fn check_outputs(p: &MdtestParams) -> Check {
         .map_err(|e| UsageError(format!("--summaryFormat: {e}")))
 }
 
-/// The checks that depend on the number of tasks (`size`).
-pub fn validate_tasks(p: &MdtestParams, size: usize) -> Check {
+/// The checks that need the running tasks: how many (`-l`, `-d a@b`, `-X
+/// -S`, totals that fit 64 bits) and how many share this node's memory
+/// (the buffers).
+pub fn validate_tasks(p: &MdtestParams, tasks: Tasks) -> Check {
+    let size = tasks.total;
     if let Some(last) = p.sweep.last {
         if last > size {
             return err(format!(
@@ -240,12 +257,31 @@ pub fn validate_tasks(p: &MdtestParams, size: usize) -> Check {
             p.dirs.len()
         ));
     }
-    let tasks = sweep(p, size);
-    if p.data.verify_read && p.tree.shared_file && tasks.iter().any(|&n| n > 1) {
+    let steps = sweep(p, size);
+    if p.data.verify_read && p.tree.shared_file && steps.iter().any(|&n| n > 1) {
         return err(
             "-X with -S: several tasks write the same files, so their contents cannot be verified"
                 .into(),
         );
     }
-    Ok(())
+    let per_task = Layout::new(p).map_err(UsageError)?.items_per_task();
+    let most = steps.iter().copied().max().unwrap_or(size) as u64;
+    if per_task.checked_mul(most).is_none() {
+        return err(format!(
+            "-n {}: {most} tasks with {per_task} items each is more items than 64 bits can count",
+            p.tree.items
+        ));
+    }
+    let d = &p.data;
+    let check = if d.verify_write { d.write_bytes } else { 0 };
+    let buffers = d
+        .write_bytes
+        .saturating_add(d.read_bytes)
+        .saturating_add(check);
+    let what = match (d.write_bytes > 0, d.read_bytes > 0) {
+        (true, true) => "-w/-e",
+        (false, true) => "-e",
+        _ => "-w",
+    };
+    limits::buffers_fit(what, buffers, tasks.here)
 }

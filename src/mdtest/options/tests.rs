@@ -5,6 +5,11 @@ fn args(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
 
+/// `n` tasks, all on one node.
+fn tasks(n: usize) -> crate::tool::Tasks {
+    crate::tool::Tasks { total: n, here: n }
+}
+
 fn help() -> String {
     grammar().help_text()
 }
@@ -142,19 +147,19 @@ fn combinations_mdtest_rejects() {
 #[test]
 fn task_counts_are_checked_at_run_time() {
     let p = parse_ok("-n 1 -l 4");
-    assert!(validate_tasks(&p, 4).is_ok());
-    assert!(validate_tasks(&p, 3)
+    assert!(validate_tasks(&p, tasks(4)).is_ok());
+    assert!(validate_tasks(&p, tasks(3))
         .unwrap_err()
         .0
         .contains("only 3 tasks"));
     let d = parse_ok("-n 1 -u -d a@b@c");
-    assert!(validate_tasks(&d, 2)
+    assert!(validate_tasks(&d, tasks(2))
         .unwrap_err()
         .0
         .contains("3 test directories"));
     let x = parse_ok("-n 1 -S -w 8 -e 8 -X");
-    assert!(validate_tasks(&x, 1).is_ok());
-    assert!(validate_tasks(&x, 2).is_err());
+    assert!(validate_tasks(&x, tasks(1)).is_ok());
+    assert!(validate_tasks(&x, tasks(2)).is_err());
 }
 
 #[test]
