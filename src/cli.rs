@@ -9,6 +9,7 @@ use crate::engine::{self, report_failure};
 use crate::error::Error;
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
+use crate::run::stop;
 use crate::tool::{self, Parsed, Tool};
 
 /// A tool as a command (object-safe, so that the tools form one list).
@@ -61,6 +62,7 @@ fn run_tool<T: Tool>(tool: &T, program: &str, args: &[String]) -> ExitCode {
         Err(e) => return report_failure(name, &Error::Usage(e)),
     };
     let local_tasks = tool.local_tasks(&params, from_env);
+    stop::install(name);
     engine::run_tasks(name, local_tasks, |comm| {
         tool::run_on_task(tool, comm, &params).map(|_| ())
     })

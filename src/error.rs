@@ -41,6 +41,10 @@ pub enum Error {
         units: &'static str,
         bytes: u64,
     },
+    /// A signal stopped the run (every task agreed). Exit status 128 + the
+    /// signal's number, as a shell reports a process the signal killed.
+    #[error("interrupted by {name}")]
+    Interrupted { signal: i32, name: String },
 }
 
 impl Error {
@@ -49,6 +53,7 @@ impl Error {
         match self {
             Error::Usage(_) => 2,
             Error::Data { .. } => 3,
+            Error::Interrupted { signal, .. } => (128 + signal).clamp(0, 255) as u8,
             Error::Task(_) | Error::Comm(_) => 1,
         }
     }

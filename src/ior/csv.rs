@@ -23,6 +23,7 @@ pub const COLUMNS: &[&str] = &[
     "total_s",
     "bytes",
     "transfers",
+    "interrupted",
 ];
 
 impl Document for RunReport {
@@ -50,6 +51,7 @@ impl Document for RunReport {
                     format!("{:.9}", r.total),
                     r.bytes.to_string(),
                     r.transfers.to_string(),
+                    r.interrupted.clone().unwrap_or_default(),
                 ]);
             }
         }

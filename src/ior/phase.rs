@@ -19,6 +19,7 @@ use crate::pagecache::{CacheReport, Residency};
 use crate::run::fs::Fs;
 use crate::run::info::now_string;
 use crate::run::stonewall::{read_status, write_status};
+use crate::run::stop;
 use crate::run::tally::WrongData;
 
 impl TestRun<'_> {
@@ -26,8 +27,9 @@ impl TestRun<'_> {
     /// tasks.
     pub fn measured_phase(&mut self, access: Access, rep: u64) -> Result<WrongData> {
         if self.p.phases.inter_test_delay > 0 {
-            std::thread::sleep(Duration::from_secs(self.p.phases.inter_test_delay));
+            stop::sleep(Duration::from_secs(self.p.phases.inter_test_delay));
         }
+        stop::check(self.comm)?;
         let cache = match access {
             Access::Write => {
                 self.prepare_write(rep)?;
@@ -50,6 +52,7 @@ impl TestRun<'_> {
         let plan = self.plan(access);
         let outcome = self.timed_io(access, rep, self.pretend(access), verify, plan);
         let outcome = agree(self.comm, outcome)?;
+        let interrupted = stop::agreed(self.comm)?;
         let all = gather_records(self.comm, 0, &outcome.times)?;
         let errors = outcome.errors.sum(self.comm)?;
         let merged = match &outcome.latency {
@@ -60,6 +63,7 @@ impl TestRun<'_> {
         if self.task.rank == 0 {
             let mut row = self.phase_row(access, rep, &all, plan, &mut status);
             row.latency_percentiles = merged.as_ref().and_then(Percentiles::of);
+            row.interrupted = interrupted.map(stop::name);
             if let Some(cache) = cache {
                 row.page_cache = Some(self.assess_cache(name, rep, cache));
             }
@@ -74,6 +78,9 @@ impl TestRun<'_> {
             self.report.results.push(row);
         }
         agree(self.comm, status)?;
+        if let Some(signal) = interrupted {
+            return Err(stop::interrupted(signal));
+        }
         self.warn_wrong_data(name, errors)?;
         // A stonewalled or shortened phase leaves the files partly written.
         if access == Access::Write
@@ -282,6 +289,7 @@ impl TestRun<'_> {
         let plan = self.plan(Access::Read);
         let outcome = self.timed_io(Access::Read, rep, self.task.rank, true, plan);
         let outcome = agree(self.comm, outcome)?;
+        stop::check(self.comm)?;
         let errors = outcome.errors.sum(self.comm)?;
         self.warn_wrong_data("write", errors)?;
         Ok(errors)
@@ -339,7 +347,8 @@ impl TestRun<'_> {
             deadline,
             wear_out: wall.wear_out && deadline.is_some(),
             min_time: wall.min_time as f64,
-            collective_checks: deadline.is_some() && self.p.transfers.collective,
+            // Collective transfers stop together: at agreed checkpoints.
+            collective_checks: self.p.transfers.collective,
         }
     }
 }

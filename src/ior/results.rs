@@ -127,6 +127,10 @@ pub struct PhaseResult {
     /// Read phases: the page cache before (and after eviction).
     #[serde(rename = "pageCache", skip_serializing_if = "Option::is_none")]
     pub page_cache: Option<CacheReport>,
+    /// The signal that stopped the phase, if one did: the figures cover
+    /// what was done until then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 /// Per phase, the fastest and slowest task's open, transfer and close times
@@ -260,6 +264,7 @@ pub fn reduce_phase(
         latency_percentiles: None,
         spread: task_spread(tasks),
         page_cache: None,
+        interrupted: None,
     }
 }
 

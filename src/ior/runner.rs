@@ -10,7 +10,7 @@
 use super::report::{RunReport, SummaryRow};
 use super::results::summarize;
 use super::sink::IorSink;
-use super::test::TestRun;
+use super::test::{Stopped, TestRun};
 use super::IorRun;
 use crate::comm::Comm;
 use crate::output::Outputs;
@@ -39,18 +39,23 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
     let mut data_errors = WrongData::default();
     let mut failure = None;
     for (id, test) in run.tests.iter().enumerate() {
-        match TestRun::new(comm, out, id, test).and_then(TestRun::run) {
-            Ok(test) => {
-                data_errors.add(test.data_errors);
-                if comm.rank() == 0 {
-                    out.each(|s| s.test_done(&test));
-                    report.tests.push(test);
-                }
+        let outcome = TestRun::new(comm, out, id, test)
+            .map_err(Stopped::from)
+            .and_then(TestRun::run);
+        let (done, error) = match outcome {
+            Ok(test) => (Some(test), None),
+            Err(Stopped(e, partial)) => (partial, Some(e)),
+        };
+        if let Some(test) = done {
+            data_errors.add(test.data_errors);
+            if comm.rank() == 0 {
+                out.each(|s| s.test_done(&test));
+                report.tests.push(test);
             }
-            Err(e) => {
-                failure = Some(e);
-                break;
-            }
+        }
+        if error.is_some() {
+            failure = error;
+            break;
         }
     }
     report.summary = summary_rows(&report);

@@ -20,8 +20,19 @@ use crate::memhog::{self, MemoryHog};
 use crate::run::fs::{Created, Fs};
 use crate::run::info::now_string;
 use crate::run::seeds;
+use crate::run::stop;
 use crate::run::tally::WrongData;
 use crate::run::warnings::Warnings;
+
+/// How a test ended early: the error, and with it, when a signal stopped
+/// the test, what the test measured until then.
+pub(super) struct Stopped(pub Error, pub Option<TestReport>);
+
+impl From<Error> for Stopped {
+    fn from(e: Error) -> Stopped {
+        Stopped(e, None)
+    }
+}
 
 /// This task and its part in the test.
 pub(super) struct Task {
@@ -100,6 +111,11 @@ impl<'a> TestRun<'a> {
             p.files.multi_file,
         );
         let map = ReaderMap::new(&topology, reorder_for(p, 0));
+        stop::leave_in(
+            FileNames::directory_of(&names.path(0, 0))
+                .display()
+                .to_string(),
+        );
         let (hog, scale) = agree(comm, hog_memory(p, &topology, &task))?;
         let report = header(p, id, &*backend, &layout, &names, &scale, rank == 0);
         let buffer_len = if task.active {
@@ -133,24 +149,28 @@ impl<'a> TestRun<'a> {
         Fs::new(&*self.backend, self.task.rank)
     }
 
-    /// Runs the test; its report (complete on rank 0).
-    pub fn run(mut self) -> Result<TestReport> {
+    /// Runs the test; its report (complete on rank 0). A test a signal
+    /// stopped returns what it measured with the error.
+    pub fn run(mut self) -> Result<TestReport, Stopped> {
         if self.task.rank == 0 {
             let report = &self.report;
             self.out.each(|s| s.test_started(report));
             self.describe();
         }
-        if let Err(e) = self.repetitions() {
+        let outcome = self.repetitions();
+        if outcome.is_err() {
             self.clean_up_after_failure();
-            return Err(e);
-        }
-        if !self.p.files.keep_file {
+        } else if !self.p.files.keep_file {
             let fs = Fs::new(&*self.backend, self.task.rank);
             self.created.remove_dirs(fs);
         }
         self.report.warnings = std::mem::take(&mut self.warnings.list);
         self.report.compute_max();
-        Ok(self.report)
+        match outcome {
+            Ok(()) => Ok(self.report),
+            Err(e @ Error::Interrupted { .. }) => Err(Stopped(e, Some(self.report))),
+            Err(e) => Err(Stopped(e, None)),
+        }
     }
 
     /// Verbose notes about the test (rank 0).
@@ -246,6 +266,7 @@ impl<'a> TestRun<'a> {
             self.measured_phase(Access::Write, rep)?;
         }
         if self.p.phases.check_write {
+            stop::check(self.comm)?;
             errors.add(self.check_phase(rep)?);
         }
         if self.p.reads() {

@@ -255,7 +255,15 @@ impl IorSink for TextSink<Ior> {
     }
 
     fn phase_done(&mut self, phase: &PhaseDone<'_>) -> io::Result<()> {
-        self.emit(&result_row(phase.row))
+        let r = phase.row;
+        self.emit(&result_row(r))?;
+        match &r.interrupted {
+            Some(signal) => self.emit(&format!(
+                "interrupted by {signal}: the {}-{} row above covers the transfers made until then\n",
+                r.access, r.iteration
+            )),
+            None => Ok(()),
+        }
     }
 
     fn removed(&mut self, seconds: f64, iteration: u64) -> io::Result<()> {
@@ -332,6 +340,7 @@ mod tests {
             latency_percentiles: None,
             spread: None,
             page_cache: None,
+            interrupted: None,
         };
         assert_eq!(
             result_row(&r),

@@ -21,6 +21,7 @@ use crate::latency::LatencyRecorder;
 use crate::pattern::Pattern;
 use crate::progress;
 use crate::run::stonewall::{CollectiveStop, Deadline, Reached};
+use crate::run::stop;
 use crate::run::tally::WrongData;
 
 /// How a phase ends: at its last transfer, at a deadline, or at a count.
@@ -34,7 +35,8 @@ pub(super) struct PhasePlan {
     pub wear_out: bool,
     /// `minTimeDuration`, seconds.
     pub min_time: f64,
-    /// Collective transfers with `-D`: stop decisions are agreed.
+    /// Collective transfers: stop decisions (the deadline, a signal) are
+    /// agreed at checkpoints.
     pub collective_checks: bool,
 }
 
@@ -67,7 +69,9 @@ impl TestRun<'_> {
         let walk = Walk {
             comm,
             plan,
-            in_step: self.p.phases.intra_test_barriers || plan.wear_out || plan.collective_checks,
+            in_step: self.p.phases.intra_test_barriers
+                || plan.wear_out
+                || (plan.collective_checks && plan.deadline.is_some()),
         };
         let mut t = TaskTimes {
             active: self.task.active,
@@ -265,26 +269,29 @@ fn walk_phase(
 ) -> Result<()> {
     let (comm, plan) = (walk.comm, walk.plan);
     let deadline = plan.deadline.map(Deadline::start);
-    let mut collective = deadline
-        .as_ref()
-        .filter(|_| plan.collective_checks)
-        .map(|d| CollectiveStop::new(comm, d, plan.limit));
+    let mut collective = plan
+        .collective_checks
+        .then(|| CollectiveStop::new(comm, deadline.as_ref(), plan.limit));
     let mut reached = 0;
     if let Some(pass) = pass.as_mut() {
         loop {
+            // After each transfer: the deadline, or a signal (one load each).
             let count = match (deadline.as_ref(), collective.as_mut()) {
                 (_, Some(c)) => pass.run(0, plan.limit, progress, |n| c.check(n)),
-                (Some(d), None) => pass.run(0, plan.limit, progress, |_| d.passed()),
-                (None, None) => pass.run(0, plan.limit, progress, |_| false),
+                (Some(d), None) => {
+                    pass.run(0, plan.limit, progress, |_| d.passed() || stop::requested())
+                }
+                (None, None) => pass.run(0, plan.limit, progress, |_| stop::requested()),
             };
             reached += count;
-            t.hit_deadline = count < plan.limit
-                && (collective.as_ref().is_some_and(|c| c.stopped)
-                    || deadline.as_ref().is_some_and(|d| d.passed()));
+            let stopped = collective.as_ref().is_some_and(|c| c.stopped)
+                || deadline.as_ref().is_some_and(|d| d.passed());
+            t.hit_deadline = count < plan.limit && deadline.is_some() && stopped;
             // -O minTimeDuration: start again from the first transfer until
             // the time has passed.
             let again = plan.min_time > 0.0 && comm.wtime() - t.xfer_start < plan.min_time;
-            if t.hit_deadline || progress.failed() || progress.quit || plan.limit == 0 || !again {
+            let ended = progress.failed() || progress.quit || stop::requested();
+            if t.hit_deadline || ended || plan.limit == 0 || !again {
                 break;
             }
         }
@@ -317,10 +324,10 @@ fn wear_out(
     let mine = pass.as_ref().map(|_| reached);
     let target = Reached::agree(walk.comm, mine)?.max;
     if let Some(pass) = pass {
-        while reached < target && limit > 0 && !progress.failed() {
+        while reached < target && limit > 0 && !progress.failed() && !stop::requested() {
             let from = reached % limit;
             let to = (from + (target - reached)).min(limit);
-            reached += pass.run(from, to, progress, |_| false) - from;
+            reached += pass.run(from, to, progress, |_| stop::requested()) - from;
         }
     }
     step(walk, progress.failure.take().map_or(Ok(()), Err))

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::pattern::Pattern;
 use crate::random::Permutation;
 use crate::run::stonewall::Reached;
+use crate::run::stop;
 use crate::run::tally::WrongData;
 
 /// Items this run created and must remove if it fails.
@@ -340,8 +341,8 @@ impl Run<'_> {
             }
             creator.create(path, k, &mut self.buffers, &mut self.verifier, &mut made)?;
             position += 1;
-            self.measure.item_done(position - range.start);
-            if deadline.is_some_and(|d| comm.wtime() > d) {
+            let stop = self.measure.item_done(position - range.start);
+            if stop || deadline.is_some_and(|d| comm.wtime() > d) {
                 break;
             }
         }
@@ -367,7 +368,8 @@ impl Run<'_> {
         };
         let (first, count, order) = self.visiting_order(&layout);
         let (backend, rank) = (&*self.backend, self.task.rank);
-        for l in 0..layout.loops {
+        let mut done = 0;
+        'trees: for l in 0..layout.loops {
             let (tree, owner) = self.target(Role::Stat, j, l);
             let mut paths = item_paths(rank, &layout, &tree, kind, owner)?;
             for i in 0..count {
@@ -384,10 +386,13 @@ impl Run<'_> {
                 backend
                     .stat(path)
                     .map_err(|e| Error::io(rank, "cannot stat", path_of(path), &e))?;
-                self.measure.item_done(l * count + i + 1);
+                done += 1;
+                if self.measure.item_done(done) {
+                    break 'trees;
+                }
             }
         }
-        Ok(layout.loops * count)
+        Ok(done)
     }
 
     /// The read phase: open, read `-e` bytes (verified with `-X`), close.
@@ -406,7 +411,8 @@ impl Run<'_> {
         };
         let pattern = Pattern::new(p.data.data_packet_type, self.data_seed, writer);
         let backend = &*self.backend;
-        for l in 0..layout.loops {
+        let mut done = 0;
+        'trees: for l in 0..layout.loops {
             let (tree, owner) = self.target(Role::Read, j, l);
             let mut paths = item_paths(rank, &layout, &tree, Kind::File, owner)?;
             for i in 0..count {
@@ -426,10 +432,13 @@ impl Run<'_> {
                 if p.data.verify_read {
                     self.verifier.check(&pattern, buf, k, path_of(path));
                 }
-                self.measure.item_done(l * count + i + 1);
+                done += 1;
+                if self.measure.item_done(done) {
+                    break 'trees;
+                }
             }
         }
-        Ok(layout.loops * count)
+        Ok(done)
     }
 
     /// The rename phase (`-U`): mdtest's rotation. Item 0 moves aside to
@@ -442,23 +451,29 @@ impl Run<'_> {
         if !self.task.active || count <= 1 {
             return Ok(0);
         }
+        let mut done = 0;
         for l in 0..layout.loops {
             let (tree, owner) = self.target(Role::Stat, j, l);
             let mut paths = item_paths(self.task.rank, &layout, &tree, Kind::Dir, owner)?;
-            self.rotate(&mut paths, layout.first_item(), count, l * count)?;
+            done = self.rotate(&mut paths, layout.first_item(), count, done)?;
+            if stop::requested() {
+                break;
+            }
         }
-        Ok(layout.loops * count)
+        Ok(done)
     }
 
     /// One test directory's rotation of `count` names from item `first`;
-    /// `done` renames were made before it.
+    /// `done` renames were made before it. Returns the renames made so far
+    /// (a signal stops it between two: every directory still has a name,
+    /// the one moved aside included, which cleanup knows).
     fn rotate(
         &mut self,
         paths: &mut ItemPaths<'_>,
         first: u64,
         count: u64,
         done: u64,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let rank = self.task.rank;
         let mut aside = paths.path(first).to_bytes().to_vec();
         aside.extend_from_slice(b"-XX");
@@ -484,9 +499,11 @@ impl Run<'_> {
                 self.created.renamed_aside = None;
             }
             last = item;
-            self.measure.item_done(done + i + 1);
+            if self.measure.item_done(done + i + 1) {
+                return Ok(done + i + 1);
+            }
         }
-        Ok(())
+        Ok(done + count)
     }
 
     /// The remove phase: each task removes the items of task `rank+3N`
@@ -502,7 +519,8 @@ impl Run<'_> {
         let count = layout.items_per_loop;
         let (backend, rank) = (&*self.backend, self.task.rank);
         let mut done = 0u64;
-        for (tree, owner) in self.removal_targets(j, layout.loops) {
+        let mut stopped = false;
+        'trees: for (tree, owner) in self.removal_targets(j, layout.loops) {
             let mut paths = item_paths(rank, &layout, &tree, kind, owner)?;
             for k in creation_order(&layout, count) {
                 let path = paths.path(k);
@@ -519,10 +537,14 @@ impl Run<'_> {
                 }
                 .map_err(|e| Error::io(rank, "cannot remove", path_of(path), &e))?;
                 done += 1;
-                self.measure.item_done(done);
+                if self.measure.item_done(done) {
+                    stopped = true;
+                    break 'trees;
+                }
             }
         }
-        Ok(layout.loops * count)
+        // Each task counts its share (task 0 removes every task's with -c).
+        Ok(if stopped { done } else { layout.loops * count })
     }
 
     /// The trees and item sets this task removes.

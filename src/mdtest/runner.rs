@@ -41,6 +41,7 @@ use crate::progress;
 use crate::run::fs::Fs;
 use crate::run::info::timestamp;
 use crate::run::seeds;
+use crate::run::stop;
 use crate::run::tally::WrongData;
 use crate::run::warnings::Warnings;
 use crate::tool::Finished;
@@ -167,9 +168,9 @@ impl Measure {
     }
 
     /// After each item operation: its latency, and the count for the
-    /// progress display.
+    /// progress display. Returns whether a signal asks the run to stop.
     #[inline]
-    pub fn item_done(&mut self, count: u64) {
+    pub fn item_done(&mut self, count: u64) -> bool {
         if let Some(l) = self.recording.as_mut() {
             l.tick();
         }
@@ -178,6 +179,7 @@ impl Measure {
                 live.counter.set(count);
             }
         }
+        stop::requested()
     }
 }
 

@@ -6,5 +6,6 @@ pub mod info;
 pub mod limits;
 pub mod seeds;
 pub mod stonewall;
+pub mod stop;
 pub mod tally;
 pub mod warnings;

@@ -5,7 +5,8 @@
 //!
 //! * The deadline: a timer thread raises a flag, so a loop pays one relaxed
 //!   atomic load per operation.
-//! * Collective transfers must stop at the same transfer on every task.
+//! * Collective transfers must stop at the same transfer on every task (at
+//!   the deadline, or at a signal: [`super::stop`]).
 //!   Instead of IOR's reduction after every transfer (hpc/ior#210), tasks
 //!   agree at checkpoints spaced about [`CHECK_EVERY`] apart (the spacing
 //!   itself is agreed at each checkpoint from the slowest task's rate).
@@ -72,7 +73,8 @@ impl Drop for Deadline {
 /// Checkpoints where every task (taking part or not) agrees whether to stop.
 pub struct CollectiveStop<'a> {
     comm: &'a dyn Comm,
-    deadline: &'a Deadline,
+    /// `-D`'s deadline, if there is one (a signal also stops the tasks).
+    deadline: Option<&'a Deadline>,
     /// Transfers planned in the phase; no checkpoint at or after it.
     limit: u64,
     next: u64,
@@ -84,7 +86,11 @@ pub struct CollectiveStop<'a> {
 }
 
 impl<'a> CollectiveStop<'a> {
-    pub fn new(comm: &'a dyn Comm, deadline: &'a Deadline, limit: u64) -> CollectiveStop<'a> {
+    pub fn new(
+        comm: &'a dyn Comm,
+        deadline: Option<&'a Deadline>,
+        limit: u64,
+    ) -> CollectiveStop<'a> {
         CollectiveStop {
             comm,
             deadline,
@@ -119,7 +125,8 @@ impl<'a> CollectiveStop<'a> {
         }
         let elapsed = (self.comm.wtime() - self.started).max(1e-9);
         let interval = ((count as f64 / elapsed) * CHECK_EVERY).max(1.0) as u64;
-        self.agree(self.deadline.passed(), u64::MAX - interval)
+        let expired = self.deadline.is_some_and(|d| d.passed()) || super::stop::requested();
+        self.agree(expired, u64::MAX - interval)
     }
 
     /// For a task that moves no data: take part in every checkpoint.
@@ -220,7 +227,7 @@ mod tests {
         // Task 2 takes no part; task 0 "expires" at its second checkpoint.
         let stops = local::run(Topology::single_node(3), |comm| {
             let deadline = Deadline::start(Duration::from_secs(3600));
-            let mut stop = CollectiveStop::new(comm, &deadline, 8_000_000);
+            let mut stop = CollectiveStop::new(comm, Some(&deadline), 8_000_000);
             if comm.rank() == 2 {
                 stop.idle();
                 return None;

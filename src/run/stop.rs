@@ -1,0 +1,134 @@
+//! Stopping a run on a signal (SIGINT, SIGTERM, SIGHUP, and SIGUSR1/SIGUSR2
+//! that batch systems send ahead of a time limit).
+//!
+//! The handler only stores the signal's number in a flag. Every task checks
+//! the flag after each transfer or metadata operation, with one relaxed load
+//! as for `-D`'s deadline; the phase then closes, the tasks agree on the stop
+//! at its end ([`agreed`]), rank 0 reports what was measured, and what the
+//! run created is removed. A watcher thread sees the signals too: at the
+//! second one it prints where the run's files are and ends the process at
+//! once.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, Once};
+use std::time::{Duration, Instant};
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
+use signal_hook::iterator::Signals;
+
+use crate::comm::{Comm, CommError, ReduceOp};
+use crate::error::{Error, Result};
+
+/// The signals that stop a run.
+pub const SIGNALS: [i32; 5] = [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2];
+
+/// The number of the signal that asked the run to stop (0: none).
+static SIGNAL: AtomicUsize = AtomicUsize::new(0);
+
+/// Where this run creates files and directories, for the second signal's line.
+static PLACES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+static INSTALL: Once = Once::new();
+
+/// Installs the handlers and the watcher thread (once per process). `tool`
+/// names the process in the watcher's line.
+pub fn install(tool: &'static str) {
+    INSTALL.call_once(|| {
+        for sig in SIGNALS {
+            // The flag only: a store, nothing that allocates or locks.
+            let _ = signal_hook::flag::register_usize(sig, &SIGNAL, sig as usize);
+        }
+        if let Ok(signals) = Signals::new(SIGNALS) {
+            let _ = std::thread::Builder::new()
+                .name("pario-signals".into())
+                .spawn(move || watch(tool, signals));
+        }
+    });
+}
+
+/// Whether a signal asked the run to stop (one relaxed load).
+#[inline(always)]
+pub fn requested() -> bool {
+    SIGNAL.load(Ordering::Relaxed) != 0
+}
+
+/// The signal that asked this task's run to stop, if any.
+pub fn signal() -> Option<i32> {
+    match SIGNAL.load(Ordering::Relaxed) {
+        0 => None,
+        n => Some(n as i32),
+    }
+}
+
+/// Whether any task was asked to stop, agreed by every task (a reduction):
+/// the signal's number.
+pub fn agreed(comm: &dyn Comm) -> Result<Option<i32>, CommError> {
+    let mut v = [SIGNAL.load(Ordering::Relaxed) as u64];
+    comm.all_reduce_u64(&mut v, ReduceOp::Max)?;
+    Ok((v[0] != 0).then_some(v[0] as i32))
+}
+
+/// Stops here if any task was asked to (every task must call it at the
+/// same point: it is a reduction).
+pub fn check(comm: &dyn Comm) -> Result<()> {
+    match agreed(comm)? {
+        Some(signal) => Err(interrupted(signal)),
+        None => Ok(()),
+    }
+}
+
+/// The error of a run `signal` stopped.
+pub fn interrupted(signal: i32) -> Error {
+    Error::Interrupted {
+        signal,
+        name: name(signal),
+    }
+}
+
+/// The name of a signal: `SIGINT`.
+pub fn name(signal: i32) -> String {
+    signal_hook::low_level::signal_name(signal)
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("signal {signal}"))
+}
+
+/// Records a place where this run creates files, for the line the second
+/// signal prints.
+pub fn leave_in(place: impl Into<String>) {
+    let place = place.into();
+    let mut places = PLACES.lock().unwrap_or_else(|p| p.into_inner());
+    if !places.contains(&place) {
+        places.push(place);
+    }
+}
+
+/// Sleeps for `d`, or until a signal asks the run to stop.
+pub fn sleep(d: Duration) {
+    let end = Instant::now() + d;
+    while !requested() {
+        let now = Instant::now();
+        if now >= end {
+            return;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
+}
+
+/// The watcher: the first signal is the flag's; the second ends the process
+/// with `128 + signal`, after one line saying what may be left where.
+fn watch(tool: &str, mut signals: Signals) {
+    let mut seen = 0;
+    for sig in signals.forever() {
+        seen += 1;
+        if seen < 2 {
+            continue;
+        }
+        let places = PLACES.lock().unwrap_or_else(|p| p.into_inner()).join(", ");
+        let left = match places.is_empty() {
+            true => String::new(),
+            false => format!("; what this run created may be left in {places}"),
+        };
+        eprintln!("{tool}: {} again: stopped at once{left}", name(sig));
+        signal_hook::low_level::exit(128 + sig);
+    }
+}
