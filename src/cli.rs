@@ -63,9 +63,22 @@ fn run_tool<T: Tool>(tool: &T, program: &str, args: &[String]) -> ExitCode {
     };
     let local_tasks = tool.local_tasks(&params, from_env);
     stop::install(name);
-    engine::run_tasks(name, local_tasks, |comm| {
+    let code = engine::run_tasks(name, local_tasks, |comm| {
         tool::run_on_task(tool, comm, &params).map(|_| ())
-    })
+    });
+    match stop::signal() {
+        // The signal came after the last check: the run completed.
+        Some(signal) if code == ExitCode::SUCCESS => {
+            if engine::is_printer() {
+                let sig = stop::name(signal);
+                eprintln!(
+                    "{name}: {sig} came after the last measurement: the results are complete"
+                );
+            }
+            ExitCode::from((128 + signal).clamp(0, 255) as u8)
+        }
+        _ => code,
+    }
 }
 
 /// The text of `pario --help`.

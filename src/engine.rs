@@ -86,6 +86,25 @@ pub fn report_failure(tool: &str, error: &Error) -> ExitCode {
     ExitCode::from(error.exit_code())
 }
 
+/// After a signal some task did not answer: it is taken for dead, so no
+/// collective (not even MPI's finalisation) can complete. This task has
+/// removed its files; rank 0 says what may be left, and the process ends.
+#[cfg(feature = "mpi")]
+fn gone_after_signal(tool: &str, world: &mpi::topology::SimpleCommunicator) -> ! {
+    use mpi::traits::*;
+    let signal = crate::run::stop::signal().unwrap_or(signal_hook::consts::SIGTERM);
+    if world.rank() == 0 {
+        let grace = crate::run::stop::grace().as_secs_f64();
+        eprintln!(
+            "{tool}: error: interrupted by {}, and not every task answered within {grace} s \
+             (a task may have died): the tasks that answered removed their files; \
+             those of the others may remain",
+            crate::run::stop::name(signal)
+        );
+    }
+    std::process::exit(128 + signal)
+}
+
 /// Rank 0 prints and exits with the error's status; the others exit 0 once
 /// it has printed.
 #[cfg(feature = "mpi")]
@@ -147,6 +166,9 @@ where
         }
         Err(e) => Err(Error::Usage(UsageError(e))),
     };
+    if comm::mpi::gave_up() {
+        gone_after_signal(tool, &universe.world());
+    }
     // Report before finalising: once a rank exits non-zero, the launcher may
     // kill the others, rank 0 included.
     let status = match &outcome {

@@ -33,6 +33,8 @@ pub enum ReduceOp {
 pub enum CommError {
     #[error("another task stopped before reaching a collective operation")]
     PeerGone,
+    #[error("not every task answered after the signal (a task may have died)")]
+    NoAnswer,
     #[error("communication failed: {0}")]
     Failed(String),
 }

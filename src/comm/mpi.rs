@@ -7,12 +7,74 @@
 
 use std::any::Any;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
 use mpi::collective::SystemOperation;
 use mpi::datatype::PartitionMut;
+use mpi::request::{scope, Request, Scope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use super::{Comm, CommError, ReduceOp, Topology};
+use crate::run::stop;
+
+/// Set once a collective was given up after a signal: the tasks that did
+/// not answer are taken for dead, and later collectives fail at once.
+static GAVE_UP: AtomicBool = AtomicBool::new(false);
+
+/// Whether this rank gave up waiting for the others after a signal.
+pub fn gave_up() -> bool {
+    GAVE_UP.load(Ordering::Relaxed)
+}
+
+fn answered() -> Result<(), CommError> {
+    match gave_up() {
+        true => Err(CommError::NoAnswer),
+        false => Ok(()),
+    }
+}
+
+/// Polls a collective to completion. Collectives are non-blocking under the
+/// hood so that a signal can end the wait: once a stop is requested, the
+/// other tasks get [`stop::grace`] to answer; a task that has died never
+/// will, and the survivors must still remove their files before the
+/// launcher kills them.
+fn finish<'a, D: ?Sized, S: Scope<'a>>(mut request: Request<'a, D, S>) -> Result<(), CommError> {
+    let mut deadline = None;
+    loop {
+        request = match request.test() {
+            Ok(_) => return Ok(()),
+            Err(pending) => pending,
+        };
+        if stop::requested() {
+            let end = *deadline.get_or_insert_with(|| Instant::now() + stop::grace());
+            if Instant::now() >= end {
+                GAVE_UP.store(true, Ordering::Relaxed);
+                // SAFETY: the request is left to MPI unfinished; `held`
+                // leaks the buffers it uses, so they outlive it.
+                let _ = unsafe { request.into_raw() };
+                return Err(CommError::NoAnswer);
+            }
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// Runs a collective on `buffers`; when it was given up, MPI may still
+/// write to them later, so they are leaked instead of freed.
+fn held<B, F>(buffers: &mut B, collective: F) -> Result<(), CommError>
+where
+    B: Default,
+    F: FnOnce(&mut B) -> Result<(), CommError>,
+{
+    answered()?;
+    let outcome = collective(buffers);
+    if outcome.is_err() {
+        std::mem::forget(std::mem::take(buffers));
+    }
+    outcome
+}
 
 pub struct MpiComm {
     world: SimpleCommunicator,
@@ -76,24 +138,38 @@ impl Comm for MpiComm {
     }
 
     fn barrier(&self) -> Result<(), CommError> {
-        self.world.barrier();
-        Ok(())
+        answered()?;
+        finish(self.world.immediate_barrier())
     }
 
     fn broadcast(&self, root: usize, data: &mut Vec<u8>) -> Result<(), CommError> {
         let process = self.world.process_at_rank(root as i32);
-        let mut len = data.len() as u64;
-        process.broadcast_into(&mut len);
-        data.resize(len as usize, 0);
-        if len > 0 {
-            process.broadcast_into(&mut data[..]);
+        let mut len = vec![data.len() as u64];
+        held(&mut len, |len| {
+            scope(|s| finish(process.immediate_broadcast_into(s, &mut len[..])))
+        })?;
+        let mut all = std::mem::take(data);
+        all.resize(len[0] as usize, 0);
+        if len[0] > 0 {
+            held(&mut all, |all| {
+                scope(|s| finish(process.immediate_broadcast_into(s, &mut all[..])))
+            })?;
         }
+        *data = all;
         Ok(())
     }
 
     fn all_reduce_u64(&self, values: &mut [u64], op: ReduceOp) -> Result<(), CommError> {
-        let send = values.to_vec();
-        self.world.all_reduce_into(&send[..], values, Self::op(op));
+        let mut both = [values.to_vec(), vec![0u64; values.len()]];
+        held(&mut both, |[send, recv]| {
+            scope(|s| {
+                let request =
+                    self.world
+                        .immediate_all_reduce_into(s, &send[..], &mut recv[..], Self::op(op));
+                finish(request)
+            })
+        })?;
+        values.copy_from_slice(&both[1]);
         Ok(())
     }
 
@@ -103,15 +179,24 @@ impl Comm for MpiComm {
             .map_err(|_| CommError::Failed("gather of more than 2 GiB".into()))?;
         // An empty Rust slice points at address 1, which Open MPI takes for
         // MPI_IN_PLACE: send empty contributions from a real (unused) byte.
-        let spare = [0u8; 1];
-        let data = if data.is_empty() { &spare[..0] } else { data };
+        let mut send = data.to_vec();
+        send.reserve(1);
+        let mut counts = vec![len];
         if self.rank() != root {
-            process.gather_into(&len);
-            process.gather_varcount_into(data);
+            held(&mut counts, |c| {
+                scope(|s| finish(process.immediate_gather_into(s, &c[..])))
+            })?;
+            held(&mut send, |d| {
+                scope(|s| finish(process.immediate_gather_varcount_into(s, &d[..])))
+            })?;
             return Ok(Vec::new());
         }
-        let mut counts = vec![0i32; self.size()];
-        process.gather_into_root(&len, &mut counts[..]);
+        counts.resize(self.size() + 1, 0);
+        held(&mut counts, |c| {
+            let (mine, all) = c.split_at_mut(1);
+            scope(|s| finish(process.immediate_gather_into_root(s, &mine[..], all)))
+        })?;
+        let counts = counts.split_off(1);
         let displs: Vec<i32> = counts
             .iter()
             .scan(0i32, |at, &c| {
@@ -123,10 +208,14 @@ impl Comm for MpiComm {
         let total: i32 = counts.iter().sum();
         // At least one byte, for the same reason as above.
         let mut all = vec![0u8; total.max(1) as usize];
-        {
+        let mut both = (send, all);
+        held(&mut both, |(d, all)| {
             let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            process.gather_varcount_into_root(data, &mut partition);
-        }
+            scope(|s| {
+                finish(process.immediate_gather_varcount_into_root(s, &d[..], &mut partition))
+            })
+        })?;
+        all = both.1;
         Ok(counts
             .iter()
             .zip(&displs)

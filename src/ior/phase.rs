@@ -63,7 +63,7 @@ impl TestRun<'_> {
         if self.task.rank == 0 {
             let mut row = self.phase_row(access, rep, &all, plan, &mut status);
             row.latency_percentiles = merged.as_ref().and_then(Percentiles::of);
-            row.interrupted = interrupted.map(stop::name);
+            row.interrupted = interrupted.map(|s| stop::name(s).to_string());
             if let Some(cache) = cache {
                 row.page_cache = Some(self.assess_cache(name, rep, cache));
             }

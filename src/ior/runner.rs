@@ -44,7 +44,7 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
             .and_then(TestRun::run);
         let (done, error) = match outcome {
             Ok(test) => (Some(test), None),
-            Err(Stopped(e, partial)) => (partial, Some(e)),
+            Err(Stopped(e, partial)) => (partial.map(|t| *t), Some(e)),
         };
         if let Some(test) = done {
             data_errors.add(test.data_errors);

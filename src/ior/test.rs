@@ -26,7 +26,7 @@ use crate::run::warnings::Warnings;
 
 /// How a test ended early: the error, and with it, when a signal stopped
 /// the test, what the test measured until then.
-pub(super) struct Stopped(pub Error, pub Option<TestReport>);
+pub(super) struct Stopped(pub Error, pub Option<Box<TestReport>>);
 
 impl From<Error> for Stopped {
     fn from(e: Error) -> Stopped {
@@ -168,7 +168,7 @@ impl<'a> TestRun<'a> {
         self.report.compute_max();
         match outcome {
             Ok(()) => Ok(self.report),
-            Err(e @ Error::Interrupted { .. }) => Err(Stopped(e, Some(self.report))),
+            Err(e @ Error::Interrupted { .. }) => Err(Stopped(e, Some(Box::new(self.report)))),
             Err(e) => Err(Stopped(e, None)),
         }
     }

@@ -19,6 +19,7 @@ pub const COLUMNS: &[&str] = &[
     "unique_dir",
     "write_bytes",
     "read_bytes",
+    "interrupted",
 ];
 
 impl Document for MdtestReport {
@@ -42,6 +43,7 @@ impl Document for MdtestReport {
                         p.unique_dir_per_task.to_string(),
                         p.write_bytes.to_string(),
                         p.read_bytes.to_string(),
+                        ph.interrupted.unwrap_or_default().to_string(),
                     ]);
                 }
             }

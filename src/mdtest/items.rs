@@ -238,7 +238,8 @@ impl Run<'_> {
         }
         if done < max {
             let (tree, owner) = self.target(Role::Create, j, 0);
-            self.create_range(j, kind, (&tree, owner), done..max, None)?;
+            // Short of `max` only when a signal stops the run.
+            return self.create_range(j, kind, (&tree, owner), done..max, None);
         }
         Ok(max)
     }

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::latency::LatencyRecorder;
 use crate::progress;
 use crate::run::stonewall::{read_status, write_status};
+use crate::run::stop;
 
 impl Run<'_> {
     /// The tree and item names a task handles in a phase: the items of task
@@ -95,7 +96,23 @@ impl Run<'_> {
             time_before_barrier: own_end - start,
             items,
         };
-        Ok(())
+        match self.p.order.no_barriers {
+            false => self.check_stop(Some(op)),
+            // -B: tasks agree on a stop at the iteration's end.
+            true => Ok(()),
+        }
+    }
+
+    /// Stops here if a signal asked any task to (every task calls it at the
+    /// same point), noting the phase it closed.
+    pub fn check_stop(&mut self, op: Option<Op>) -> Result<()> {
+        match stop::agreed(self.comm)? {
+            Some(signal) => {
+                self.measure.stopped = Some((op, signal));
+                Err(stop::interrupted(signal))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Up to the start of a phase's time: the prologue, the opening barrier,
@@ -155,7 +172,7 @@ impl Run<'_> {
 
     fn pre_delay(&self) {
         if self.task.active && self.p.phases.pre_delay > 0 {
-            std::thread::sleep(Duration::from_secs(self.p.phases.pre_delay));
+            stop::sleep(Duration::from_secs(self.p.phases.pre_delay));
         }
     }
 

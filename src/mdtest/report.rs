@@ -137,6 +137,21 @@ pub struct SweepReport {
     pub table: Vec<SummaryRow>,
     /// Files whose data were wrong (`-X`, `--verify-write`).
     pub verification_errors: u64,
+    /// Set when a signal stopped the run in this sweep step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interruption>,
+}
+
+/// Where a signal stopped a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interruption {
+    /// The signal's name: `SIGINT`.
+    pub signal: &'static str,
+    pub iteration: u64,
+    /// The phase it closed (none when it came between phases, or with `-B`
+    /// where tasks do not agree at each phase's end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation: Option<&'static str>,
 }
 
 impl SweepReport {

@@ -142,6 +142,10 @@ pub struct PhaseResult {
     /// The merged distribution of the operations' latencies, seconds.
     #[serde(rename = "latencyPercentiles", skip_serializing_if = "Option::is_none")]
     pub latency: Option<Percentiles>,
+    /// The signal that closed this phase early: its items are those handled
+    /// until then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<&'static str>,
 }
 
 /// Reduces one iteration's samples of `op` (tasks in rank order; only the
@@ -170,6 +174,7 @@ pub fn reduce(op: Op, tasks: &[TaskIteration]) -> Option<PhaseResult> {
             items as f64 / time
         },
         latency: None,
+        interrupted: None,
     })
 }
 
@@ -208,6 +213,7 @@ pub fn summarize(iterations: &[Vec<TaskIteration>]) -> Vec<SummaryRow> {
                         time_s: 0.0,
                         rate: 0.0,
                         latency: None,
+                        interrupted: None,
                     })
                 })
                 .collect();

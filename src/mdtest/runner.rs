@@ -23,7 +23,7 @@ use super::items::Verifier;
 use super::options::sweep;
 use super::params::MdtestParams;
 use super::report::{
-    IterationDone, IterationReport, MdtestReport, MdtestSink, Stonewall, SweepReport,
+    Interruption, IterationDone, IterationReport, MdtestReport, MdtestSink, Stonewall, SweepReport,
 };
 use super::results::{reduce, summarize, Op, Sample, SummaryRow, TaskIteration, OPS};
 use super::tree::Layout;
@@ -153,6 +153,8 @@ pub(super) struct Measure {
     pub stonewall: Option<Stonewall>,
     /// With `-B`: a failure held until the end of the iteration.
     pub pending: Option<Error>,
+    /// The signal that stopped the iteration, and the phase it closed.
+    pub stopped: Option<(Option<Op>, i32)>,
 }
 
 impl Measure {
@@ -164,6 +166,7 @@ impl Measure {
             live: None,
             stonewall: None,
             pending: None,
+            stopped: None,
         }
     }
 
@@ -272,6 +275,9 @@ impl<'a> Run<'a> {
     /// The whole run.
     fn body(&mut self) -> Result<()> {
         self.create_root()?;
+        for dir in &self.p.dirs {
+            stop::leave_in(dir.as_str());
+        }
         if self.task.rank == 0 {
             let root = self.root_of(0);
             self.report.path = std::fs::canonicalize(&root)
@@ -327,19 +333,42 @@ impl<'a> Run<'a> {
                 .note(1, "   ---------               --------              ----");
         }
         let mut iterations = Vec::new();
+        let mut interrupted = None;
         for j in 0..p.phases.iterations {
-            self.iteration(j)?;
+            match self.iteration(j) {
+                Ok(()) => {}
+                // Agreed by every task: what ran is still reported.
+                Err(e @ Error::Interrupted { .. }) => interrupted = Some((j, e)),
+                Err(e) => return Err(e),
+            }
             iterations.extend(self.iteration_report(j)?);
+            if interrupted.is_some() {
+                break;
+            }
         }
         let wrong = self.verifier.found.sum(self.comm)?;
         self.wrong_total.add(wrong);
         if self.task.rank == 0 {
-            let sweep = self.sweep_report(tasks, iterations, wrong.wrong);
+            let mut sweep = self.sweep_report(tasks, iterations, wrong.wrong);
+            sweep.interrupted = interrupted.as_ref().map(|(j, _)| self.interruption(*j));
             let report = &self.report;
             self.out.each(|s| s.sweep_done(&sweep, report));
             self.report.tests.push(sweep);
         }
-        Ok(())
+        match interrupted {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Where the signal stopped iteration `j`.
+    fn interruption(&self, j: u64) -> Interruption {
+        let (op, signal) = self.measure.stopped.unwrap_or((None, 0));
+        Interruption {
+            signal: stop::name(signal),
+            iteration: j,
+            operation: op.map(Op::name),
+        }
     }
 
     /// Every task's samples and latencies of iteration `j`, on rank 0.
@@ -356,6 +385,9 @@ impl<'a> Run<'a> {
             .filter_map(|&op| {
                 reduce(op, &samples).map(|mut r| {
                     r.latency = latencies[op as usize].as_ref().and_then(Percentiles::of);
+                    if let Some((Some(stopped), signal)) = self.measure.stopped {
+                        r.interrupted = (stopped == op).then(|| stop::name(signal));
+                    }
                     r
                 })
             })
@@ -421,6 +453,7 @@ impl<'a> Run<'a> {
             summary: all_rows.iter().filter(|r| r.ran).copied().collect(),
             table,
             verification_errors: wrong,
+            interrupted: None,
         }
     }
 
@@ -430,6 +463,7 @@ impl<'a> Run<'a> {
         self.file_layout = self.layout.clone();
         if self.p.phases.create {
             self.create_trees(j)?;
+            self.check_stop(None)?;
         }
         if self.p.directory_phases() {
             self.directory_test(j)?;
@@ -439,6 +473,7 @@ impl<'a> Run<'a> {
         }
         let held = self.measure.pending.take().map_or(Ok(()), Err);
         agree(self.comm, held)?;
+        self.check_stop(None)?;
         if self.p.phases.remove {
             // Every item of this iteration is gone.
             self.created.items.retain(|s| s.iteration != j);

@@ -5,7 +5,8 @@
 use std::io;
 
 use super::report::{
-    IterationDone, IterationReport, MdtestReport, MdtestSink, SweepReport, Table, TextOptions,
+    Interruption, IterationDone, IterationReport, MdtestReport, MdtestSink, SweepReport, Table,
+    TextOptions,
 };
 use super::results::{Op, SummaryRow};
 use super::Mdtest;
@@ -213,6 +214,21 @@ pub fn iteration_lines(it: &IterationReport) -> String {
     t
 }
 
+/// The line after the summary of a sweep step a signal stopped.
+pub fn interrupted_line(i: &Interruption, iterations: u64) -> String {
+    let it = format!("{} of {iterations}", i.iteration + 1);
+    match i.operation {
+        Some(op) => format!(
+            "interrupted by {} in iteration {it}, {op}: the figures above cover the items handled until then\n",
+            i.signal
+        ),
+        None => format!(
+            "interrupted by {} in iteration {it}: the figures above cover the phases that ran until then\n",
+            i.signal
+        ),
+    }
+}
+
 /// The streaming text output.
 pub type MdtestText = TextSink<Mdtest>;
 
@@ -237,7 +253,11 @@ impl MdtestSink for TextSink<Mdtest> {
     }
 
     fn sweep_done(&mut self, sweep: &SweepReport, report: &MdtestReport) -> io::Result<()> {
-        self.emit(&summary(sweep, &report.text))
+        self.emit(&summary(sweep, &report.text))?;
+        match &sweep.interrupted {
+            Some(i) => self.emit(&interrupted_line(i, report.text.iterations)),
+            None => Ok(()),
+        }
     }
 
     fn run_done(&mut self, r: &MdtestReport) -> io::Result<()> {

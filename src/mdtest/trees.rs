@@ -13,6 +13,7 @@ use crate::backend::cpath::c_path;
 use crate::comm::agree;
 use crate::error::{Error, Result};
 use crate::run::fs::{Fs, Removal};
+use crate::run::stop;
 
 /// Everything this task created in this run.
 #[derive(Debug, Default)]
@@ -130,6 +131,10 @@ impl Run<'_> {
         let (rank, trace, lines) = (self.task.rank, self.task.trace, self.task.lines);
         layout.walk(
             &mut |d| {
+                if stop::requested() {
+                    // The rest of the tree is not made; the run stops after.
+                    return Ok(());
+                }
                 let dir = layout.dir_path(tree, d);
                 if trace {
                     say!(

@@ -81,15 +81,13 @@ pub fn check(comm: &dyn Comm) -> Result<()> {
 pub fn interrupted(signal: i32) -> Error {
     Error::Interrupted {
         signal,
-        name: name(signal),
+        name: name(signal).to_string(),
     }
 }
 
 /// The name of a signal: `SIGINT`.
-pub fn name(signal: i32) -> String {
-    signal_hook::low_level::signal_name(signal)
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("signal {signal}"))
+pub fn name(signal: i32) -> &'static str {
+    signal_hook::low_level::signal_name(signal).unwrap_or("a signal")
 }
 
 /// Records a place where this run creates files, for the line the second
@@ -100,6 +98,17 @@ pub fn leave_in(place: impl Into<String>) {
     if !places.contains(&place) {
         places.push(place);
     }
+}
+
+/// How long, after a signal, a task waits for the others in a collective
+/// before it takes them for dead (`PARIO_STOP_GRACE`, seconds; 0.5 by
+/// default, inside Open MPI's one second between its SIGTERM and SIGKILL).
+pub fn grace() -> Duration {
+    std::env::var("PARIO_STOP_GRACE")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map_or(Duration::from_millis(500), Duration::from_secs_f64)
 }
 
 /// Sleeps for `d`, or until a signal asks the run to stop.

@@ -1,6 +1,8 @@
 //! Helpers for end-to-end tests: run a pario binary, parse its output.
 #![allow(dead_code)]
 
+pub mod running;
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -1,0 +1,129 @@
+//! A pario process the test signals while it runs: its output goes to files
+//! (no pipe can fill and stall it), and every wait has a generous bound so a
+//! broken stop fails the test instead of hanging it. The bounds are safety
+//! nets, not measurements: nothing asserts how fast anything is.
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use rustix::process::{kill_process, Pid, Signal};
+use tempfile::TempDir;
+
+/// How long a test waits for anything before it gives up.
+const BOUND: Duration = Duration::from_secs(120);
+
+pub struct Running {
+    child: Child,
+    /// Holds stdout and stderr.
+    logs: TempDir,
+}
+
+/// The end of a signalled run.
+pub struct Ended {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Running {
+    /// Starts `cmd`; its output goes to files outside any scratch directory.
+    pub fn start(mut cmd: Command) -> Running {
+        let logs = tempfile::tempdir().unwrap();
+        let out = File::create(logs.path().join("stdout")).unwrap();
+        let err = File::create(logs.path().join("stderr")).unwrap();
+        let child = cmd.stdout(out).stderr(err).spawn().expect("start");
+        Running { child, logs }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits until `ready` holds (the run reached the point to signal).
+    pub fn wait_until(&mut self, what: &str, ready: impl Fn() -> bool) {
+        let start = Instant::now();
+        while !ready() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("ended ({status}) before {what}:\n{}", self.output());
+            }
+            if start.elapsed() > BOUND {
+                self.kill();
+                panic!("never reached {what}:\n{}", self.output());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub fn signal(&self, sig: Signal) {
+        signal_pid(self.pid(), sig);
+    }
+
+    /// Waits for the end (killing the process if it does not come).
+    pub fn ended(mut self) -> Ended {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > BOUND {
+                self.kill();
+                panic!("did not stop:\n{}", self.output());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        Ended {
+            status: status.code(),
+            stdout: self.read("stdout"),
+            stderr: self.read("stderr"),
+        }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.logs.path().join(name)).unwrap_or_default()
+    }
+
+    fn output(&self) -> String {
+        format!(
+            "stdout:\n{}\nstderr:\n{}",
+            self.read("stdout"),
+            self.read("stderr")
+        )
+    }
+}
+
+pub fn signal_pid(pid: u32, sig: Signal) {
+    let pid = Pid::from_raw(pid as i32).unwrap();
+    kill_process(pid, sig).expect("send the signal");
+}
+
+/// A scratch directory on tmpfs (fast, and small runs stay small) holding a
+/// user's file that no run may touch.
+pub fn scratch() -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("pario-signals")
+        .tempdir_in("/dev/shm")
+        .unwrap();
+    std::fs::write(dir.path().join("user.txt"), "not pario's").unwrap();
+    dir
+}
+
+/// Whether any entry under `dir` (recursively) has a name starting with
+/// `prefix`.
+pub fn holds(dir: &Path, prefix: &str) -> bool {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    read.flatten().any(|e| {
+        let path: PathBuf = e.path();
+        e.file_name().to_string_lossy().starts_with(prefix)
+            || (path.is_dir() && holds(&path, prefix))
+    })
+}

@@ -1,0 +1,186 @@
+//! Signals sent to running `ior` and `mdtest` (local engine, two tasks):
+//! the phase closes, the partial figures are reported and marked, what the
+//! run created is removed, and the exit status is 128 + the signal.
+//!
+//! The runs are made long on purpose (8-byte transfers, millions of items)
+//! so that the signal always lands in the phase the test waits for.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::entries;
+use common::running::{holds, scratch, Running};
+use rustix::process::Signal;
+
+fn command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {
+    let mut cmd = Command::new(binary);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string());
+    cmd
+}
+
+/// `ior -w` with 8-byte transfers into `dir`, each task its own file.
+fn long_ior(dir: &Path, extra: &[&str]) -> Running {
+    let target = dir.join("t");
+    let mut args = vec![
+        "-w",
+        "-t",
+        "8",
+        "-b",
+        "8g",
+        "-F",
+        "-o",
+        target.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    Running::start(command(env!("CARGO_BIN_EXE_ior"), dir, 2, &args))
+}
+
+fn both_files_open(dir: &Path) -> impl Fn() -> bool + '_ {
+    move || dir.join("t.00000000").exists() && dir.join("t.00000001").exists()
+}
+
+#[test]
+fn ior_sigint_reports_the_partial_phase_and_removes_its_files() {
+    let dir = scratch();
+    let json = tempfile::NamedTempFile::new().unwrap();
+    let json_path = json.path().to_str().unwrap();
+    let mut run = long_ior(
+        dir.path(),
+        &[
+            "-O",
+            "summaryFormat=JSON",
+            "-O",
+            &format!("summaryFile={json_path}"),
+        ],
+    );
+    run.wait_until("the write phase", both_files_open(dir.path()));
+    run.signal(Signal::INT);
+    let end = run.ended();
+    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert_eq!(entries(dir.path()), ["user.txt"]);
+    assert!(
+        end.stderr.contains("interrupted by SIGINT"),
+        "{}",
+        end.stderr
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json.path()).unwrap()).unwrap();
+    let results = &doc["tests"][0]["Results"];
+    let write = results.as_array().unwrap_or_else(|| panic!("{doc}"));
+    assert_eq!(write.len(), 1, "one row: the interrupted write");
+    assert_eq!(write[0]["access"], "write");
+    assert_eq!(write[0]["interrupted"], "SIGINT");
+    assert!(write[0]["bwMiB"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn ior_text_marks_the_row_and_every_stop_signal_has_its_status() {
+    for (sig, name, status) in [
+        (Signal::TERM, "SIGTERM", 143),
+        (Signal::HUP, "SIGHUP", 129),
+        (Signal::USR1, "SIGUSR1", 138),
+        (Signal::USR2, "SIGUSR2", 140),
+    ] {
+        let dir = scratch();
+        let mut run = long_ior(dir.path(), &[]);
+        run.wait_until("the write phase", both_files_open(dir.path()));
+        run.signal(sig);
+        let end = run.ended();
+        assert_eq!(end.status, Some(status), "{name}: {}", end.stderr);
+        let line = format!(
+            "interrupted by {name}: the write-0 row above covers the transfers made until then"
+        );
+        assert!(end.stdout.contains(&line), "{name}: {}", end.stdout);
+        assert_eq!(common::rows(&end.stdout).len(), 1, "{}", end.stdout);
+        assert_eq!(entries(dir.path()), ["user.txt"], "{name}");
+    }
+}
+
+/// `mdtest -F` creating two million files per task under `dir/m`.
+fn long_mdtest(dir: &Path, extra: &[&str]) -> Running {
+    let root = dir.join("m");
+    let mut args = vec!["-n", "2000000", "-F", "-d", root.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    Running::start(command(env!("CARGO_BIN_EXE_mdtest"), dir, 2, &args))
+}
+
+#[test]
+fn mdtest_sigint_in_the_create_phase_reports_it_and_removes_every_item() {
+    let dir = scratch();
+    let csv = tempfile::NamedTempFile::new().unwrap();
+    let csv_path = csv.path().to_str().unwrap();
+    let mut run = long_mdtest(
+        dir.path(),
+        &["--summaryFormat=CSV", &format!("--summaryFile={csv_path}")],
+    );
+    let root = dir.path().join("m");
+    run.wait_until("the create phase", || holds(&root, "file.mdtest."));
+    run.signal(Signal::INT);
+    let end = run.ended();
+    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert_eq!(entries(dir.path()), ["user.txt"]);
+    assert!(
+        end.stderr.contains("interrupted by SIGINT"),
+        "{}",
+        end.stderr
+    );
+    let text = std::fs::read_to_string(csv.path()).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let create = rows
+        .iter()
+        .find(|r| r[column("operation")] == "File creation")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(create[column("interrupted")], "SIGINT");
+    let items: u64 = create[column("items")].parse().unwrap();
+    assert!(items > 0 && items < 4_000_000, "{text}");
+    assert!(
+        rows.iter().all(|r| r[column("operation")] != "File stat"),
+        "no phase after the signal: {text}"
+    );
+}
+
+#[test]
+fn mdtest_text_names_the_phase_and_keeps_files_it_did_not_create() {
+    let dir = scratch();
+    // Items already in the tree are the user's: the run must not remove
+    // them even when a signal stops it.
+    let root = dir.path().join("m");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("notes"), "mine").unwrap();
+    let mut run = long_mdtest(dir.path(), &["-u"]);
+    run.wait_until("the create phase", || holds(&root, "file.mdtest."));
+    run.signal(Signal::TERM);
+    let end = run.ended();
+    assert_eq!(end.status, Some(143), "{}", end.stderr);
+    let line = "interrupted by SIGTERM in iteration 1 of 1, File creation: \
+                the figures above cover the items handled until then";
+    assert!(end.stdout.contains(line), "{}", end.stdout);
+    assert!(!end.stdout.contains("-- finished at"), "{}", end.stdout);
+    assert_eq!(entries(dir.path()), ["m", "user.txt"]);
+    assert_eq!(entries(&root), ["notes"]);
+}
+
+#[test]
+fn a_second_signal_ends_the_run_at_once_saying_where_files_may_be() {
+    let dir = scratch();
+    let mut run = long_mdtest(dir.path(), &[]);
+    let root = dir.path().join("m");
+    run.wait_until("the create phase", || holds(&root, "file.mdtest."));
+    // A different signal, so the two cannot merge into one delivery.
+    run.signal(Signal::INT);
+    run.signal(Signal::TERM);
+    let end = run.ended();
+    assert_eq!(end.status, Some(143), "{}", end.stderr);
+    let line = format!(
+        "mdtest: SIGTERM again: stopped at once; what this run created may be left in {}",
+        root.display()
+    );
+    assert!(end.stderr.contains(&line), "{}", end.stderr);
+}
