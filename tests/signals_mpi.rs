@@ -1,0 +1,135 @@
+//! Signals under real `mpirun` (built with `--features mpi`): Open MPI
+//! turns a SIGINT to mpirun into SIGTERM to every rank; a rank that dies
+//! makes it SIGTERM the others. Either way the ranks that can remove their
+//! files do, and rank 0 says what happened once.
+//!
+//! Open MPI sends SIGKILL one second after its SIGTERM; on this small,
+//! oversubscribed machine the tests give the ranks three, so that what they
+//! check is pario's stop and not a race with that second.
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::entries;
+use common::running::{holds, scratch, signal_pid, Running};
+use rustix::process::Signal;
+
+fn mpirun(binary: &str, dir: &Path, ranks: usize, args: &[&str]) -> Running {
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--oversubscribe", "--mca", "odls_base_sigkill_timeout", "3"])
+        .args(["-n", &ranks.to_string(), binary])
+        .args(args)
+        .current_dir(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env_remove("PARIO_TASKS");
+    Running::start(cmd)
+}
+
+fn long_ior(dir: &Path, ranks: usize) -> Running {
+    let target = dir.join("t");
+    let args = [
+        "-w",
+        "-t",
+        "8",
+        "-b",
+        "8g",
+        "-F",
+        "-o",
+        target.to_str().unwrap(),
+    ];
+    mpirun(env!("CARGO_BIN_EXE_ior"), dir, ranks, &args)
+}
+
+fn files_open(dir: &Path, ranks: usize) -> impl Fn() -> bool + '_ {
+    move || (0..ranks).all(|r| dir.join(format!("t.{r:08}")).exists())
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
+#[test]
+fn sigint_to_mpirun_stops_every_rank_with_one_message() {
+    let dir = scratch();
+    let mut run = long_ior(dir.path(), 2);
+    run.wait_until("the write phase", files_open(dir.path(), 2));
+    run.signal(Signal::INT);
+    let end = run.ended();
+    assert_ne!(end.status, Some(0), "{}", end.stderr);
+    assert_eq!(entries(dir.path()), ["user.txt"]);
+    // Open MPI hands the ranks SIGTERM.
+    let line = "interrupted by SIGTERM: the write-0 row above covers the transfers made until then";
+    assert!(end.stdout.contains(line), "{}", end.stdout);
+    assert_eq!(
+        count(&end.stderr, "error: interrupted by"),
+        1,
+        "{}",
+        end.stderr
+    );
+}
+
+#[test]
+fn mdtest_under_mpirun_stops_and_removes_its_items() {
+    let dir = scratch();
+    let root = dir.path().join("m");
+    let args = ["-n", "2000000", "-F", "-u", "-d", root.to_str().unwrap()];
+    let mut run = mpirun(env!("CARGO_BIN_EXE_mdtest"), dir.path(), 2, &args);
+    run.wait_until("the create phase", || holds(&root, "file.mdtest."));
+    run.signal(Signal::INT);
+    let end = run.ended();
+    assert_ne!(end.status, Some(0), "{}", end.stderr);
+    assert_eq!(entries(dir.path()), ["user.txt"]);
+    assert!(
+        end.stdout
+            .contains("interrupted by SIGTERM in iteration 1 of 1, File creation"),
+        "{}",
+        end.stdout
+    );
+    assert_eq!(
+        count(&end.stderr, "error: interrupted by"),
+        1,
+        "{}",
+        end.stderr
+    );
+}
+
+/// The process of `rank` running `binary` with `dir` in its command line.
+fn rank_pid(binary: &str, dir: &Path, rank: usize) -> Option<u32> {
+    let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");
+    let dir = dir.to_str().unwrap();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        if !cmdline.starts_with(binary) || !cmdline.contains(dir) {
+            return None;
+        }
+        let environ = std::fs::read(e.path().join("environ")).ok()?;
+        let environ = String::from_utf8_lossy(&environ);
+        environ.split('\0').any(|v| v == wanted).then_some(pid)
+    })
+}
+
+#[test]
+fn when_a_rank_dies_the_others_remove_their_files() {
+    let dir = scratch();
+    let binary = env!("CARGO_BIN_EXE_ior");
+    let mut run = long_ior(dir.path(), 3);
+    run.wait_until("the write phase", files_open(dir.path(), 3));
+    let victim = rank_pid(binary, dir.path(), 1).expect("rank 1's process");
+    signal_pid(victim, Signal::KILL);
+    let end = run.ended();
+    assert_ne!(end.status, Some(0), "{}", end.stderr);
+    // Only the dead rank's file is left, and rank 0 says so.
+    assert_eq!(entries(dir.path()), ["t.00000001", "user.txt"]);
+    assert!(
+        end.stderr
+            .contains("not every task answered within 0.5 s (a task may have died)"),
+        "{}",
+        end.stderr
+    );
+}
