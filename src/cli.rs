@@ -6,9 +6,10 @@
 use std::process::ExitCode;
 
 use crate::engine::{self, report_failure};
-use crate::error::Error;
+use crate::error::{Error, UsageError};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
+use crate::options::ArgKind;
 use crate::run::stop;
 use crate::tool::{self, Parsed, Tool};
 
@@ -18,6 +19,20 @@ pub trait Command: Sync {
     fn about(&self) -> &'static str;
     /// Runs the command line `args` (without `program`).
     fn main(&self, program: &str, args: Vec<String>) -> ExitCode;
+    /// Its option table as spelled on a command line.
+    fn options(&self) -> Vec<Spelling>;
+    /// Parses and checks `args` without running anything: the usage error.
+    fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError>;
+}
+
+/// One way to give an option on a command line (`-b`, `--posix.odirect`,
+/// `-O` and the directive names), and whether it takes a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spelling {
+    pub name: String,
+    pub value: bool,
+    /// Also a directive name (`-O name=value`).
+    pub directive: bool,
 }
 
 impl<T: Tool> Command for T {
@@ -31,6 +46,32 @@ impl<T: Tool> Command for T {
 
     fn main(&self, program: &str, args: Vec<String>) -> ExitCode {
         run_tool(self, program, &args)
+    }
+
+    fn options(&self) -> Vec<Spelling> {
+        let mut all = Vec::new();
+        for spec in self.grammar().specs {
+            let value = spec.kind != ArgKind::Flag;
+            if let Some(c) = spec.short {
+                all.push(Spelling {
+                    name: format!("-{c}"),
+                    value,
+                    directive: false,
+                });
+            }
+            for name in &spec.names {
+                all.push(Spelling {
+                    name: format!("--{name}"),
+                    value,
+                    directive: spec.kind != ArgKind::Directives,
+                });
+            }
+        }
+        all
+    }
+
+    fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError> {
+        self.parse(program, args).map(|_| ())
     }
 }
 

@@ -66,11 +66,22 @@ fn ior_on_a_full_file_system_fails_and_removes_its_files() {
     let run = ior(
         m.path(),
         2,
-        &["-w", "-t", "1m", "-b", "16m", "-F", "-o", target.to_str().unwrap()],
+        &[
+            "-w",
+            "-t",
+            "1m",
+            "-b",
+            "16m",
+            "-F",
+            "-o",
+            target.to_str().unwrap(),
+        ],
     );
     run.fails(1, "No space left on device");
     assert!(run.stderr.contains("ior: error: task "), "{}", run.stderr);
-    assert!(run.stderr.contains(&format!("{}.0000000", target.display())));
+    assert!(run
+        .stderr
+        .contains(&format!("{}.0000000", target.display())));
     assert_eq!(entries(m.path()), ["user.txt"]);
 }
 
@@ -80,7 +91,11 @@ fn mdtest_out_of_inodes_fails_and_removes_its_items() {
         return;
     };
     let root = m.path().join("m");
-    let run = mdtest(m.path(), 2, &["-n", "1000", "-F", "-d", root.to_str().unwrap()]);
+    let run = mdtest(
+        m.path(),
+        2,
+        &["-n", "1000", "-F", "-d", root.to_str().unwrap()],
+    );
     run.fails(1, "No space left on device");
     assert!(run.stderr.contains("cannot create"), "{}", run.stderr);
     assert!(run.stderr.contains("file.mdtest."), "{}", run.stderr);
@@ -97,13 +112,34 @@ fn a_read_only_file_system_is_named_and_left_as_it_was() {
     let run = ior(
         m.path(),
         2,
-        &["-w", "-t", "1m", "-b", "1m", "-F", "-o", target.to_str().unwrap()],
+        &[
+            "-w",
+            "-t",
+            "1m",
+            "-b",
+            "1m",
+            "-F",
+            "-o",
+            target.to_str().unwrap(),
+        ],
     );
     run.fails(1, "Read-only file system");
-    assert!(run.stderr.contains("cannot open for writing"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot open for writing"),
+        "{}",
+        run.stderr
+    );
     let root = m.path().join("m");
-    let run = mdtest(m.path(), 2, &["-n", "10", "-F", "-d", root.to_str().unwrap()]);
+    let run = mdtest(
+        m.path(),
+        2,
+        &["-n", "10", "-F", "-d", root.to_str().unwrap()],
+    );
     run.fails(1, "Read-only file system");
-    assert!(run.stderr.contains("cannot create directory"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot create directory"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(entries(m.path()), ["user.txt"]);
 }

@@ -105,7 +105,8 @@ struct DummyFile {
 
 fn pause(d: Duration) {
     if !d.is_zero() {
-        std::thread::sleep(d);
+        // A signal ends the delay: the run stops at its next check.
+        crate::run::stop::sleep(d);
     }
 }
 

@@ -106,12 +106,17 @@ pub struct Layout {
 }
 
 fn pow(base: u64, exp: u64) -> Option<u64> {
-    let mut r: u64 = 1;
-    for _ in 0..exp {
-        r = r.checked_mul(base)?;
+    match base {
+        0 => Some(u64::from(exp == 0)),
+        1 => Some(1),
+        _ => base.checked_pow(u32::try_from(exp).ok()?),
     }
-    Some(r)
 }
+
+/// The deepest tree whose deepest directory's path can exist: each level
+/// adds at least `/mdtest_tree.N` (14 bytes), and a path holds at most
+/// PATH_MAX (4096) bytes.
+const MAX_DEPTH: u64 = 4096 / 14;
 
 impl Layout {
     /// mdtest's arithmetic: the tree size, the items per directory (with
@@ -124,6 +129,13 @@ impl Layout {
                 p.tree.branch_factor, p.tree.depth
             )
         };
+        if p.tree.depth > MAX_DEPTH {
+            return Err(format!(
+                "-z {}: the deepest directory's path would be longer than the system allows \
+                 (4096 bytes; at most -z {MAX_DEPTH})",
+                p.tree.depth
+            ));
+        }
         let b = p.tree.branch_factor;
         let num_dirs = if p.tree.depth == 0 || b < 1 {
             1

@@ -113,13 +113,15 @@ pub fn grace() -> Duration {
 
 /// Sleeps for `d`, or until a signal asks the run to stop.
 pub fn sleep(d: Duration) {
-    let end = Instant::now() + d;
+    // Past what the clock can count: until a signal.
+    let end = Instant::now().checked_add(d);
     while !requested() {
         let now = Instant::now();
-        if now >= end {
+        let left = end.map_or(Duration::MAX, |end| end.saturating_duration_since(now));
+        if left.is_zero() {
             return;
         }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+        std::thread::sleep(left.min(Duration::from_millis(50)));
     }
 }
 

@@ -22,6 +22,7 @@ pub struct Running {
 }
 
 /// The end of a signalled run.
+#[derive(Debug)]
 pub struct Ended {
     pub status: Option<i32>,
     pub stdout: String,
@@ -55,6 +56,18 @@ impl Running {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// Whether the process ends within `limit` (it is left running if not).
+    pub fn wait_for(&mut self, limit: Duration) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
     }
 
     pub fn signal(&self, sig: Signal) {
