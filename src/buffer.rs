@@ -1,11 +1,14 @@
 //! Transfer buffers aligned to the page, as O_DIRECT needs, without `unsafe`:
-//! the buffer over-allocates by one alignment and starts at the first aligned
-//! byte.
+//! an anonymous mapping (page-aligned, and zero pages the system hands out
+//! only when touched, as `calloc` does for large sizes), over-allocated by
+//! one alignment when that exceeds the page.
+
+use memmap2::MmapMut;
 
 pub const PAGE: usize = 4096;
 
 pub struct AlignedBuffer {
-    storage: Vec<u8>,
+    storage: MmapMut,
     start: usize,
     len: usize,
 }
@@ -23,10 +26,10 @@ impl AlignedBuffer {
         debug_assert!(align.is_power_of_two());
         let failed = || format!("cannot allocate a buffer of {len} bytes");
         let len = usize::try_from(len).map_err(|_| failed())?;
-        let total = len.checked_add(align).ok_or_else(failed)?;
-        let mut storage = Vec::new();
-        storage.try_reserve_exact(total).map_err(|_| failed())?;
-        storage.resize(total, 0u8);
+        let extra = if align > PAGE { align } else { 0 };
+        // A mapping has at least one byte.
+        let total = len.checked_add(extra).ok_or_else(failed)?.max(1);
+        let storage = MmapMut::map_anon(total).map_err(|_| failed())?;
         let address = storage.as_ptr() as usize;
         let start = (align - address % align) % align;
         Ok(AlignedBuffer {

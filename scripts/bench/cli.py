@@ -91,6 +91,8 @@ def options():
     group.add_argument("--mdtest-tasks", help="mdtest: task counts (default 1,TASKS)")
     group.add_argument("--baseline", metavar="DIR",
                        help="build: the directory of a previous build's ior and mdtest")
+    group.add_argument("--build-shapes", default="bw,iops,dummy,mdtest",
+                       help="build: which workloads (default bw,iops,dummy,mdtest)")
     return ap
 
 

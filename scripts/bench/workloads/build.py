@@ -67,14 +67,17 @@ def run(s):
     sides = binaries(s)
     segments = "1" if s.args.quick else "4"
     n = s.tasks
-    ior_shape(s, sides, ["-t", "1m", "-b", "256m", "-s", segments, "-F", "-e"], n,
-              "MiB/s", "bw", write_and_read("bwMiB"))
-    ior_shape(s, sides, ["-t", "4k", "-b", size_str(s.args.iops_block), "-F"], n,
-              "IOPS", "iops", write_and_read("iops"))
-    for tasks in sorted({1, n}):
+    shapes = s.args.build_shapes.split(",")
+    if "bw" in shapes:
+        ior_shape(s, sides, ["-t", "1m", "-b", "256m", "-s", segments, "-F", "-e"], n,
+                  "MiB/s", "bw", write_and_read("bwMiB"))
+    if "iops" in shapes:
+        ior_shape(s, sides, ["-t", "4k", "-b", size_str(s.args.iops_block), "-F"], n,
+                  "IOPS", "iops", write_and_read("iops"))
+    for tasks in sorted({1, n}) if "dummy" in shapes else []:
         ior_shape(s, sides, ["-a", "DUMMY", "-t", "8", "-b", "64m", "-w"], tasks,
                   "transfers/s/task", "rate", dummy_rate)
-    for tasks in sorted({1, n}):
+    for tasks in sorted({1, n}) if "mdtest" in shapes else []:
         mdtest(s, sides, tasks)
     clear(s.path("build"))
     os.rmdir(s.path("build"))
