@@ -16,7 +16,7 @@ from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
 from .workloads import (dummy, fio, instructions, integrity, latency, mdtest, mem, mpi,
-                        residency, syscalls)
+                        residency, stops, syscalls)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
@@ -26,10 +26,10 @@ WORKLOADS = {
     "syscalls": syscalls.run, "mpi": mpi.engines, "mpiio": mpi.mpiio,
     "fixedcost": mpi.fixedcost, "latency": latency.run, "residency": residency.run,
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
-    "instructions": instructions.run,
+    "instructions": instructions.run, "stops": stops.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
-MPI = ["mpi", "mpiio", "fixedcost"]
+MPI = ["mpi", "mpiio", "fixedcost", "stops"]
 FIO = ["bw", "iops", "syscalls"]
 BASELINE = ["build", "instructions"]
 
@@ -91,6 +91,8 @@ def options():
     group.add_argument("--mdtest-tasks", help="mdtest: task counts (default 1,TASKS)")
     group.add_argument("--baseline", metavar="DIR",
                        help="build: the directory of a previous build's ior and mdtest")
+    group.add_argument("--stop-after", type=float, default=3.0, metavar="SECONDS",
+                       help="stops: seconds between the start and the signal (default 3)")
     group.add_argument("--build-shapes", default="bw,iops,dummy,mdtest",
                        help="build: which workloads (default bw,iops,dummy,mdtest)")
     return ap
