@@ -19,6 +19,7 @@ pub mod pattern;
 pub mod progress;
 pub mod random;
 pub mod run;
+pub mod signals;
 pub mod stats;
 pub mod tool;
 pub mod units;

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 /// The layers, bottom first. The tools (every module that implements
 /// `Tool`) form the layer named `TOOLS`, found by reading the code.
 const LAYERS: &[&[&str]] = &[
-    &["units", "random", "buffer", "stats", "error", "console"],
+    &[
+        "units", "random", "buffer", "stats", "error", "console", "signals",
+    ],
     &["options"],
     &["comm"],
     &["pagecache"],

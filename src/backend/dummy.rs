@@ -106,7 +106,7 @@ struct DummyFile {
 fn pause(d: Duration) {
     if !d.is_zero() {
         // A signal ends the delay: the run stops at its next check.
-        crate::run::stop::sleep(d);
+        crate::signals::sleep(d);
     }
 }
 

@@ -17,7 +17,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use super::{Comm, CommError, ReduceOp, Topology};
-use crate::run::stop;
+use crate::signals as stop;
 
 /// Set once a collective was given up after a signal: the tasks that did
 /// not answer are taken for dead, and later collectives fail at once.
