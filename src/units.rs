@@ -61,6 +61,31 @@ pub fn parse_non_negative(text: &str) -> Result<u64, String> {
     u64::try_from(n).map_err(|_| format!("'{text}' must not be negative"))
 }
 
+/// Seconds, whole or decimal (`-d 0.1`), not negative.
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    let s = text.trim();
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(_) => Err(format!("'{text}' must be a number of seconds, 0 or more")),
+        Err(_) => Err(format!("'{text}' is not a number of seconds")),
+    }
+}
+
+/// Seconds for a report: a whole number as an integer (`5`, as IOR writes
+/// it), otherwise as it is (`0.1`).
+pub fn serialize_seconds<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && *v < 9.0e15 {
+        s.serialize_u64(*v as u64)
+    } else {
+        s.serialize_f64(*v)
+    }
+}
+
+/// A duration of `secs` seconds (longer than any clock counts: the longest).
+pub fn duration_of(secs: f64) -> std::time::Duration {
+    std::time::Duration::try_from_secs_f64(secs).unwrap_or(std::time::Duration::MAX)
+}
+
 /// An integer of at least 1.
 pub fn parse_positive(text: &str) -> Result<u64, String> {
     match parse_non_negative(text)? {

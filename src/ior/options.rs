@@ -9,7 +9,9 @@ use crate::options::{
     Grammar, OptSpec, Setting,
 };
 use crate::pattern::PacketType;
-use crate::units::{parse_count, parse_int, parse_non_negative, parse_positive, parse_size};
+use crate::units::{
+    parse_count, parse_int, parse_non_negative, parse_positive, parse_seconds, parse_size,
+};
 
 use super::params::IorParams;
 use super::IorTest;
@@ -149,7 +151,7 @@ pub fn grammar() -> Grammar<IorParams> {
             Ok(())
         }),
         value('d', &["interTestDelay"], "0", "interTestDelay -- delay between reps in seconds", |p, s| {
-            p.phases.inter_test_delay = parse_non_negative(s.value())?;
+            p.phases.inter_test_delay = parse_seconds(s.value())?;
             Ok(())
         }),
         value('D', &["deadlineForStonewalling"], "0", "deadlineForStonewalling -- seconds before stopping write or read phase", |p, s| {

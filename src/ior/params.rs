@@ -80,7 +80,8 @@ pub struct Phases {
     pub check_write: bool,
     pub check_read: bool,
     pub repetitions: u64,
-    pub inter_test_delay: u64,
+    /// `-d`, seconds (IOR truncates a decimal; pario honours it).
+    pub inter_test_delay: f64,
     /// `-T`, minutes.
     pub max_time_duration: u64,
     pub intra_test_barriers: bool,
@@ -207,7 +208,7 @@ impl Default for Phases {
             check_write: false,
             check_read: false,
             repetitions: 1,
-            inter_test_delay: 0,
+            inter_test_delay: 0.0,
             max_time_duration: 0,
             intra_test_barriers: false,
         }

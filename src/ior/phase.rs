@@ -21,13 +21,14 @@ use crate::run::info::now_string;
 use crate::run::stonewall::{read_status, write_status};
 use crate::run::stop;
 use crate::run::tally::WrongData;
+use crate::units;
 
 impl TestRun<'_> {
     /// A timed write or read phase; returns the verification counts of all
     /// tasks.
     pub fn measured_phase(&mut self, access: Access, rep: u64) -> Result<WrongData> {
-        if self.p.phases.inter_test_delay > 0 {
-            stop::sleep(Duration::from_secs(self.p.phases.inter_test_delay));
+        if self.p.phases.inter_test_delay > 0.0 {
+            stop::sleep(units::duration_of(self.p.phases.inter_test_delay));
         }
         stop::check(self.comm)?;
         let cache = match access {

@@ -197,7 +197,8 @@ pub struct ParametersEcho {
     pub memory_per_node: u64,
     pub repetitions: u64,
     pub multi_file: u32,
-    pub inter_test_delay: u64,
+    #[serde(serialize_with = "crate::units::serialize_seconds")]
+    pub inter_test_delay: f64,
     pub fsync: u32,
     #[serde(rename = "fsyncperwrite")]
     pub fsync_per_write: u32,

@@ -118,10 +118,14 @@ impl TestRun<'_> {
             progress: live.as_ref().map(|l| &l.counter),
         });
         walk_phase(&walk, pass, &mut progress, &mut t)?;
+        // -e: IOR 4.1 flushes once after the last transfer, inside the
+        // transfer time (so in wr/rd(s) and Latency(s), not close(s)).
+        let synced = self.sync_written(file.as_mut(), access, &path);
         t.xfer_end = comm.wtime();
+        step(&walk, synced)?;
         drop(live);
         t.close_start = comm.wtime();
-        let closed = self.close_file(file, access, &path);
+        let closed = self.close_file(file, &path);
         t.close_end = comm.wtime();
         step(&walk, closed)?;
         t.bytes = progress.bytes;
@@ -163,18 +167,28 @@ impl TestRun<'_> {
             .map_err(|e| Error::io(self.task.rank, action, path, &e))
     }
 
-    /// `-e` before a written file's close (inside the close time), then close.
-    fn close_file(&self, file: Option<Box<dyn File>>, access: Access, path: &Path) -> Result<()> {
-        let Some(mut f) = file else {
-            return Ok(());
-        };
-        let rank = self.task.rank;
-        if access == Access::Write && self.p.transfers.fsync {
-            f.sync()
-                .map_err(|e| Error::io(rank, "cannot fsync", path, &e))?;
+    /// `-e`: one fsync of a written file after its last transfer.
+    fn sync_written(
+        &self,
+        file: Option<&mut Box<dyn File>>,
+        access: Access,
+        path: &Path,
+    ) -> Result<()> {
+        match file {
+            Some(f) if access == Access::Write && self.p.transfers.fsync => f
+                .sync()
+                .map_err(|e| Error::io(self.task.rank, "cannot fsync", path, &e)),
+            _ => Ok(()),
         }
-        f.close()
-            .map_err(|e| Error::io(rank, "cannot close", path, &e))
+    }
+
+    fn close_file(&self, file: Option<Box<dyn File>>, path: &Path) -> Result<()> {
+        match file {
+            Some(f) => f
+                .close()
+                .map_err(|e| Error::io(self.task.rank, "cannot close", path, &e)),
+            None => Ok(()),
+        }
     }
 
     /// Where `task`'s blocks lie, when they share a file with other tasks'.

@@ -372,6 +372,11 @@ impl<T: ModuleOptions> Grammar<T> {
                 help = true;
                 continue;
             }
+            if c == '-' {
+                // A stray dash between flags, as IOR's parser allows:
+                // `-z-k` is `-z -k`.
+                continue;
+            }
             let spec = self.find_short(c).ok_or_else(|| {
                 UsageError(format!("unknown option '-{c}' (see '{} -h')", self.tool))
             })?;

@@ -241,7 +241,11 @@ fn bad_numbers() {
     assert_eq!(error("-b 0"), "-b 0: the block size must be positive");
     assert_eq!(error("-i 0"), "-i 0: must be at least 1");
     assert_eq!(error("-i two"), "-i two: 'two' is not an integer");
-    assert_eq!(error("-d -1"), "-d -1: '-1' must not be negative");
+    assert_eq!(
+        error("-d -1"),
+        "-d -1: '-1' must be a number of seconds, 0 or more"
+    );
+    assert_eq!(error("-d x"), "-d x: 'x' is not a number of seconds");
     assert_eq!(error("-Q 0"), "-Q 0: must be at least 1");
     assert_eq!(
         error("-l x"),
