@@ -1,4 +1,5 @@
-//! ior's CSV document: one row per measured phase.
+//! ior's CSV documents, one row per measured phase: IOR's own layout
+//! (`summaryFormat=CSV`) and pario's fuller one (`pario-CSV`).
 
 use super::report::RunReport;
 use crate::output::{Document, Table};
@@ -60,4 +61,52 @@ impl Document for RunReport {
             rows,
         }
     }
+
+    /// IOR's own CSV: one row per phase, its columns, four decimals.
+    fn tool_table(&self) -> Table {
+        let rows = self
+            .tests
+            .iter()
+            .flat_map(|test| &test.results)
+            .map(|r| {
+                let mut row: Vec<String> = [
+                    r.bw_mib,
+                    r.iops,
+                    r.latency,
+                    r.block_kib,
+                    r.xfer_kib,
+                    r.open,
+                    r.wr_rd,
+                    r.close,
+                    r.total,
+                ]
+                .iter()
+                .map(|v| format!("{v:.4}"))
+                .collect();
+                row.insert(0, r.access.to_string());
+                row.extend([r.tasks.to_string(), r.iteration.to_string()]);
+                row
+            })
+            .collect();
+        Table {
+            columns: IOR_COLUMNS,
+            rows,
+        }
+    }
 }
+
+/// IOR's CSV columns (`-O summaryFormat=CSV`), in order.
+pub const IOR_COLUMNS: &[&str] = &[
+    "access",
+    "bw(MiB/s)",
+    "IOPS",
+    "Latency",
+    "block(KiB)",
+    "xfer(KiB)",
+    "open(s)",
+    "wr/rd(s)",
+    "close(s)",
+    "total(s)",
+    "numTasks",
+    "iter",
+];

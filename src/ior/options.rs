@@ -259,7 +259,7 @@ pub fn grammar() -> Grammar<IorParams> {
             p.output.summary.file = Some(s.value().to_string());
             Ok(())
         }),
-        directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary", |p: &mut IorParams, s| {
+        directive(&["summaryFormat"], "[default,JSON,CSV]", "-- use the format for outputting the summary (CSV: IOR's columns; pario-CSV: pario's fuller table; a list writes several)", |p: &mut IorParams, s| {
             p.output.summary.set_formats(s.value())
         }).listed(),
         directive(&["saveRankPerformanceDetailsCSV"], "<FILE>", "-- store the performance of each rank into the named CSV file.", |p, s| {

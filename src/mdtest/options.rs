@@ -252,7 +252,7 @@ pub fn grammar() -> Grammar<MdtestParams> {
         long_value(&["GPUid"], "-1", "Select the GPU to use (not supported)", |_, _| {
             Err("GPU buffers are not supported by pario".into())
         }),
-        long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV [default|JSON|CSV], or both (JSON,CSV: one file each)", |p: &mut MdtestParams, s| {
+        long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV [default|JSON|CSV|pario-CSV], or several (JSON,CSV: one file each)", |p: &mut MdtestParams, s| {
                 p.output.summary.set_formats(s.value())
             })
         .listed(),

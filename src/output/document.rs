@@ -16,8 +16,13 @@ pub struct Table {
 
 /// A report every document format can be made from.
 pub trait Document: Serialize {
-    /// The CSV table of the report.
+    /// pario's CSV table of the report (`pario-CSV`).
     fn table(&self) -> Table;
+    /// The table `CSV` names: the original tool's own layout where it has
+    /// one, else pario's.
+    fn tool_table(&self) -> Table {
+        self.table()
+    }
 }
 
 /// Writes `doc` in `format`.
@@ -27,7 +32,8 @@ pub fn write(format: Format, doc: &impl Document, out: &mut dyn Write) -> io::Re
             serde_json::to_writer_pretty(&mut *out, doc)?;
             writeln!(out)?;
         }
-        Format::Csv => out.write_all(csv(&doc.table()).as_bytes())?,
+        Format::Csv => out.write_all(csv(&doc.tool_table()).as_bytes())?,
+        Format::ParioCsv => out.write_all(csv(&doc.table()).as_bytes())?,
     }
     out.flush()
 }

@@ -14,7 +14,11 @@ use crate::console::TaskLines;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Format {
     Json,
+    /// The original tool's own CSV layout where it has one (IOR's), so that
+    /// scripts written for it keep working.
     Csv,
+    /// pario's fuller table (`pario-CSV`).
+    ParioCsv,
 }
 
 impl Format {
@@ -23,6 +27,7 @@ impl Format {
         match self {
             Format::Json => "json",
             Format::Csv => "csv",
+            Format::ParioCsv => "pario.csv",
         }
     }
 }
@@ -47,7 +52,12 @@ impl Summary {
                 "default" => continue,
                 "json" => Format::Json,
                 "csv" => Format::Csv,
-                _ => return Err("unknown summary format (use default, JSON or CSV)".into()),
+                "pario-csv" => Format::ParioCsv,
+                _ => {
+                    return Err(
+                        "unknown summary format (use default, JSON, CSV or pario-CSV)".into(),
+                    )
+                }
             };
             if !formats.contains(&format) {
                 formats.push(format);
@@ -106,14 +116,11 @@ impl Summary {
 /// `out` → `out.json`; `out.csv` → `out.json` (an extension naming a format
 /// is replaced).
 fn named_for(path: &str, format: Format) -> String {
-    let stem = match path.rsplit_once('.') {
-        Some((stem, ext))
-            if ["json", "csv"].contains(&ext.to_ascii_lowercase().as_str()) && !stem.is_empty() =>
-        {
-            stem
-        }
-        _ => path,
-    };
+    let lower = path.to_ascii_lowercase();
+    let stem = [".pario.csv", ".json", ".csv"]
+        .iter()
+        .find(|ext| lower.ends_with(*ext) && lower.len() > ext.len())
+        .map_or(path, |ext| &path[..path.len() - ext.len()]);
     format!("{stem}.{}", format.extension())
 }
 
@@ -151,7 +158,8 @@ mod tests {
             [Format::Json, Format::Csv]
         );
         let e = Summary::default().set_formats("xml").unwrap_err();
-        assert!(e.contains("use default, JSON or CSV"), "{e}");
+        assert!(e.contains("use default, JSON, CSV or pario-CSV"), "{e}");
+        assert_eq!(summary("pario-csv", None).formats, [Format::ParioCsv]);
     }
 
     #[test]
@@ -184,5 +192,7 @@ mod tests {
             ]
         );
         assert_eq!(named_for("dir.v2/out", Format::Csv), "dir.v2/out.csv");
+        assert_eq!(named_for("r.csv", Format::ParioCsv), "r.pario.csv");
+        assert_eq!(named_for("r.pario.csv", Format::Json), "r.json");
     }
 }

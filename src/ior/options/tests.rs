@@ -337,7 +337,7 @@ fn unknown_things() {
     );
     assert_eq!(
         error("-O summaryFormat=xml"),
-        "-O summaryFormat=xml: unknown summary format (use default, JSON or CSV)"
+        "-O summaryFormat=xml: unknown summary format (use default, JSON, CSV or pario-CSV)"
     );
     assert_eq!(
         error("-f /nonexistent/script.ior")
