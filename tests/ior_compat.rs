@@ -60,3 +60,31 @@ fn e_flushes_inside_the_transfer_time() {
         "wr/rd {wr_rd} s should hold the 0.3 s flush: {write}"
     );
 }
+
+#[test]
+fn random_reads_stay_within_a_shorter_file() {
+    // Written with one segment, read back as if it had four: IOR draws the
+    // random offsets within the file's actual size.
+    let dir = tempdir().unwrap();
+    let target = dir.path().join("f");
+    let target = target.to_str().unwrap();
+    let geometry = ["-F", "-G", "42", "-t", "4k", "-b", "64k", "-o", target];
+    ior(
+        dir.path(),
+        2,
+        &[&["-w", "-k", "-s", "1"], &geometry[..]].concat(),
+    )
+    .ok();
+    let read = [&["-r", "-s", "4", "-z", "-z", "-v"], &geometry[..]].concat();
+    let run = ior(dir.path(), 2, &read);
+    run.ok();
+    let note = format!(
+        "random offsets of the read phase drawn within the file's size: \
+         16 of 64 transfers (65536 bytes in {target}.00000000)"
+    );
+    assert!(run.stdout.contains(&note), "{}", run.stdout);
+    let rows = common::rows(&run.stdout);
+    assert_eq!(rows.len(), 1, "{}", run.stdout);
+    // A read-only run leaves the files it read.
+    assert_eq!(common::entries(dir.path()), ["f.00000000", "f.00000001"]);
+}

@@ -112,6 +112,10 @@ pub struct Layout {
     pub ordering: Ordering,
     /// Seed of `-z` orders (`--random-offset-seed` or broadcast by rank 0).
     pub seed: u64,
+    /// `-z -z` on a read phase: the transfers the file actually holds, when
+    /// fewer than a full file (IOR draws random offsets within the file's
+    /// size, so a file written with fewer segments reads back).
+    pub random_range: Option<u64>,
 }
 
 impl Layout {
@@ -140,7 +144,7 @@ impl Layout {
         self.segments * self.block * self.tasks
     }
 
-    fn transfers_in_file(&self) -> u64 {
+    pub fn transfers_in_file(&self) -> u64 {
         self.file_size() / self.transfer
     }
 
@@ -201,7 +205,7 @@ impl Layout {
             }
             Ordering::Random => OffsetState::Random {
                 key: mix(&[self.seed, task]),
-                range: self.transfers_in_file(),
+                range: self.random_range.unwrap_or(self.transfers_in_file()),
                 k: from,
             },
         };
@@ -257,6 +261,7 @@ mod tests {
             file_per_proc: fpp,
             ordering,
             seed: 7,
+            random_range: None,
         }
     }
 
@@ -325,6 +330,11 @@ mod tests {
         }
         let again = layout(8, 64, 4, 3, false, Ordering::Random);
         assert_eq!(l.offsets(1), again.offsets(1), "same seed, same offsets");
+        let bounded = Layout {
+            random_range: Some(5),
+            ..l.clone()
+        };
+        assert!(bounded.offsets(2).iter().all(|&x| x < 5 * 8 && x % 8 == 0));
     }
 
     #[test]

@@ -50,6 +50,7 @@ impl TestRun<'_> {
         let verify = access == Access::Read
             && self.p.phases.check_read
             && self.choice.capabilities().stores_data;
+        self.layout.random_range = self.random_read_range(access, rep);
         let plan = self.plan(access);
         let outcome = self.timed_io(access, rep, self.pretend(access), verify, plan);
         let outcome = agree(self.comm, outcome)?;
@@ -333,6 +334,32 @@ impl TestRun<'_> {
     }
 
     /// How a phase ends: its last transfer, a deadline, or a count.
+    /// `-z -z` reads, as IOR draws them: within the transfers the file
+    /// holds, when it holds fewer than a full file (written with fewer
+    /// segments, say). Said at `-v`.
+    fn random_read_range(&mut self, access: Access, rep: u64) -> Option<u64> {
+        let random = self.layout.ordering == Ordering::Random;
+        if access != Access::Read || !random || !self.task.active {
+            return None;
+        }
+        let path = self.names.path(self.pretend(access), rep);
+        let size = c_path(&path).and_then(|c| self.backend.stat(&c)).ok()?.size;
+        let (held, full) = (size / self.layout.transfer, self.layout.transfers_in_file());
+        // An empty file fails the read as before, naming it.
+        if held >= full || held == 0 {
+            return None;
+        }
+        if self.task.rank == 0 {
+            let text = format!(
+                "random offsets of the read phase drawn within the file's size: \
+                 {held} of {full} transfers ({size} bytes in {})",
+                path.display()
+            );
+            self.out.note(1, &text);
+        }
+        Some(held)
+    }
+
     pub fn plan(&self, access: Access) -> PhasePlan {
         let wall = &self.p.stonewall;
         let mut limit = self.layout.transfers_per_task();

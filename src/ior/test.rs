@@ -345,6 +345,7 @@ fn layout_of(p: &IorParams, tasks: usize, seed: u64) -> Layout {
         file_per_proc: p.geometry.file_per_proc,
         ordering: p.ordering(),
         seed,
+        random_range: None,
     }
 }
 
