@@ -9,6 +9,7 @@ use crate::engine::{self, report_failure};
 use crate::error::{Error, UsageError};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
+use crate::mdworkbench::MdWorkbench;
 use crate::options::ArgKind;
 use crate::run::stop;
 use crate::tool::{self, Parsed, Tool};
@@ -76,7 +77,7 @@ impl<T: Tool> Command for T {
 }
 
 /// Every tool of the suite, in `pario --help` order.
-pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest];
+pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench];
 
 /// The `main` of a tool's own binary (`ior`, `mdtest`).
 pub fn main(tool: &dyn Command) -> ExitCode {

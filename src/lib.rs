@@ -11,6 +11,7 @@ pub mod error;
 pub mod ior;
 pub mod latency;
 pub mod mdtest;
+pub mod mdworkbench;
 pub mod memhog;
 pub mod options;
 pub mod output;

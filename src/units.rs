@@ -61,6 +61,16 @@ pub fn parse_non_negative(text: &str) -> Result<u64, String> {
     u64::try_from(n).map_err(|_| format!("'{text}' must not be negative"))
 }
 
+/// C's `%.<precision>e`: `1.234560e+05`, `9.5367e-07` (Rust's `{:e}` writes
+/// `9.5367e-7`).
+pub fn c_exp(v: f64, precision: usize) -> String {
+    let s = format!("{v:.precision$e}");
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.abs())
+}
+
 /// Seconds, whole or decimal (`-d 0.1`), not negative.
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
     let s = text.trim();

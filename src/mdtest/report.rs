@@ -10,9 +10,9 @@ use serde::Serialize;
 use super::params::MdtestParams;
 use super::results::{PhaseResult, SummaryRow, TaskIteration};
 use crate::backend::FsUsage;
-use crate::comm::{Comm, Topology};
+use crate::comm::Comm;
 use crate::output::{LogSink, NotesOnly};
-use crate::run::info::{machine, timestamp, version, ParioInfo};
+use crate::run::info::{machine, nodemap, timestamp, version, ParioInfo};
 use crate::stats::Stats;
 
 /// The options of the run, with mdtest's names where it has them.
@@ -232,20 +232,6 @@ impl MdtestReport {
             },
         }
     }
-}
-
-/// `1` per task on the same node as task 0, `0` otherwise.
-fn nodemap(topology: &Topology) -> String {
-    let node0 = topology.node_of(0);
-    (0..topology.size())
-        .map(|r| {
-            if topology.node_of(r) == node0 {
-                '1'
-            } else {
-                '0'
-            }
-        })
-        .collect()
 }
 
 /// What the text layout depends on.

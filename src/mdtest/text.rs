@@ -96,14 +96,7 @@ pub fn table(sweep: &SweepReport, table: Table, o: &TextOptions) -> String {
     t
 }
 
-/// C's `%.<precision>e`: `1.234560e+05`.
-pub fn c_exp(v: f64, precision: usize) -> String {
-    let s = format!("{v:.precision$e}");
-    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exp.abs())
-}
+pub use crate::units::c_exp;
 
 /// `--print-all-procs`: every task's own rate or time, per iteration.
 pub fn per_process(sweep: &SweepReport, table: Table) -> String {

@@ -62,3 +62,18 @@ impl ParioInfo {
         }
     }
 }
+
+/// `1` per task on the same node as task 0, `0` otherwise (the `Nodemap:`
+/// line of mdtest and md-workbench).
+pub fn nodemap(topology: &crate::comm::Topology) -> String {
+    let node0 = topology.node_of(0);
+    (0..topology.size())
+        .map(|r| {
+            if topology.node_of(r) == node0 {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect()
+}

@@ -215,6 +215,15 @@ pub fn mdtest(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     )
 }
 
+/// Runs `md-workbench` with `tasks` local tasks in `dir`.
+pub fn md_workbench(dir: &Path, tasks: usize, args: &[&str]) -> Run {
+    finish(
+        local_command(env!("CARGO_BIN_EXE_md-workbench"), dir, tasks, args)
+            .output()
+            .expect("run md-workbench"),
+    )
+}
+
 /// `binary args` in `dir` with `tasks` local tasks, and none of the fake
 /// topologies a developer's environment may carry.
 fn local_command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {

@@ -1,0 +1,253 @@
+//! md-workbench's report (the JSON document), its events, and its text
+//! layout: md-workbench 4.1's lines, numbers in C's formats.
+
+use std::io;
+
+use serde::Serialize;
+
+use super::results::{rates, PhaseSummary, Quantiles, RankPhase};
+use super::MdwRun;
+use crate::comm::Comm;
+use crate::output::{Document, LogSink, NotesOnly, Table, TextSink};
+use crate::run::info::{nodemap, version, ParioInfo};
+use crate::units::c_exp;
+
+/// A whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct MdwReport {
+    pub version: String,
+    pub began: String,
+    /// md-workbench's `Args:` line.
+    pub args: String,
+    pub pario: ParioInfo,
+    pub nodemap: String,
+    pub tasks: usize,
+    pub data_sets: u64,
+    pub precreate_per_set: u64,
+    pub objects_per_set: u64,
+    pub iterations: u64,
+    pub object_size: u64,
+    pub offset: i64,
+    pub seed: i64,
+    pub phases: Vec<PhaseSummary>,
+    pub finished: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip)]
+    pub quiet: bool,
+    #[serde(skip)]
+    pub process_reports: bool,
+    #[serde(skip)]
+    pub read_only: bool,
+    #[serde(skip)]
+    pub waiting_factor: f64,
+}
+
+impl MdwReport {
+    pub fn new(comm: &dyn Comm, m: &MdwRun) -> MdwReport {
+        let p = &m.params;
+        MdwReport {
+            version: version(),
+            began: local_time(),
+            args: m.args_line.clone(),
+            pario: ParioInfo::of(comm),
+            nodemap: nodemap(comm.topology()),
+            tasks: comm.size(),
+            data_sets: p.data_sets,
+            precreate_per_set: p.precreate,
+            objects_per_set: p.objects,
+            iterations: p.iterations,
+            object_size: p.object_size,
+            offset: p.offset,
+            seed: 0,
+            phases: Vec::new(),
+            finished: String::new(),
+            error: None,
+            quiet: p.quiet,
+            process_reports: p.process_reports,
+            read_only: p.read_only,
+            waiting_factor: p.waiting_factor,
+        }
+    }
+}
+
+impl Document for MdwReport {
+    /// One row per phase.
+    fn table(&self) -> Table {
+        let rows = self
+            .phases
+            .iter()
+            .map(|ph| {
+                vec![
+                    ph.phase.to_string(),
+                    format!("{:.6}", ph.max_s),
+                    format!("{:.3}", ph.rate),
+                    ph.counts.errors.to_string(),
+                ]
+            })
+            .collect();
+        Table {
+            columns: &["phase", "time_s", "rate", "errors"],
+            rows,
+        }
+    }
+}
+
+/// What md-workbench's `time:` stamps look like.
+fn local_time() -> String {
+    chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// The events of a run, on rank 0.
+pub trait MdwSink: LogSink {
+    fn run_started(&mut self, _report: &MdwReport) -> io::Result<()> {
+        Ok(())
+    }
+    fn phase_done(&mut self, _phase: &PhaseSummary, _report: &MdwReport) -> io::Result<()> {
+        Ok(())
+    }
+    fn run_done(&mut self, _report: &MdwReport) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl MdwSink for NotesOnly {}
+
+/// The text layout's marker.
+pub struct MdWorkbench;
+
+pub type MdwText = TextSink<MdWorkbench>;
+
+impl MdwSink for TextSink<MdWorkbench> {
+    fn run_started(&mut self, r: &MdwReport) -> io::Result<()> {
+        let mut text = format!("Args: {}\nNodemap: {}\n", r.args, r.nodemap);
+        if !r.quiet {
+            let total = r.data_sets
+                * (r.objects_per_set * r.iterations + r.precreate_per_set)
+                * r.tasks as u64;
+            let set = (r.tasks as u64 * r.data_sets * r.precreate_per_set * r.object_size) as f64
+                / 1048576.0;
+            text.push_str(&format!(
+                "MD-Workbench total objects: {total} workingset size: {set:.3} MiB (version: {}) time: {}\n",
+                r.version, r.began
+            ));
+            if r.objects_per_set > r.precreate_per_set {
+                text.push_str("WARNING: num > precreate, this may cause the situation that no objects are available to read\n");
+            }
+        }
+        self.emit(&text)
+    }
+
+    fn phase_done(&mut self, ph: &PhaseSummary, r: &MdwReport) -> io::Result<()> {
+        let mut text = global_line(ph, r);
+        if r.process_reports {
+            for (rank, own) in ph.ranks.iter().enumerate() {
+                let q = ph.rank_quantiles.get(rank).map_or(&[][..], Vec::as_slice);
+                text.push_str(&format!("{rank}: {}", rank_line(ph.phase, own, q, r)));
+            }
+        }
+        self.emit(&text)
+    }
+
+    fn run_done(&mut self, r: &MdwReport) -> io::Result<()> {
+        if r.quiet || r.error.is_some() {
+            return Ok(());
+        }
+        let secs: f64 = r.phases.iter().map(|p| p.max_s).sum();
+        self.emit(&format!(
+            "Total runtime: {secs:.0}s time: {}\n",
+            local_time()
+        ))
+    }
+}
+
+/// C's `%.1f` of a value that may be NaN (`-nan`, as glibc prints 0/0).
+fn c_fixed(v: f64, precision: usize) -> String {
+    match v.is_nan() {
+        true => "-nan".into(),
+        false => format!("{v:.precision$}"),
+    }
+}
+
+/// The line of a phase over all ranks.
+pub fn global_line(ph: &PhaseSummary, r: &MdwReport) -> String {
+    let all = RankPhase {
+        counts: ph.counts,
+        time_s: ph.max_s,
+        op_max_s: ph.op_max_s,
+    };
+    let head = format!(
+        "{} process max:{:.2}s min:{:.2}s mean: {:.2}s balance:{:.1} stddev:{} ",
+        ph.phase,
+        ph.max_s,
+        ph.min_s,
+        ph.mean_s,
+        ph.balance,
+        c_fixed(ph.stddev_s, 1)
+    );
+    head + &body(ph.phase, &all, &ph.quantiles, r)
+}
+
+/// A rank's own line (`--process-reports`), without its `<rank>: `.
+pub fn rank_line(phase: &str, own: &RankPhase, q: &[Quantiles], r: &MdwReport) -> String {
+    format!("{phase} process max:{:.2}s ", own.time_s) + &body(phase, own, q, r)
+}
+
+/// Rates, errors and quantiles: the part after the times.
+fn body(phase: &str, ph: &RankPhase, q: &[Quantiles], r: &MdwReport) -> String {
+    let c = &ph.counts;
+    let (rate, objs, dsets, tp) = rates(phase, ph, r.object_size, r.read_only);
+    let op_max = c_exp(ph.op_max_s, 4);
+    let mut line = match phase {
+        "precreate" => format!(
+            "rate:{rate:.1} iops/s dsets: {} objects:{} rate:{dsets:.3} dset/s rate:{objs:.1} obj/s tp:{tp:.1} MiB/s op-max:{op_max}s",
+            c.dsets_created, c.objs_created
+        ),
+        "cleanup" => format!(
+            "rate:{rate:.1} iops/s objects:{} dsets: {} rate:{objs:.1} obj/s rate:{dsets:.3} dset/s op-max:{op_max}s",
+            c.objs_deleted, c.dsets_removed
+        ),
+        _ => {
+            let mut l = format!(
+                "rate:{rate:.1} iops/s objects:{} rate:{objs:.1} obj/s tp:{tp:.1} MiB/s op-max:{op_max}s",
+                c.objs_read
+            );
+            if r.waiting_factor > 1e-9 {
+                l.push_str(&format!(" waiting_factor:{:.2}", r.waiting_factor));
+            }
+            l
+        }
+    };
+    if !r.quiet || c.errors > 0 {
+        let bang = if c.errors > 0 { "!!!" } else { "" };
+        line.push_str(&format!(" ({} errs{bang})", c.errors));
+    }
+    for quantile in q.iter().filter(|q| q.max > 1e-9) {
+        let v = [
+            quantile.min,
+            quantile.q1,
+            quantile.median,
+            quantile.q3,
+            quantile.q90,
+            quantile.q99,
+            quantile.max,
+        ];
+        let cells: Vec<String> = v.iter().map(|x| format!("{}s", c_exp(*x, 4))).collect();
+        line.push_str(&format!(" {}({})", quantile.op.name(), cells.join(", ")));
+    }
+    line.push('\n');
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_printed_as_c_prints_them() {
+        assert_eq!(c_exp(9.5367e-7, 4), "9.5367e-07");
+        assert_eq!(c_exp(0.0, 4), "0.0000e+00");
+        assert_eq!(c_fixed(f64::NAN, 1), "-nan");
+        assert_eq!(c_fixed(0.04, 1), "0.0");
+    }
+}

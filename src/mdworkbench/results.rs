@@ -1,0 +1,287 @@
+//! What a phase measured on one rank, and md-workbench's formulas: rates,
+//! throughput, balance, and the quantiles of each operation's times.
+
+use serde::Serialize;
+
+use crate::comm::Record;
+
+/// The timed operations, in the order the text lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    Read,
+    Stat,
+    Create,
+    Delete,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 4] = [OpKind::Read, OpKind::Stat, OpKind::Create, OpKind::Delete];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Stat => "stat",
+            OpKind::Create => "create",
+            OpKind::Delete => "delete",
+        }
+    }
+}
+
+/// The counters of one phase on one rank (or summed over ranks).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Counts {
+    pub dsets_created: u64,
+    pub dsets_removed: u64,
+    pub objs_created: u64,
+    pub objs_read: u64,
+    pub objs_stat: u64,
+    pub objs_deleted: u64,
+    pub errors: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.dsets_created += o.dsets_created;
+        self.dsets_removed += o.dsets_removed;
+        self.objs_created += o.objs_created;
+        self.objs_read += o.objs_read;
+        self.objs_stat += o.objs_stat;
+        self.objs_deleted += o.objs_deleted;
+        self.errors += o.errors;
+    }
+}
+
+/// One rank's phase: its counters, its time and its longest operation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct RankPhase {
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub time_s: f64,
+    pub op_max_s: f64,
+}
+
+impl Record for RankPhase {
+    const FIELDS: usize = 9;
+
+    fn to_fields(&self) -> Vec<f64> {
+        let c = &self.counts;
+        [
+            c.dsets_created,
+            c.dsets_removed,
+            c.objs_created,
+            c.objs_read,
+            c.objs_stat,
+            c.objs_deleted,
+            c.errors,
+        ]
+        .iter()
+        .map(|&v| v as f64)
+        .chain([self.time_s, self.op_max_s])
+        .collect()
+    }
+
+    fn from_fields(f: &[f64]) -> RankPhase {
+        RankPhase {
+            counts: Counts {
+                dsets_created: f[0] as u64,
+                dsets_removed: f[1] as u64,
+                objs_created: f[2] as u64,
+                objs_read: f[3] as u64,
+                objs_stat: f[4] as u64,
+                objs_deleted: f[5] as u64,
+                errors: f[6] as u64,
+            },
+            time_s: f[7],
+            op_max_s: f[8],
+        }
+    }
+}
+
+/// md-workbench's seven quantiles of an operation's times: min, q1,
+/// median, q3, q90, q99, max.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Quantiles {
+    pub op: OpKind,
+    pub count: usize,
+    pub min: f64,
+    pub q1: f64,
+    pub median: f64,
+    pub q3: f64,
+    pub q90: f64,
+    pub q99: f64,
+    pub max: f64,
+}
+
+impl Quantiles {
+    /// Of `times` (sorted here), as md-workbench picks them: the median is
+    /// the middle value or the mean of the two middle ones; the others are
+    /// `a[round(q(n-1) + 0.49)]`. `None` for no times.
+    pub fn of(op: OpKind, times: &mut [f32]) -> Option<Quantiles> {
+        if times.is_empty() {
+            return None;
+        }
+        times.sort_by(f32::total_cmp);
+        let n = times.len();
+        let at = |q: f64| times[((q * (n - 1) as f64 + 0.49).round() as usize).min(n - 1)] as f64;
+        let median = match n % 2 {
+            1 => times[n / 2] as f64,
+            _ => (times[n / 2 - 1] as f64 + times[n / 2] as f64) / 2.0,
+        };
+        Some(Quantiles {
+            op,
+            count: n,
+            min: times[0] as f64,
+            q1: at(0.25),
+            median,
+            q3: at(0.75),
+            q90: at(0.90),
+            q99: at(0.99),
+            max: times[n - 1] as f64,
+        })
+    }
+}
+
+/// A phase over all ranks: what the text line and the JSON say.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PhaseSummary {
+    pub phase: &'static str,
+    /// Summed over ranks.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// The longest rank's time, and the shortest and mean.
+    pub max_s: f64,
+    pub min_s: f64,
+    pub mean_s: f64,
+    /// `min / max × 100`.
+    pub balance: f64,
+    /// Sample deviation of the ranks' times (NaN for one rank).
+    pub stddev_s: f64,
+    /// Operations per second, md-workbench's `rate`.
+    pub rate: f64,
+    pub objects_per_s: f64,
+    pub dsets_per_s: f64,
+    /// MiB/s of object data created and read.
+    pub throughput_mib: f64,
+    pub op_max_s: f64,
+    pub quantiles: Vec<Quantiles>,
+    pub ranks: Vec<RankPhase>,
+    /// Each rank's own quantiles (`--process-reports`).
+    #[serde(skip)]
+    pub rank_quantiles: Vec<Vec<Quantiles>>,
+}
+
+/// Summarises a phase from every rank's record (rank order); `object_size`
+/// for the throughput, `read_only` doubling nothing but the benchmark rate's
+/// weight as md-workbench does.
+pub fn summarize(
+    phase: &'static str,
+    ranks: Vec<RankPhase>,
+    quantiles: Vec<Quantiles>,
+    object_size: u64,
+    read_only: bool,
+) -> PhaseSummary {
+    let mut counts = Counts::default();
+    for r in &ranks {
+        counts.add(&r.counts);
+    }
+    let times: Vec<f64> = ranks.iter().map(|r| r.time_s).collect();
+    let max = times.iter().copied().fold(0.0, f64::max);
+    let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+    let n = times.len() as f64;
+    let mean = times.iter().sum::<f64>() / n;
+    let stddev = (times.iter().map(|t| (mean - t).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let one = RankPhase {
+        counts,
+        time_s: max,
+        op_max_s: ranks.iter().map(|r| r.op_max_s).fold(0.0, f64::max),
+    };
+    let (rate, objects_per_s, dsets_per_s, throughput_mib) =
+        rates(phase, &one, object_size, read_only);
+    PhaseSummary {
+        phase,
+        counts,
+        max_s: max,
+        min_s: min,
+        mean_s: mean,
+        balance: if max > 0.0 { min / max * 100.0 } else { 100.0 },
+        stddev_s: stddev,
+        rate,
+        objects_per_s,
+        dsets_per_s,
+        throughput_mib,
+        op_max_s: one.op_max_s,
+        quantiles,
+        ranks,
+        rank_quantiles: Vec::new(),
+    }
+}
+
+/// md-workbench's formulas for a phase (over all ranks, or one rank's own):
+/// (rate, objects/s, datasets/s, throughput MiB/s).
+pub fn rates(
+    phase: &str,
+    r: &RankPhase,
+    object_size: u64,
+    read_only: bool,
+) -> (f64, f64, f64, f64) {
+    let c = &r.counts;
+    let t = r.time_s;
+    let per_s = |v: u64| if t > 0.0 { v as f64 / t } else { 0.0 };
+    let tp = per_s(c.objs_created + c.objs_read) * object_size as f64 / 1048576.0;
+    match phase {
+        "precreate" => (
+            per_s(c.dsets_created + c.objs_created),
+            per_s(c.objs_created),
+            per_s(c.dsets_created),
+            tp,
+        ),
+        "cleanup" => (
+            per_s(c.objs_deleted + c.dsets_removed),
+            per_s(c.objs_deleted),
+            per_s(c.dsets_removed),
+            tp,
+        ),
+        _ => {
+            let ops = if read_only { 2 } else { 4 };
+            (per_s(c.objs_read * ops), per_s(c.objs_read), 0.0, tp)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_pick_md_workbenchs_elements() {
+        let mut t: Vec<f32> = (1..=10).map(|v| v as f32).collect();
+        let q = Quantiles::of(OpKind::Stat, &mut t).unwrap();
+        assert_eq!((q.min, q.max), (1.0, 10.0));
+        assert_eq!(q.median, 5.5);
+        // round(0.25 * 9 + 0.49) = round(2.74) = 3: the fourth value.
+        assert_eq!(q.q1, 4.0);
+        assert_eq!(q.q3, 8.0); // round(7.24) = 7
+        assert_eq!(q.q90, 10.0); // round(8.59) = 9
+        assert_eq!(q.q99, 10.0);
+        let mut odd = vec![3.0f32, 1.0, 2.0];
+        assert_eq!(Quantiles::of(OpKind::Read, &mut odd).unwrap().median, 2.0);
+        assert!(Quantiles::of(OpKind::Read, &mut []).is_none());
+    }
+
+    #[test]
+    fn benchmark_rate_counts_four_operations_per_object_read() {
+        let r = RankPhase {
+            counts: Counts {
+                objs_read: 100,
+                objs_created: 100,
+                ..Default::default()
+            },
+            time_s: 2.0,
+            op_max_s: 0.0,
+        };
+        let (rate, objs, _, tp) = rates("benchmark", &r, 1048576, false);
+        assert_eq!((rate, objs, tp), (200.0, 50.0, 100.0));
+        assert_eq!(rates("benchmark", &r, 1, true).0, 100.0);
+    }
+}
