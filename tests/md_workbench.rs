@@ -264,6 +264,14 @@ fn what_is_not_there_yet_is_refused_before_anything_starts() {
         (&["-D=0"][..], "-D 0: at least one data set"),
         (&["-a", "MMAP"][..], "md-workbench runs on"),
         (&["-2"][..], "cannot read the run-info file"),
+        (
+            &["-D=8e", "-a", "DUMMY"][..],
+            "more objects or bytes than 64 bits can count",
+        ),
+        (
+            &["-S=1t"][..],
+            "-S: the 1 task(s) on this node need 1 TiB of buffers",
+        ),
     ] {
         let r = md_workbench(dir.path(), 1, args);
         assert_ne!(r.status, 0, "{args:?}");

@@ -20,7 +20,7 @@ use crate::comm::Comm;
 use crate::error::UsageError;
 use crate::options::Grammar;
 use crate::output::{NotesOnly, Outputs, Summary, Text};
-use crate::tool::{Finished, Parsed, Tool};
+use crate::tool::{Finished, Parsed, Tasks, Tool};
 
 use params::MdwParams;
 use report::{MdwReport, MdwSink};
@@ -65,6 +65,11 @@ impl Tool for MdWorkbench {
             backend,
             args_line,
         }))
+    }
+
+    fn check_tasks(&self, run: &MdwRun, tasks: Tasks) -> Result<(), UsageError> {
+        options::validate_tasks(&run.params, tasks.total)?;
+        crate::run::limits::buffers_fit("-S", run.params.object_size, tasks.here)
     }
 
     fn summary<'p>(&self, run: &'p MdwRun) -> &'p Summary {

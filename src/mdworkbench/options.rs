@@ -210,3 +210,22 @@ pub fn validate(p: &MdwParams) -> Result<Choice, UsageError> {
     p.summary.check().map_err(UsageError)?;
     Ok(backend)
 }
+
+/// Totals that must fit 64 bits: every object the run makes, and the bytes
+/// of the working set.
+pub fn validate_tasks(p: &MdwParams, tasks: usize) -> Result<(), UsageError> {
+    let total = p
+        .objects
+        .checked_mul(p.iterations)
+        .and_then(|v| v.checked_add(p.precreate))
+        .and_then(|v| v.checked_mul(p.data_sets))
+        .and_then(|v| v.checked_mul(tasks as u64))
+        .and_then(|v| v.checked_mul(p.object_size.max(1)));
+    match total {
+        Some(_) => Ok(()),
+        None => Err(UsageError(format!(
+            "-D {} -P {} -I {} -R {} -S {} with {tasks} tasks: more objects or bytes than 64 bits can count",
+            p.data_sets, p.precreate, p.objects, p.iterations, p.object_size
+        ))),
+    }
+}

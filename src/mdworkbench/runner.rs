@@ -263,6 +263,9 @@ impl<'a> Rank<'a> {
     fn precreate(&mut self) -> Result<()> {
         let (rank, p) = (self.comm.rank(), self.p);
         for d in 0..p.data_sets {
+            if stop::requested() {
+                return Ok(());
+            }
             let dir = dataset_dir(&self.prefix, rank, d);
             match c_path(&dir).and_then(|c| self.backend.namespace().mkdir(&c)) {
                 Ok(()) => {
@@ -338,6 +341,9 @@ impl<'a> Rank<'a> {
     fn cleanup(&mut self) -> Result<()> {
         let (rank, p) = (self.comm.rank(), self.p);
         for d in 0..p.data_sets {
+            if stop::requested() {
+                return Ok(());
+            }
             for f in self.start..self.start + p.precreate {
                 let path = object_path(&self.prefix, rank, d, f);
                 let c = c_path(&path).map_err(|e| Error::io(rank, "bad path", &path, &e))?;
