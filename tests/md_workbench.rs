@@ -259,7 +259,7 @@ fn the_json_report_carries_every_phase() {
 fn what_is_not_there_yet_is_refused_before_anything_starts() {
     let dir = tempdir().unwrap();
     for (args, message) in [
-        (&["-w=5"][..], "-w: not in pario's md-workbench yet"),
+        (&["-T"][..], "-T: not in pario's md-workbench yet"),
         (&["--allocateBufferOnGPU=1"][..], "pario has no GPU support"),
         (&["-D=0"][..], "-D 0: at least one data set"),
         (&["-a", "MMAP"][..], "md-workbench runs on"),
@@ -278,4 +278,48 @@ fn what_is_not_there_yet_is_refused_before_anything_starts() {
         assert!(r.stderr.contains(message), "{args:?}: {}", r.stderr);
         assert_eq!(entries(dir.path()), Vec::<String>::new());
     }
+}
+
+/// The benchmark line of a DUMMY run slowed to 2 ms per create, stopped by
+/// a one-second stonewall long before its 100,000 iterations.
+fn stonewalled(extra: &[&str]) -> (u64, u64) {
+    let dir = tempdir().unwrap();
+    let out = format!("-o={}", dir.path().join("out").display());
+    let mut args = vec!["-a", "DUMMY", "--dummy.delay-create=2000", &out];
+    args.extend_from_slice(&["-D=1", "-P=10", "-I=100000", "-R=1", "-w=1"]);
+    args.extend_from_slice(extra);
+    let run = md_workbench(dir.path(), 2, &args);
+    run.ok();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("benchmark"))
+        .unwrap();
+    let field = |key: &str| -> u64 {
+        let rest = line
+            .split(key)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{key} in {line}"));
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    (field(" objects:"), field("stonewall-iter:"))
+}
+
+#[test]
+fn a_stonewall_stops_the_benchmark_and_wear_out_evens_the_ranks() {
+    // With -W every rank does as many iterations as the one that did most.
+    let (objects, iterations) = stonewalled(&["-W"]);
+    assert!(iterations > 0 && iterations < 100_000, "{iterations}");
+    assert_eq!(objects, 2 * iterations, "2 ranks x 1 dataset");
+    // Without it each rank stops at its own count.
+    let (objects, iterations) = stonewalled(&[]);
+    assert!(iterations > 0 && iterations < 100_000, "{iterations}");
+    assert!(
+        objects <= 2 * iterations && objects >= iterations,
+        "{objects} {iterations}"
+    );
 }

@@ -102,12 +102,13 @@ pub fn grammar() -> Grammar<MdwParams> {
             Ok(())
         }),
         value('w', &["stonewall-timer"], "0", "Stop each benchmark iteration after the specified seconds (if not used with -W this leads to process-specific progress!)", |p, s| {
-            if parse_int(s.value())? != 0 {
-                p.not_yet.push("-w");
-            }
+            p.stonewall = crate::units::parse_non_negative(s.value())?;
             Ok(())
         }),
-        flag('W', &["stonewall-wear-out"], "Stop with stonewall after specified time and use a soft wear-out phase -- all processes perform the same number of iterations", |p, s| not_yet(p, s, "-W")),
+        flag('W', &["stonewall-wear-out"], "Stop with stonewall after specified time and use a soft wear-out phase -- all processes perform the same number of iterations", |p, s| {
+            p.wear_out = s.flag_bool()?;
+            Ok(())
+        }),
         flag('X', &["verify-read"], "Verify the data on read", |p, s| {
             p.verify = s.flag_bool()?;
             Ok(())
@@ -182,8 +183,8 @@ pub fn validate(p: &MdwParams) -> Result<Choice, UsageError> {
     let err = |m: String| Err(UsageError(m));
     if let Some(first) = p.not_yet.first() {
         return err(format!(
-            "{first}: not in pario's md-workbench yet (stonewalling, adaptive waiting, \
-             latency files and detailed statistics are to come)"
+            "{first}: not in pario's md-workbench yet (adaptive waiting, latency files \
+             and detailed statistics are to come)"
         ));
     }
     let backend = backend::configure(&p.api, &p.module_options).map_err(UsageError)?;

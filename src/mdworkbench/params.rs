@@ -50,6 +50,11 @@ pub struct MdwParams {
     /// `-t`: wait this many times each operation's time after it.
     pub waiting_factor: f64,
     pub start_item: Option<u64>,
+    /// `-w`: seconds per benchmark phase, 0 for none.
+    pub stonewall: u64,
+    /// `-W`: after the wall, every rank does as many iterations as the one
+    /// that did most.
+    pub wear_out: bool,
     pub ignore_precreate_errors: bool,
     pub process_reports: bool,
     pub quiet: bool,
@@ -79,6 +84,8 @@ impl Default for MdwParams {
             read_only: false,
             waiting_factor: 0.0,
             start_item: None,
+            stonewall: 0,
+            wear_out: false,
             ignore_precreate_errors: false,
             process_reports: false,
             quiet: false,

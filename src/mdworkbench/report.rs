@@ -185,16 +185,16 @@ pub fn global_line(ph: &PhaseSummary, r: &MdwReport) -> String {
         ph.balance,
         c_fixed(ph.stddev_s, 1)
     );
-    head + &body(ph.phase, &all, &ph.quantiles, r)
+    head + &body(ph.phase, &all, &ph.quantiles, ph.stonewall_iter, r)
 }
 
 /// A rank's own line (`--process-reports`), without its `<rank>: `.
 pub fn rank_line(phase: &str, own: &RankPhase, q: &[Quantiles], r: &MdwReport) -> String {
-    format!("{phase} process max:{:.2}s ", own.time_s) + &body(phase, own, q, r)
+    format!("{phase} process max:{:.2}s ", own.time_s) + &body(phase, own, q, None, r)
 }
 
 /// Rates, errors and quantiles: the part after the times.
-fn body(phase: &str, ph: &RankPhase, q: &[Quantiles], r: &MdwReport) -> String {
+fn body(phase: &str, ph: &RankPhase, q: &[Quantiles], wall: Option<u64>, r: &MdwReport) -> String {
     let c = &ph.counts;
     let (rate, objs, dsets, tp) = rates(phase, ph, r.object_size, r.read_only);
     let op_max = c_exp(ph.op_max_s, 4);
@@ -221,6 +221,9 @@ fn body(phase: &str, ph: &RankPhase, q: &[Quantiles], r: &MdwReport) -> String {
     if !r.quiet || c.errors > 0 {
         let bang = if c.errors > 0 { "!!!" } else { "" };
         line.push_str(&format!(" ({} errs{bang})", c.errors));
+    }
+    if let (Some(n), false) = (wall, r.quiet) {
+        line.push_str(&format!(" stonewall-iter:{n}"));
     }
     for quantile in q.iter().filter(|q| q.max > 1e-9) {
         let v = [

@@ -169,6 +169,9 @@ pub struct PhaseSummary {
     /// Each rank's own quantiles (`--process-reports`).
     #[serde(skip)]
     pub rank_quantiles: Vec<Vec<Quantiles>>,
+    /// With `-w`: the benchmark iterations done (the most of any rank).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stonewall_iter: Option<u64>,
 }
 
 /// Summarises a phase from every rank's record (rank order); `object_size`
@@ -214,6 +217,7 @@ pub fn summarize(
         quantiles,
         ranks,
         rank_quantiles: Vec::new(),
+        stonewall_iter: None,
     }
 }
 

@@ -19,7 +19,7 @@ use crate::backend::cpath::c_path;
 use crate::backend::transfer::{write_fully, Retry};
 use crate::backend::{self, Backend, CreateSpec};
 use crate::buffer::{AlignedBuffer, PAGE};
-use crate::comm::{agree, broadcast_value, gather_records, Comm};
+use crate::comm::{agree, broadcast_value, gather_records, reduce_u64, Comm, ReduceOp};
 use crate::error::{Error, Result};
 use crate::output::Outputs;
 use crate::pattern::Pattern;
@@ -80,6 +80,16 @@ struct Rank<'a> {
     /// The current phase: the times of its operations, and its counters.
     times: [Vec<f32>; 4],
     now: RankPhase,
+    /// When the current phase started, and the time spent waiting for the
+    /// wear-out agreement (not the phase's).
+    phase_start: Instant,
+    excluded: Duration,
+    /// The start of the last timed operation (the stonewall compares it).
+    last_op: Instant,
+    /// Benchmark iterations this rank completed in the current phase.
+    done: u64,
+    /// Iterations done, agreed over ranks, when a stonewall was set.
+    stonewall_iter: Option<u64>,
 }
 
 impl<'a> Rank<'a> {
@@ -108,6 +118,11 @@ impl<'a> Rank<'a> {
             created_prefix: false,
             times: Default::default(),
             now: RankPhase::default(),
+            phase_start: Instant::now(),
+            excluded: Duration::ZERO,
+            last_op: Instant::now(),
+            done: 0,
+            stonewall_iter: None,
         })
     }
 
@@ -123,7 +138,9 @@ impl<'a> Rank<'a> {
             for _ in 0..p.iterations {
                 self.phase("benchmark", out, report, Self::benchmark)?;
                 if !p.read_only {
-                    self.start += p.objects;
+                    // With a stonewall: the iterations done (md-workbench
+                    // advances one fewer, and its next phase misses objects).
+                    self.start += self.stonewall_iter.unwrap_or(p.objects);
                 }
             }
         }
@@ -197,17 +214,23 @@ impl<'a> Rank<'a> {
         }
         self.times = Default::default();
         self.now = RankPhase::default();
-        let start = Instant::now();
+        self.excluded = Duration::ZERO;
+        self.phase_start = Instant::now();
         let outcome = work(self);
-        self.now.time_s = start.elapsed().as_secs_f64();
+        self.now.time_s = (self.phase_start.elapsed() - self.excluded).as_secs_f64();
         agree(self.comm, outcome)?;
         stop::check(self.comm)?;
+        self.stonewall_iter = match (name, self.p.stonewall) {
+            ("benchmark", 1..) => Some(reduce_u64(self.comm, self.done, ReduceOp::Max)?),
+            _ => None,
+        };
         let ranks = gather_records(self.comm, 0, &self.now)?;
         let per_rank = self.gather_times()?;
         if self.comm.rank() == 0 {
             let all = quantiles_of(per_rank.iter().flatten().cloned().collect());
             let mut summary = summarize(name, ranks, all, self.p.object_size, self.p.read_only);
             summary.rank_quantiles = per_rank.into_iter().map(quantiles_of).collect();
+            summary.stonewall_iter = self.stonewall_iter;
             out.each(|s| s.phase_done(&summary, report));
             report.phases.push(summary);
         }
@@ -235,6 +258,7 @@ impl<'a> Rank<'a> {
     /// that many times as long after it.
     fn timed<T>(&mut self, op: OpKind, call: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         let start = Instant::now();
+        self.last_op = start;
         let outcome = call(self);
         let took = start.elapsed();
         self.times[op as usize].push(took.as_secs_f32());
@@ -299,13 +323,65 @@ impl<'a> Rank<'a> {
         Ok(())
     }
 
+    /// `-I` iterations, or fewer at a stonewall (`-w`); with `-W` every rank
+    /// joins the agreement on the count once, also after a failure, so none
+    /// is left waiting in it.
     fn benchmark(&mut self) -> Result<()> {
-        let (rank, n, p) = (self.comm.rank(), self.comm.size(), self.p);
-        for f in 0..p.objects {
+        self.done = 0;
+        let mut joined = None;
+        let outcome = self.benchmark_iterations(&mut joined);
+        if self.p.wear_out && joined.is_none() {
+            self.join_wear_out(self.p.objects)?;
+        }
+        outcome
+    }
+
+    fn benchmark_iterations(&mut self, joined: &mut Option<u64>) -> Result<()> {
+        let p = self.p;
+        let mut f = 0;
+        while f < joined.unwrap_or(p.objects) {
             for d in 0..p.data_sets {
                 if stop::requested() {
                     return Ok(());
                 }
+                self.bench_object(f, d)?;
+            }
+            self.done = f + 1;
+            if joined.is_none() && self.hit_wall() {
+                match p.wear_out {
+                    false => return Ok(()),
+                    true => *joined = Some(self.join_wear_out(f + 1)?),
+                }
+            }
+            f += 1;
+        }
+        Ok(())
+    }
+
+    /// Whether the last operation started after the `-w` seconds.
+    fn hit_wall(&self) -> bool {
+        let wall = self.p.stonewall;
+        let at = self.last_op.duration_since(self.phase_start)
+            - self
+                .excluded
+                .min(self.last_op.duration_since(self.phase_start));
+        wall > 0 && at.as_secs_f64() >= wall as f64
+    }
+
+    /// `-W`: the largest iteration count any rank reached, agreed once by
+    /// every rank; the wait is not the phase's time.
+    fn join_wear_out(&mut self, count: u64) -> Result<u64> {
+        let waited = Instant::now();
+        let total = reduce_u64(self.comm, count, ReduceOp::Max)?;
+        self.excluded += waited.elapsed();
+        Ok(total)
+    }
+
+    /// One object of iteration `f`, dataset `d`: stat, read, delete, create.
+    fn bench_object(&mut self, f: u64, d: u64) -> Result<()> {
+        let (rank, n, p) = (self.comm.rank(), self.comm.size(), self.p);
+        {
+            {
                 let prev = self.start + f;
                 let owner = read_rank(rank, p.offset, d, n);
                 let path = object_path(&self.prefix, owner, d, prev);
@@ -314,7 +390,7 @@ impl<'a> Rank<'a> {
                     self.now.counts.objs_stat += 1;
                 } else {
                     self.now.counts.errors += 1;
-                    continue;
+                    return Ok(());
                 }
                 match self.timed(OpKind::Read, |s| {
                     s.read_object(&c, owner, item(prev, p.data_sets, d))
@@ -323,7 +399,7 @@ impl<'a> Rank<'a> {
                     false => self.now.counts.errors += 1,
                 }
                 if p.read_only {
-                    continue;
+                    return Ok(());
                 }
                 self.timed(OpKind::Delete, |s| Ok(s.backend.remove(&c).is_ok()))?;
                 self.now.counts.objs_deleted += 1;
