@@ -323,3 +323,32 @@ fn a_stonewall_stops_the_benchmark_and_wear_out_evens_the_ranks() {
         "{objects} {iterations}"
     );
 }
+
+#[test]
+fn a_stonewall_without_wear_out_in_a_split_run_is_warned_about() {
+    let dir = tempdir().unwrap();
+    let out = format!("-o={}", dir.path().join("out").display());
+    let info = format!("--run-info-file={}", dir.path().join("st").display());
+    let base = [
+        "-a",
+        "DUMMY",
+        out.as_str(),
+        info.as_str(),
+        "-D=1",
+        "-P=2",
+        "-I=1",
+    ];
+    md_workbench(dir.path(), 1, &[&base[..], &["-1"]].concat()).ok();
+    let run = md_workbench(
+        dir.path(),
+        1,
+        &[&base[..], &["-2", "-R=1", "-w=5"]].concat(),
+    );
+    run.ok();
+    assert!(
+        run.stdout
+            .contains("WARNING: Dangerous option combination: -w without -W"),
+        "{}",
+        run.stdout
+    );
+}

@@ -90,6 +90,9 @@ struct Rank<'a> {
     done: u64,
     /// Iterations done, agreed over ranks, when a stonewall was set.
     stonewall_iter: Option<u64>,
+    /// `-W`: when this rank joined the agreement (seconds into the phase),
+    /// and the count agreed.
+    wear_out_at: Option<(f64, u64)>,
 }
 
 impl<'a> Rank<'a> {
@@ -123,12 +126,20 @@ impl<'a> Rank<'a> {
             last_op: Instant::now(),
             done: 0,
             stonewall_iter: None,
+            wear_out_at: None,
         })
     }
 
     fn body(&mut self, p: &MdwParams, out: &mut Out, report: &mut MdwReport) -> Result<()> {
         let phases = p.effective_phases();
         self.start = self.start_index(out)?;
+        if phases.benchmark && !phases.precreate && p.stonewall > 0 && !p.wear_out {
+            out.note(
+                0,
+                "WARNING: Dangerous option combination: -w without -W leaves each rank at its own \
+                 position, so a later -2 or -3 run misses objects and leaves some behind",
+            );
+        }
         stop::leave_in(p.prefix.as_str());
         if phases.precreate {
             self.make_prefix(out)?;
@@ -216,8 +227,12 @@ impl<'a> Rank<'a> {
         self.now = RankPhase::default();
         self.excluded = Duration::ZERO;
         self.phase_start = Instant::now();
+        self.wear_out_at = None;
         let outcome = work(self);
         self.now.time_s = (self.phase_start.elapsed() - self.excluded).as_secs_f64();
+        if let (Some((at, total)), 0) = (self.wear_out_at, self.comm.rank()) {
+            out.note(0, &format!("stonewall wear out {at:.6}s ({total} iter)"));
+        }
         agree(self.comm, outcome)?;
         stop::check(self.comm)?;
         self.stonewall_iter = match (name, self.p.stonewall) {
@@ -372,7 +387,9 @@ impl<'a> Rank<'a> {
     /// every rank; the wait is not the phase's time.
     fn join_wear_out(&mut self, count: u64) -> Result<u64> {
         let waited = Instant::now();
+        let at = (waited - self.phase_start).saturating_sub(self.excluded);
         let total = reduce_u64(self.comm, count, ReduceOp::Max)?;
+        self.wear_out_at = Some((at.as_secs_f64(), total));
         self.excluded += waited.elapsed();
         Ok(total)
     }
