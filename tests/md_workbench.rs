@@ -352,3 +352,54 @@ fn a_stonewall_without_wear_out_in_a_split_run_is_warned_about() {
         run.stdout
     );
 }
+
+#[test]
+fn detailed_statistics_are_md_workbenchs_tab_separated_rows() {
+    let m = Model {
+        tasks: 2,
+        sets: 2,
+        precreate: 4,
+        per_iteration: 2,
+        offset: 1,
+    };
+    let dir = tempdir().unwrap();
+    let r = run(dir.path(), &m, &["-R=1", "--print-detailed-stats"]);
+    let header = "phase\t\td name\tcreate\tdelete\tob nam\tcreate\tread\tstat\tdelete\tt_inc_b\tt_no_bar\tthp\tmax_t";
+    assert!(r.stdout.lines().any(|l| l == header), "{}", r.stdout);
+    let rows: Vec<Vec<&str>> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" \t"))
+        .map(|l| l.split('\t').collect())
+        .collect();
+    let counts: Vec<&[&str]> = rows.iter().map(|r| &r[..7]).collect();
+    assert_eq!(
+        counts,
+        [
+            &["precreate ", "4", "0", "16", "0", "0", "0"][..],
+            &["benchmark ", "0", "0", "8", "8", "8", "8"][..],
+            &["cleanup ", "0", "4", "0", "0", "0", "16"][..],
+        ]
+    );
+    assert!(rows
+        .iter()
+        .all(|r| r[7].ends_with('s') && r[9].contains(" MiB/s ")));
+    assert!(!r.stdout.contains("process max:"), "{}", r.stdout);
+    // With errors the row is the six error counts: one object read wrong.
+    run(dir.path(), &m, &["-1"]);
+    let victim = dir.path().join("out/1_0/file-0");
+    let mut data = std::fs::read(&victim).unwrap();
+    data[0] ^= 1;
+    std::fs::write(&victim, data).unwrap();
+    let r = run(
+        dir.path(),
+        &m,
+        &["-2", "-R=1", "-X", "--print-detailed-stats"],
+    );
+    assert!(
+        r.stdout.contains("benchmark err\t0\t0\t0\t1\t0\t0\n"),
+        "{}",
+        r.stdout
+    );
+    run(dir.path(), &m, &["-3"]);
+}

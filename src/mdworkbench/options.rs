@@ -121,7 +121,10 @@ pub fn grammar() -> Grammar<MdwParams> {
             p.start_item = Some(parse_count(s.value())?);
             Ok(())
         }),
-        long_flag(&["print-detailed-stats"], "Print detailed machine parsable statistics.", |p, s| not_yet(p, s, "--print-detailed-stats")),
+        long_flag(&["print-detailed-stats"], "Print detailed machine parsable statistics.", |p, s| {
+            p.detailed = s.flag_bool()?;
+            Ok(())
+        }),
         long_flag(&["read-only"], "Run read-only during benchmarking phase (no deletes/writes), probably use with -2", |p, s| {
             p.read_only = s.flag_bool()?;
             Ok(())
@@ -183,8 +186,8 @@ pub fn validate(p: &MdwParams) -> Result<Choice, UsageError> {
     let err = |m: String| Err(UsageError(m));
     if let Some(first) = p.not_yet.first() {
         return err(format!(
-            "{first}: not in pario's md-workbench yet (adaptive waiting, latency files \
-             and detailed statistics are to come)"
+            "{first}: not in pario's md-workbench yet (adaptive waiting and latency \
+             files are to come)"
         ));
     }
     let backend = backend::configure(&p.api, &p.module_options).map_err(UsageError)?;

@@ -57,6 +57,8 @@ pub struct MdwParams {
     pub wear_out: bool,
     pub ignore_precreate_errors: bool,
     pub process_reports: bool,
+    /// `--print-detailed-stats`: tab-separated rows instead of the lines.
+    pub detailed: bool,
     pub quiet: bool,
     pub verbose: u32,
     pub run_info_file: String,
@@ -88,6 +90,7 @@ impl Default for MdwParams {
             wear_out: false,
             ignore_precreate_errors: false,
             process_reports: false,
+            detailed: false,
             quiet: false,
             verbose: 0,
             run_info_file: "md-workbench.status".into(),

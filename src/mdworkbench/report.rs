@@ -38,6 +38,8 @@ pub struct MdwReport {
     #[serde(skip)]
     pub process_reports: bool,
     #[serde(skip)]
+    pub detailed: bool,
+    #[serde(skip)]
     pub read_only: bool,
     #[serde(skip)]
     pub waiting_factor: f64,
@@ -65,6 +67,7 @@ impl MdwReport {
             error: None,
             quiet: p.quiet,
             process_reports: p.process_reports,
+            detailed: p.detailed,
             read_only: p.read_only,
             waiting_factor: p.waiting_factor,
         }
@@ -82,7 +85,7 @@ impl Document for MdwReport {
                     ph.phase.to_string(),
                     format!("{:.6}", ph.max_s),
                     format!("{:.3}", ph.rate),
-                    ph.counts.errors.to_string(),
+                    ph.counts.errors.total().to_string(),
                 ]
             })
             .collect();
@@ -134,11 +137,17 @@ impl MdwSink for TextSink<MdWorkbench> {
             if r.objects_per_set > r.precreate_per_set {
                 text.push_str("WARNING: num > precreate, this may cause the situation that no objects are available to read\n");
             }
+            if r.detailed {
+                text.push_str(DETAILED_HEADER);
+            }
         }
         self.emit(&text)
     }
 
     fn phase_done(&mut self, ph: &PhaseSummary, r: &MdwReport) -> io::Result<()> {
+        if r.detailed {
+            return self.emit(&detailed_row(ph, r));
+        }
         let mut text = global_line(ph, r);
         if r.process_reports {
             for (rank, own) in ph.ranks.iter().enumerate() {
@@ -159,6 +168,40 @@ impl MdwSink for TextSink<MdWorkbench> {
             local_time()
         ))
     }
+}
+
+/// `--print-detailed-stats`' header, as md-workbench prints it (13 names
+/// over 11 columns).
+pub const DETAILED_HEADER: &str =
+    "phase\t\td name\tcreate\tdelete\tob nam\tcreate\tread\tstat\tdelete\tt_inc_b\tt_no_bar\tthp\tmax_t\n";
+
+/// A phase as `--print-detailed-stats` prints it: its counters, times,
+/// throughput and longest operation; with errors, the six error counts.
+pub fn detailed_row(ph: &PhaseSummary, r: &MdwReport) -> String {
+    let c = &ph.counts;
+    if c.errors.total() > 0 {
+        let errs: Vec<String> = c.errors.all().iter().map(u64::to_string).collect();
+        return format!("{} err\t{}\n", ph.phase, errs.join("\t"));
+    }
+    let all = RankPhase {
+        counts: ph.counts,
+        time_s: ph.max_s,
+        op_max_s: ph.op_max_s,
+    };
+    let tp = rates(ph.phase, &all, r.object_size, r.read_only).3;
+    format!(
+        "{} \t{}\t{}\t{}\t{}\t{}\t{}\t{:.3}s\t{:.3}s\t{tp:.2} MiB/s {}\n",
+        ph.phase,
+        c.dsets_created,
+        c.dsets_removed,
+        c.objs_created,
+        c.objs_read,
+        c.objs_stat,
+        c.objs_deleted,
+        ph.max_s,
+        ph.max_s,
+        c_exp(ph.op_max_s, 4)
+    )
 }
 
 /// C's `%.1f` of a value that may be NaN (`-nan`, as glibc prints 0/0).
@@ -218,9 +261,10 @@ fn body(phase: &str, ph: &RankPhase, q: &[Quantiles], wall: Option<u64>, r: &Mdw
             l
         }
     };
-    if !r.quiet || c.errors > 0 {
-        let bang = if c.errors > 0 { "!!!" } else { "" };
-        line.push_str(&format!(" ({} errs{bang})", c.errors));
+    let errors = c.errors.total();
+    if !r.quiet || errors > 0 {
+        let bang = if errors > 0 { "!!!" } else { "" };
+        line.push_str(&format!(" ({errors} errs{bang})"));
     }
     if let (Some(n), false) = (wall, r.quiet) {
         line.push_str(&format!(" stonewall-iter:{n}"));

@@ -37,7 +37,47 @@ pub struct Counts {
     pub objs_read: u64,
     pub objs_stat: u64,
     pub objs_deleted: u64,
-    pub errors: u64,
+    /// Failures, by what failed (md-workbench's six error counters).
+    pub errors: Errors,
+}
+
+/// md-workbench's error counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Errors {
+    pub dsets_create: u64,
+    pub dsets_remove: u64,
+    pub objs_create: u64,
+    pub objs_read: u64,
+    pub objs_stat: u64,
+    pub objs_delete: u64,
+}
+
+impl Errors {
+    pub fn all(&self) -> [u64; 6] {
+        [
+            self.dsets_create,
+            self.dsets_remove,
+            self.objs_create,
+            self.objs_read,
+            self.objs_stat,
+            self.objs_delete,
+        ]
+    }
+
+    pub fn total(&self) -> u64 {
+        self.all().iter().sum()
+    }
+
+    fn from_all(v: &[u64]) -> Errors {
+        Errors {
+            dsets_create: v[0],
+            dsets_remove: v[1],
+            objs_create: v[2],
+            objs_read: v[3],
+            objs_stat: v[4],
+            objs_delete: v[5],
+        }
+    }
 }
 
 impl Counts {
@@ -48,7 +88,14 @@ impl Counts {
         self.objs_read += o.objs_read;
         self.objs_stat += o.objs_stat;
         self.objs_deleted += o.objs_deleted;
-        self.errors += o.errors;
+        let sum: Vec<u64> = self
+            .errors
+            .all()
+            .iter()
+            .zip(o.errors.all())
+            .map(|(a, b)| a + b)
+            .collect();
+        self.errors = Errors::from_all(&sum);
     }
 }
 
@@ -62,7 +109,7 @@ pub struct RankPhase {
 }
 
 impl Record for RankPhase {
-    const FIELDS: usize = 9;
+    const FIELDS: usize = 14;
 
     fn to_fields(&self) -> Vec<f64> {
         let c = &self.counts;
@@ -73,10 +120,10 @@ impl Record for RankPhase {
             c.objs_read,
             c.objs_stat,
             c.objs_deleted,
-            c.errors,
         ]
-        .iter()
-        .map(|&v| v as f64)
+        .into_iter()
+        .chain(c.errors.all())
+        .map(|v| v as f64)
         .chain([self.time_s, self.op_max_s])
         .collect()
     }
@@ -90,10 +137,10 @@ impl Record for RankPhase {
                 objs_read: f[3] as u64,
                 objs_stat: f[4] as u64,
                 objs_deleted: f[5] as u64,
-                errors: f[6] as u64,
+                errors: Errors::from_all(&f[6..12].iter().map(|&v| v as u64).collect::<Vec<_>>()),
             },
-            time_s: f[7],
-            op_max_s: f[8],
+            time_s: f[12],
+            op_max_s: f[13],
         }
     }
 }

@@ -311,10 +311,7 @@ impl<'a> Rank<'a> {
                     self.now.counts.dsets_created += 1;
                     self.created_dirs.push(dir);
                 }
-                Err(e) if p.ignore_precreate_errors => {
-                    let _ = e;
-                    self.now.counts.errors += 1;
-                }
+                Err(_) if p.ignore_precreate_errors => self.now.counts.errors.dsets_create += 1,
                 Err(e) => return Err(Error::io(rank, "cannot create directory", &dir, &e)),
             }
         }
@@ -330,7 +327,7 @@ impl<'a> Rank<'a> {
                         self.created_objects
                             .push(object_path(&self.prefix, rank, d, f));
                     }
-                    Err(_) if p.ignore_precreate_errors => self.now.counts.errors += 1,
+                    Err(_) if p.ignore_precreate_errors => self.now.counts.errors.objs_create += 1,
                     Err(e) => return Err(e),
                 }
             }
@@ -406,14 +403,14 @@ impl<'a> Rank<'a> {
                 if self.timed(OpKind::Stat, |s| Ok(s.backend.stat(&c).is_ok()))? {
                     self.now.counts.objs_stat += 1;
                 } else {
-                    self.now.counts.errors += 1;
+                    self.now.counts.errors.objs_stat += 1;
                     return Ok(());
                 }
                 match self.timed(OpKind::Read, |s| {
                     s.read_object(&c, owner, item(prev, p.data_sets, d))
                 })? {
                     true => self.now.counts.objs_read += 1,
-                    false => self.now.counts.errors += 1,
+                    false => self.now.counts.errors.objs_read += 1,
                 }
                 if p.read_only {
                     return Ok(());
