@@ -36,6 +36,17 @@ struct Model {
 }
 
 impl Model {
+    /// Two tasks, two datasets of four objects, two per iteration.
+    fn small() -> Model {
+        Model {
+            tasks: 2,
+            sets: 2,
+            precreate: 4,
+            per_iteration: 2,
+            offset: 1,
+        }
+    }
+
     fn precreated(&self) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         for r in 0..self.tasks {
@@ -99,13 +110,7 @@ fn run(dir: &Path, m: &Model, more: &[&str]) -> common::Run {
 #[test]
 fn objects_move_between_ranks_as_md_workbench_moves_them() {
     for m in [
-        Model {
-            tasks: 2,
-            sets: 2,
-            precreate: 4,
-            per_iteration: 2,
-            offset: 1,
-        },
+        Model::small(),
         Model {
             tasks: 3,
             sets: 3,
@@ -154,13 +159,7 @@ fn objects_move_between_ranks_as_md_workbench_moves_them() {
 
 #[test]
 fn one_invocation_runs_every_phase_and_leaves_nothing() {
-    let m = Model {
-        tasks: 2,
-        sets: 2,
-        precreate: 4,
-        per_iteration: 2,
-        offset: 1,
-    };
+    let m = Model::small();
     let dir = tempdir().unwrap();
     let r = run(dir.path(), &m, &["-R=2"]);
     let phases: Vec<&str> = r
@@ -355,13 +354,7 @@ fn a_stonewall_without_wear_out_in_a_split_run_is_warned_about() {
 
 #[test]
 fn detailed_statistics_are_md_workbenchs_tab_separated_rows() {
-    let m = Model {
-        tasks: 2,
-        sets: 2,
-        precreate: 4,
-        per_iteration: 2,
-        offset: 1,
-    };
+    let m = Model::small();
     let dir = tempdir().unwrap();
     let r = run(dir.path(), &m, &["-R=1", "--print-detailed-stats"]);
     let header = "phase\t\td name\tcreate\tdelete\tob nam\tcreate\tread\tstat\tdelete\tt_inc_b\tt_no_bar\tthp\tmax_t";

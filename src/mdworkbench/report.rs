@@ -189,15 +189,11 @@ pub fn detailed_row(ph: &PhaseSummary, r: &MdwReport) -> String {
         op_max_s: ph.op_max_s,
     };
     let tp = rates(ph.phase, &all, r.object_size, r.read_only).3;
+    let counts: Vec<String> = c.all().iter().map(u64::to_string).collect();
     format!(
-        "{} \t{}\t{}\t{}\t{}\t{}\t{}\t{:.3}s\t{:.3}s\t{tp:.2} MiB/s {}\n",
+        "{} \t{}\t{:.3}s\t{:.3}s\t{tp:.2} MiB/s {}\n",
         ph.phase,
-        c.dsets_created,
-        c.dsets_removed,
-        c.objs_created,
-        c.objs_read,
-        c.objs_stat,
-        c.objs_deleted,
+        counts.join("\t"),
         ph.max_s,
         ph.max_s,
         c_exp(ph.op_max_s, 4)

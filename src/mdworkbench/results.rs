@@ -81,6 +81,19 @@ impl Errors {
 }
 
 impl Counts {
+    /// The six counts, in md-workbench's order: datasets created and
+    /// removed, objects created, read, stat'ed and deleted.
+    pub fn all(&self) -> [u64; 6] {
+        [
+            self.dsets_created,
+            self.dsets_removed,
+            self.objs_created,
+            self.objs_read,
+            self.objs_stat,
+            self.objs_deleted,
+        ]
+    }
+
     fn add(&mut self, o: &Counts) {
         self.dsets_created += o.dsets_created;
         self.dsets_removed += o.dsets_removed;
@@ -113,19 +126,12 @@ impl Record for RankPhase {
 
     fn to_fields(&self) -> Vec<f64> {
         let c = &self.counts;
-        [
-            c.dsets_created,
-            c.dsets_removed,
-            c.objs_created,
-            c.objs_read,
-            c.objs_stat,
-            c.objs_deleted,
-        ]
-        .into_iter()
-        .chain(c.errors.all())
-        .map(|v| v as f64)
-        .chain([self.time_s, self.op_max_s])
-        .collect()
+        c.all()
+            .into_iter()
+            .chain(c.errors.all())
+            .map(|v| v as f64)
+            .chain([self.time_s, self.op_max_s])
+            .collect()
     }
 
     fn from_fields(f: &[f64]) -> RankPhase {
