@@ -396,3 +396,22 @@ fn detailed_statistics_are_md_workbenchs_tab_separated_rows() {
     );
     run(dir.path(), &m, &["-3"]);
 }
+
+#[test]
+fn failures_name_the_cause_and_leave_nothing_behind() {
+    let dir = tempdir().unwrap();
+    // A run-info file that is not one.
+    std::fs::write(dir.path().join("st"), "garbage\n").unwrap();
+    let r = md_workbench(dir.path(), 2, &["-2", "--run-info-file=st", "-o=out"]);
+    r.fails(1, "st: not a run-info file (expected 'pos: N')");
+    assert_eq!(entries(dir.path()), ["st"]);
+    // A dataset directory that cannot be made: the prefix is a file.
+    std::fs::write(dir.path().join("plain"), "x").unwrap();
+    let r = md_workbench(
+        dir.path(),
+        2,
+        &["-o=plain/sub", "-D=1", "-P=1", "-I=1", "-R=1"],
+    );
+    r.fails(1, "cannot create directory plain/sub");
+    assert_eq!(entries(dir.path()), ["plain", "st"]);
+}

@@ -69,20 +69,8 @@ impl Document for RunReport {
             .iter()
             .flat_map(|test| &test.results)
             .map(|r| {
-                let mut row: Vec<String> = [
-                    r.bw_mib,
-                    r.iops,
-                    r.latency,
-                    r.block_kib,
-                    r.xfer_kib,
-                    r.open,
-                    r.wr_rd,
-                    r.close,
-                    r.total,
-                ]
-                .iter()
-                .map(|v| format!("{v:.4}"))
-                .collect();
+                let mut row: Vec<String> =
+                    r.table_values().iter().map(|v| format!("{v:.4}")).collect();
                 row.insert(0, r.access.to_string());
                 row.extend([r.tasks.to_string(), r.iteration.to_string()]);
                 row

@@ -133,6 +133,24 @@ pub struct PhaseResult {
     pub interrupted: Option<String>,
 }
 
+impl PhaseResult {
+    /// The numbers of IOR's Results row (and of its CSV), in order: bw(MiB/s)
+    /// to total(s).
+    pub fn table_values(&self) -> [f64; 9] {
+        [
+            self.bw_mib,
+            self.iops,
+            self.latency,
+            self.block_kib,
+            self.xfer_kib,
+            self.open,
+            self.wr_rd,
+            self.close,
+            self.total,
+        ]
+    }
+}
+
 /// Per phase, the fastest and slowest task's open, transfer and close times
 /// (seconds), and which task was slowest overall.
 #[derive(Debug, Clone, PartialEq, Serialize)]

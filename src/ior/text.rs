@@ -20,17 +20,7 @@ pub const TABLE_HEADER: &str = "access    bw(MiB/s)  IOPS       Latency(s)  bloc
 /// One Results row.
 pub fn result_row(r: &PhaseResult) -> String {
     let mut line = format!("{:<10}", r.access);
-    for v in [
-        r.bw_mib,
-        r.iops,
-        r.latency,
-        r.block_kib,
-        r.xfer_kib,
-        r.open,
-        r.wr_rd,
-        r.close,
-        r.total,
-    ] {
+    for v in r.table_values() {
         line.push_str(&table_cell(v));
         line.push(' ');
     }

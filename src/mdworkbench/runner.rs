@@ -373,10 +373,7 @@ impl<'a> Rank<'a> {
     /// Whether the last operation started after the `-w` seconds.
     fn hit_wall(&self) -> bool {
         let wall = self.p.stonewall;
-        let at = self.last_op.duration_since(self.phase_start)
-            - self
-                .excluded
-                .min(self.last_op.duration_since(self.phase_start));
+        let at = (self.last_op - self.phase_start).saturating_sub(self.excluded);
         wall > 0 && at.as_secs_f64() >= wall as f64
     }
 
