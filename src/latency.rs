@@ -27,7 +27,7 @@ const HIGHEST_NS: u64 = 3_600_000_000_000;
 // latencies, 35 KiB at most), so that every task's memory stays its transfer
 // buffer plus little more.
 
-fn new_histogram() -> Histogram<u64> {
+pub fn new_histogram() -> Histogram<u64> {
     let mut h = Histogram::new(2).expect("valid histogram precision");
     h.auto(true);
     h

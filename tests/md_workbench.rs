@@ -255,10 +255,21 @@ fn the_json_report_carries_every_phase() {
 }
 
 #[test]
-fn what_is_not_there_yet_is_refused_before_anything_starts() {
+fn bad_options_are_refused_before_anything_starts() {
     let dir = tempdir().unwrap();
     for (args, message) in [
-        (&["-T"][..], "-T: not in pario's md-workbench yet"),
+        (
+            &["-L=no/such/dir/lat"][..],
+            "-L no/such/dir/lat: the directory no/such/dir does not exist",
+        ),
+        (
+            &["-L=lat", "--recordLatency=0"][..],
+            "-L needs every operation's time: drop --recordLatency=0",
+        ),
+        (
+            &["-T", "--recordLatency=0"][..],
+            "-T needs every operation's time",
+        ),
         (&["--allocateBufferOnGPU=1"][..], "pario has no GPU support"),
         (&["-D=0"][..], "-D 0: at least one data set"),
         (&["-a", "MMAP"][..], "md-workbench runs on"),

@@ -6,12 +6,15 @@
 //! [`results`] holds md-workbench's formulas and [`report`] the document and
 //! the text layout.
 
+pub mod latency_files;
 pub mod layout;
+pub mod ops;
 pub mod options;
 pub mod params;
 pub mod report;
 pub mod results;
 pub mod runner;
+mod work;
 
 use std::io;
 

@@ -18,14 +18,6 @@ fn text(s: Setting<'_>, what: &str) -> Result<String, String> {
     }
 }
 
-/// Records an option pario parses but does not run yet.
-fn not_yet(p: &mut MdwParams, s: Setting<'_>, name: &'static str) -> Set {
-    if s.flag_bool().unwrap_or(true) {
-        p.not_yet.push(name);
-    }
-    Ok(())
-}
-
 fn no_gpu(s: Setting<'_>) -> Set {
     match s {
         Setting::Value(v) if matches!(v.trim(), "" | "0" | "-1") => Ok(()),
@@ -49,12 +41,14 @@ pub fn grammar() -> Grammar<MdwParams> {
             Ok(())
         }),
         value('L', &["latency"], "", "Measure the latency for individual operations, prefix the result files with the provided filename", |p, s| {
-            if !s.value().trim().is_empty() {
-                p.not_yet.push("-L");
-            }
+            let v = s.value().trim();
+            p.latency_prefix = (!v.is_empty()).then(|| v.to_string());
             Ok(())
         }),
-        long_flag(&["latency-all"], "Keep the latency files from all ranks", |p, s| not_yet(p, s, "--latency-all")),
+        long_flag(&["latency-all"], "Keep the latency files from all ranks", |p, s| {
+            p.latency_all = s.flag_bool()?;
+            Ok(())
+        }),
         value('P', &["precreate-per-set"], "3000", "Number of object to precreate per data set", |p, s| {
             p.precreate = parse_count(s.value())?;
             Ok(())
@@ -88,7 +82,10 @@ pub fn grammar() -> Grammar<MdwParams> {
             p.waiting_factor = parse_seconds(s.value()).map_err(|_| format!("'{}' must be a factor, 0 or more", s.value()))?;
             Ok(())
         }),
-        flag('T', &["adaptive-waiting"], "Compute an adaptive waiting time", |p, s| not_yet(p, s, "-T")),
+        flag('T', &["adaptive-waiting"], "Compute an adaptive waiting time", |p, s| {
+            p.adaptive_waiting = s.flag_bool()?;
+            Ok(())
+        }),
         flag('1', &["run-precreate"], "Run precreate phase", |p, s| {
             p.phases.precreate = s.flag_bool()?;
             Ok(())
@@ -151,11 +148,11 @@ pub fn grammar() -> Grammar<MdwParams> {
             true => Err("pario has no GPU support".into()),
             false => Ok(()),
         }),
-        long_value(&["summaryFormat"], "default", "pario: also write the results as JSON [default|JSON]", |p, s| {
-            p.summary.set_formats(s.value())?;
-            if p.summary.formats.iter().any(|f| *f != crate::output::Format::Json) {
-                return Err("md-workbench writes JSON documents only (use JSON)".into());
-            }
+        long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV (one row per phase), or several to --summaryFile [default|JSON|CSV|pario-CSV, or a list]", |p, s| {
+            p.summary.set_formats(s.value())
+        }),
+        long_value(&["recordLatency"], "1", "pario: time every operation (0: no quantiles, op-max, percentiles or -L files; measures pario's own cost)", |p, s| {
+            p.record_latency = s.flag_bool()?;
             Ok(())
         }),
         long_value(&["summaryFile"], "", "pario: write the JSON to this file (default: stdout, and the text goes away)", |p, s| {
@@ -184,12 +181,7 @@ pub fn parse(args: &[String]) -> Result<Option<(MdwParams, Choice)>, UsageError>
 /// The checks that need no task count.
 pub fn validate(p: &MdwParams) -> Result<Choice, UsageError> {
     let err = |m: String| Err(UsageError(m));
-    if let Some(first) = p.not_yet.first() {
-        return err(format!(
-            "{first}: not in pario's md-workbench yet (adaptive waiting and latency \
-             files are to come)"
-        ));
-    }
+    check_latency(p).map_err(UsageError)?;
     let backend = backend::configure(&p.api, &p.module_options).map_err(UsageError)?;
     if !backend.capabilities().metadata {
         return err(format!(
@@ -213,6 +205,37 @@ pub fn validate(p: &MdwParams) -> Result<Choice, UsageError> {
     }
     p.summary.check().map_err(UsageError)?;
     Ok(backend)
+}
+
+/// `-L`, `-T`, `-t` and `--recordLatency=0` together; `-L`'s directory
+/// must exist (a file that cannot be written would end the run late).
+fn check_latency(p: &MdwParams) -> Result<(), String> {
+    if !p.record_latency {
+        let needs = [
+            (p.latency_prefix.is_some(), "-L"),
+            (p.waiting_factor > 1e-9, "-t"),
+            (p.adaptive_waiting, "-T"),
+        ];
+        if let Some((_, opt)) = needs.iter().find(|(given, _)| *given) {
+            return Err(format!(
+                "{opt} needs every operation's time: drop --recordLatency=0"
+            ));
+        }
+    }
+    let Some(prefix) = &p.latency_prefix else {
+        return Ok(());
+    };
+    let dir = match std::path::Path::new(prefix).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    match dir.is_dir() {
+        true => Ok(()),
+        false => Err(format!(
+            "-L {prefix}: the directory {} does not exist",
+            dir.display()
+        )),
+    }
 }
 
 /// Totals that must fit 64 bits: every object the run makes, and the bytes

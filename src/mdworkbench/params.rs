@@ -49,6 +49,15 @@ pub struct MdwParams {
     pub read_only: bool,
     /// `-t`: wait this many times each operation's time after it.
     pub waiting_factor: f64,
+    /// `-T`: each benchmark iteration runs eight phases, waiting 0, 1/16,
+    /// 1/8 ... 4 times each operation's time.
+    pub adaptive_waiting: bool,
+    /// `-L`: the latency files' prefix.
+    pub latency_prefix: Option<String>,
+    /// `--latency-all`: rank 0 writes every rank's operations.
+    pub latency_all: bool,
+    /// pario's `--recordLatency` (default on): time every operation.
+    pub record_latency: bool,
     pub start_item: Option<u64>,
     /// `-w`: seconds per benchmark phase, 0 for none.
     pub stonewall: u64,
@@ -62,8 +71,6 @@ pub struct MdwParams {
     pub quiet: bool,
     pub verbose: u32,
     pub run_info_file: String,
-    /// Options pario parses but does not run yet, with what they were.
-    pub not_yet: Vec<&'static str>,
     pub summary: Summary,
 }
 
@@ -85,6 +92,10 @@ impl Default for MdwParams {
             verify: false,
             read_only: false,
             waiting_factor: 0.0,
+            adaptive_waiting: false,
+            latency_prefix: None,
+            latency_all: false,
+            record_latency: true,
             start_item: None,
             stonewall: 0,
             wear_out: false,
@@ -94,7 +105,6 @@ impl Default for MdwParams {
             quiet: false,
             verbose: 0,
             run_info_file: "md-workbench.status".into(),
-            not_yet: Vec::new(),
             summary: Summary::default(),
         }
     }
@@ -107,6 +117,17 @@ impl ModuleOptions for MdwParams {
 }
 
 impl MdwParams {
+    /// The waiting factors of the benchmark phases of one iteration: `-t`'s,
+    /// or with `-T` md-workbench's eight (0, then 1/16 doubling to 4).
+    pub fn waiting_factors(&self) -> Vec<f64> {
+        match self.adaptive_waiting {
+            false => vec![self.waiting_factor],
+            true => std::iter::once(0.0)
+                .chain((0..7).map(|k| 0.0625 * f64::from(1 << k)))
+                .collect(),
+        }
+    }
+
     /// The phases this invocation runs: all three when none was chosen.
     pub fn effective_phases(&self) -> Phases {
         match self.phases.chosen() {

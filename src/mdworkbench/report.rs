@@ -5,7 +5,7 @@ use std::io;
 
 use serde::Serialize;
 
-use super::results::{rates, PhaseSummary, Quantiles, RankPhase};
+use super::results::{rates, OpKind, PhaseSummary, Quantiles, RankPhase};
 use super::MdwRun;
 use crate::comm::Comm;
 use crate::output::{Document, LogSink, NotesOnly, Table, TextSink};
@@ -31,6 +31,8 @@ pub struct MdwReport {
     pub seed: i64,
     pub phases: Vec<PhaseSummary>,
     pub finished: String,
+    /// Seconds from the start to the end of the run (`Total runtime`).
+    pub runtime_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     #[serde(skip)]
@@ -41,8 +43,6 @@ pub struct MdwReport {
     pub detailed: bool,
     #[serde(skip)]
     pub read_only: bool,
-    #[serde(skip)]
-    pub waiting_factor: f64,
 }
 
 impl MdwReport {
@@ -64,36 +64,121 @@ impl MdwReport {
             seed: 0,
             phases: Vec::new(),
             finished: String::new(),
+            runtime_s: 0.0,
             error: None,
             quiet: p.quiet,
             process_reports: p.process_reports,
             detailed: p.detailed,
             read_only: p.read_only,
-            waiting_factor: p.waiting_factor,
         }
     }
 }
 
+/// pario's CSV: one row per phase (rank 0's figures over all ranks), then
+/// md-workbench's seven quantiles of each operation (empty when it made
+/// none).
+const COLUMNS: [&str; 50] = [
+    "phase",
+    "iteration",
+    "waiting_factor",
+    "tasks",
+    "time_max_s",
+    "time_min_s",
+    "time_mean_s",
+    "balance",
+    "stddev_s",
+    "rate_iops",
+    "objects_per_s",
+    "dsets_per_s",
+    "throughput_mib_s",
+    "op_max_s",
+    "dsets_created",
+    "dsets_removed",
+    "objs_created",
+    "objs_read",
+    "objs_stat",
+    "objs_deleted",
+    "errors",
+    "stonewall_iter",
+    "read_min_s",
+    "read_q1_s",
+    "read_median_s",
+    "read_q3_s",
+    "read_q90_s",
+    "read_q99_s",
+    "read_max_s",
+    "stat_min_s",
+    "stat_q1_s",
+    "stat_median_s",
+    "stat_q3_s",
+    "stat_q90_s",
+    "stat_q99_s",
+    "stat_max_s",
+    "create_min_s",
+    "create_q1_s",
+    "create_median_s",
+    "create_q3_s",
+    "create_q90_s",
+    "create_q99_s",
+    "create_max_s",
+    "delete_min_s",
+    "delete_q1_s",
+    "delete_median_s",
+    "delete_q3_s",
+    "delete_q90_s",
+    "delete_q99_s",
+    "delete_max_s",
+];
+
 impl Document for MdwReport {
-    /// One row per phase.
     fn table(&self) -> Table {
         let rows = self
             .phases
             .iter()
-            .map(|ph| {
-                vec![
-                    ph.phase.to_string(),
-                    format!("{:.6}", ph.max_s),
-                    format!("{:.3}", ph.rate),
-                    ph.counts.errors.total().to_string(),
-                ]
-            })
+            .map(|ph| csv_row(ph, self.tasks))
             .collect();
         Table {
-            columns: &["phase", "time_s", "rate", "errors"],
+            columns: &COLUMNS,
             rows,
         }
     }
+}
+
+fn csv_row(ph: &PhaseSummary, tasks: usize) -> Vec<String> {
+    let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let mut row = vec![
+        ph.phase.to_string(),
+        opt(ph.iteration),
+        ph.waiting_factor.to_string(),
+        tasks.to_string(),
+    ];
+    let figures = [
+        ph.max_s,
+        ph.min_s,
+        ph.mean_s,
+        ph.balance,
+        ph.stddev_s,
+        ph.rate,
+        ph.objects_per_s,
+        ph.dsets_per_s,
+        ph.throughput_mib,
+        ph.op_max_s,
+    ];
+    row.extend(figures.iter().map(|v| format!("{v:.9}")));
+    row.extend(ph.counts.all().iter().map(u64::to_string));
+    row.push(ph.counts.errors.total().to_string());
+    row.push(opt(ph.stonewall_iter));
+    for op in OpKind::ALL {
+        match ph.quantiles.iter().find(|q| q.op == op) {
+            Some(q) => row.extend(
+                [q.min, q.q1, q.median, q.q3, q.q90, q.q99, q.max]
+                    .iter()
+                    .map(|v| c_exp(*v, 4)),
+            ),
+            None => row.extend(std::iter::repeat_n(String::new(), 7)),
+        }
+    }
+    row
 }
 
 /// What md-workbench's `time:` stamps look like.
@@ -152,7 +237,7 @@ impl MdwSink for TextSink<MdWorkbench> {
         if r.process_reports {
             for (rank, own) in ph.ranks.iter().enumerate() {
                 let q = ph.rank_quantiles.get(rank).map_or(&[][..], Vec::as_slice);
-                text.push_str(&format!("{rank}: {}", rank_line(ph.phase, own, q, r)));
+                text.push_str(&format!("{rank}: {}", rank_line(ph, own, q, r)));
             }
         }
         self.emit(&text)
@@ -162,9 +247,9 @@ impl MdwSink for TextSink<MdWorkbench> {
         if r.quiet || r.error.is_some() {
             return Ok(());
         }
-        let secs: f64 = r.phases.iter().map(|p| p.max_s).sum();
         self.emit(&format!(
-            "Total runtime: {secs:.0}s time: {}\n",
+            "Total runtime: {:.0}s time: {}\n",
+            r.runtime_s,
             local_time()
         ))
     }
@@ -224,17 +309,24 @@ pub fn global_line(ph: &PhaseSummary, r: &MdwReport) -> String {
         ph.balance,
         c_fixed(ph.stddev_s, 1)
     );
-    head + &body(ph.phase, &all, &ph.quantiles, ph.stonewall_iter, r)
+    head + &body(ph, &all, &ph.quantiles, ph.stonewall_iter, r)
 }
 
 /// A rank's own line (`--process-reports`), without its `<rank>: `.
-pub fn rank_line(phase: &str, own: &RankPhase, q: &[Quantiles], r: &MdwReport) -> String {
-    format!("{phase} process max:{:.2}s ", own.time_s) + &body(phase, own, q, None, r)
+pub fn rank_line(ph: &PhaseSummary, own: &RankPhase, q: &[Quantiles], r: &MdwReport) -> String {
+    format!("{} process max:{:.2}s ", ph.phase, own.time_s) + &body(ph, own, q, None, r)
 }
 
-/// Rates, errors and quantiles: the part after the times.
-fn body(phase: &str, ph: &RankPhase, q: &[Quantiles], wall: Option<u64>, r: &MdwReport) -> String {
-    let c = &ph.counts;
+/// Rates, errors and quantiles: the part after the times, of the phase
+/// `of` over all ranks or one rank's own `ph`.
+fn body(
+    of: &PhaseSummary,
+    ph: &RankPhase,
+    q: &[Quantiles],
+    wall: Option<u64>,
+    r: &MdwReport,
+) -> String {
+    let (phase, c) = (of.phase, &ph.counts);
     let (rate, objs, dsets, tp) = rates(phase, ph, r.object_size, r.read_only);
     let op_max = c_exp(ph.op_max_s, 4);
     let mut line = match phase {
@@ -251,8 +343,8 @@ fn body(phase: &str, ph: &RankPhase, q: &[Quantiles], wall: Option<u64>, r: &Mdw
                 "rate:{rate:.1} iops/s objects:{} rate:{objs:.1} obj/s tp:{tp:.1} MiB/s op-max:{op_max}s",
                 c.objs_read
             );
-            if r.waiting_factor > 1e-9 {
-                l.push_str(&format!(" waiting_factor:{:.2}", r.waiting_factor));
+            if of.waiting_factor > 1e-9 {
+                l.push_str(&format!(" waiting_factor:{:.2}", of.waiting_factor));
             }
             l
         }

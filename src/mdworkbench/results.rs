@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::comm::Record;
+use crate::latency::Percentiles;
 
 /// The timed operations, in the order the text lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -225,6 +226,22 @@ pub struct PhaseSummary {
     /// With `-w`: the benchmark iterations done (the most of any rank).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stonewall_iter: Option<u64>,
+    /// The benchmark's `-R` iteration (with `-T`, eight phases share one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iteration: Option<u64>,
+    /// `-t`, or `-T`'s factor of this phase (0 outside the benchmark).
+    pub waiting_factor: f64,
+    /// pario's percentiles of each operation, from every rank's histogram.
+    #[serde(rename = "latencyPercentiles", skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<OpPercentiles>,
+}
+
+/// An operation kind's percentiles.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct OpPercentiles {
+    pub op: OpKind,
+    #[serde(flatten)]
+    pub p: Percentiles,
 }
 
 /// Summarises a phase from every rank's record (rank order); `object_size`
@@ -271,6 +288,9 @@ pub fn summarize(
         ranks,
         rank_quantiles: Vec::new(),
         stonewall_iter: None,
+        iteration: None,
+        waiting_factor: 0.0,
+        latency: Vec::new(),
     }
 }
 

@@ -10,19 +10,19 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::layout::{dataset_dir, item, object_path, read_rank, write_rank};
+use super::latency_files::LatencyFiles;
+use super::ops::{OpLog, OpTimes};
 use super::params::MdwParams;
 use super::report::{MdwReport, MdwSink};
-use super::results::{summarize, OpKind, Quantiles, RankPhase};
+use super::results::{summarize, OpKind, OpPercentiles, Quantiles, RankPhase};
 use super::MdwRun;
 use crate::backend::cpath::c_path;
-use crate::backend::transfer::{write_fully, Retry};
-use crate::backend::{self, Backend, CreateSpec};
+use crate::backend::{self, Backend};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, broadcast_value, gather_records, reduce_u64, Comm, ReduceOp};
+use crate::console::TaskLines;
 use crate::error::{Error, Result};
 use crate::output::Outputs;
-use crate::pattern::Pattern;
 use crate::run::info::timestamp;
 use crate::run::{seeds, stop};
 use crate::tool::Finished;
@@ -32,6 +32,7 @@ pub(super) type Out = Outputs<dyn MdwSink>;
 /// Runs md-workbench on this rank.
 pub fn run(comm: &dyn Comm, m: &MdwRun, out: &mut Out) -> Finished<MdwReport> {
     let p = &m.params;
+    let began = Instant::now();
     let mut report = MdwReport::new(comm, m);
     let setup = Rank::new(comm, m, out);
     let mut rank = match setup {
@@ -54,6 +55,7 @@ pub fn run(comm: &dyn Comm, m: &MdwRun, out: &mut Out) -> Finished<MdwReport> {
     }
     if comm.rank() == 0 {
         report.finished = timestamp();
+        report.runtime_s = began.elapsed().as_secs_f64();
         report.error = outcome.as_ref().err().map(|e| e.to_string());
         out.each(|s| s.run_done(&report));
     }
@@ -64,35 +66,43 @@ pub fn run(comm: &dyn Comm, m: &MdwRun, out: &mut Out) -> Finished<MdwReport> {
 }
 
 /// One rank's state across the phases.
-struct Rank<'a> {
-    comm: &'a dyn Comm,
-    p: &'a MdwParams,
-    backend: Box<dyn Backend>,
-    prefix: PathBuf,
-    seed: i64,
-    buffer: AlignedBuffer,
+pub(super) struct Rank<'a> {
+    pub(super) comm: &'a dyn Comm,
+    pub(super) p: &'a MdwParams,
+    pub(super) backend: Box<dyn Backend>,
+    pub(super) prefix: PathBuf,
+    pub(super) seed: i64,
+    pub(super) buffer: AlignedBuffer,
     /// The index of the oldest object of every dataset.
-    start: u64,
+    pub(super) start: u64,
     /// What this invocation created and has not removed itself.
-    created_objects: Vec<PathBuf>,
-    created_dirs: Vec<PathBuf>,
-    created_prefix: bool,
-    /// The current phase: the times of its operations, and its counters.
-    times: [Vec<f32>; 4],
-    now: RankPhase,
+    pub(super) created_objects: Vec<PathBuf>,
+    pub(super) created_dirs: Vec<PathBuf>,
+    pub(super) created_prefix: bool,
+    /// The current phase: its operations' times, and its counters.
+    pub(super) log: OpLog,
+    pub(super) now: RankPhase,
+    /// md-workbench's waiting factor (`-t`, or `-T`'s current one), and the
+    /// one applied in the current phase (the benchmark's only).
+    pub(super) factor: f64,
+    pub(super) waiting: f64,
+    /// The benchmark iteration (`-R`), for the latency files' names.
+    pub(super) iteration: u64,
+    pub(super) latency: Option<LatencyFiles>,
+    pub(super) lines: TaskLines,
     /// When the current phase started, and the time spent waiting for the
     /// wear-out agreement (not the phase's).
-    phase_start: Instant,
-    excluded: Duration,
+    pub(super) phase_start: Instant,
+    pub(super) excluded: Duration,
     /// The start of the last timed operation (the stonewall compares it).
-    last_op: Instant,
+    pub(super) last_op: Instant,
     /// Benchmark iterations this rank completed in the current phase.
-    done: u64,
+    pub(super) done: u64,
     /// Iterations done, agreed over ranks, when a stonewall was set.
-    stonewall_iter: Option<u64>,
+    pub(super) stonewall_iter: Option<u64>,
     /// `-W`: when this rank joined the agreement (seconds into the phase),
     /// and the count agreed.
-    wear_out_at: Option<(f64, u64)>,
+    pub(super) wear_out_at: Option<(f64, u64)>,
 }
 
 impl<'a> Rank<'a> {
@@ -119,8 +129,16 @@ impl<'a> Rank<'a> {
             created_objects: Vec::new(),
             created_dirs: Vec::new(),
             created_prefix: false,
-            times: Default::default(),
+            log: OpLog::new(p.record_latency, p.latency_prefix.is_some()),
             now: RankPhase::default(),
+            factor: p.waiting_factor,
+            waiting: 0.0,
+            iteration: 0,
+            latency: p.latency_prefix.clone().map(|prefix| LatencyFiles {
+                prefix,
+                all_ranks: p.latency_all,
+            }),
+            lines: out.task_lines(),
             phase_start: Instant::now(),
             excluded: Duration::ZERO,
             last_op: Instant::now(),
@@ -146,7 +164,24 @@ impl<'a> Rank<'a> {
             self.phase("precreate", out, report, Self::precreate)?;
         }
         if phases.benchmark {
-            for _ in 0..p.iterations {
+            self.benchmark_phases(out, report)?;
+        }
+        if phases.cleanup {
+            self.phase("cleanup", out, report, Self::cleanup)?;
+            self.remove_prefix();
+        } else if p.phases.chosen() {
+            self.write_run_info()?;
+        }
+        Ok(())
+    }
+
+    /// `-R` iterations of one benchmark phase, or with `-T` of eight.
+    fn benchmark_phases(&mut self, out: &mut Out, report: &mut MdwReport) -> Result<()> {
+        let p = self.p;
+        for iteration in 0..p.iterations {
+            self.iteration = iteration;
+            for factor in p.waiting_factors() {
+                self.factor = factor;
                 self.phase("benchmark", out, report, Self::benchmark)?;
                 if !p.read_only {
                     // With a stonewall: the iterations done (md-workbench
@@ -155,11 +190,11 @@ impl<'a> Rank<'a> {
                 }
             }
         }
-        if phases.cleanup {
-            self.phase("cleanup", out, report, Self::cleanup)?;
-            self.remove_prefix();
-        } else if p.phases.chosen() {
-            self.write_run_info()?;
+        // As md-workbench: cleanup's latency files carry the iteration count
+        // and, after `-T`, the factor doubled once more (8).
+        self.iteration = p.iterations;
+        if p.adaptive_waiting {
+            self.factor = 8.0;
         }
         Ok(())
     }
@@ -223,13 +258,19 @@ impl<'a> Rank<'a> {
         if name != "cleanup" {
             self.comm.barrier()?;
         }
-        self.times = Default::default();
+        self.log.reset();
         self.now = RankPhase::default();
+        self.waiting = if name == "benchmark" {
+            self.factor
+        } else {
+            0.0
+        };
         self.excluded = Duration::ZERO;
         self.phase_start = Instant::now();
         self.wear_out_at = None;
         let outcome = work(self);
         self.now.time_s = (self.phase_start.elapsed() - self.excluded).as_secs_f64();
+        self.now.op_max_s = self.log.op_max_s;
         if let (Some((at, total)), 0) = (self.wear_out_at, self.comm.rank()) {
             out.note(0, &format!("stonewall wear out {at:.6}s ({total} iter)"));
         }
@@ -240,254 +281,33 @@ impl<'a> Rank<'a> {
             _ => None,
         };
         let ranks = gather_records(self.comm, 0, &self.now)?;
-        let per_rank = self.gather_times()?;
+        let times = self.log.gather(self.comm, 0, self.latency.is_some())?;
+        let latency = self.log.percentiles(self.comm, 0)?;
+        let written = match (&self.latency, self.comm.rank()) {
+            (Some(files), 0) => files
+                .write(name, self.p.read_only, self.factor, self.iteration, &times)
+                .map_err(|e| Error::task(0, e.to_string())),
+            _ => Ok(()),
+        };
+        agree(self.comm, written)?;
         if self.comm.rank() == 0 {
-            let all = quantiles_of(per_rank.iter().flatten().cloned().collect());
+            let all = quantiles_of(times.iter());
             let mut summary = summarize(name, ranks, all, self.p.object_size, self.p.read_only);
-            summary.rank_quantiles = per_rank.into_iter().map(quantiles_of).collect();
+            summary.rank_quantiles = times
+                .iter()
+                .map(|t| quantiles_of([t].into_iter()))
+                .collect();
             summary.stonewall_iter = self.stonewall_iter;
+            summary.waiting_factor = self.waiting;
+            summary.iteration = (name == "benchmark").then_some(self.iteration);
+            summary.latency = latency
+                .into_iter()
+                .map(|(op, p)| OpPercentiles { op, p })
+                .collect();
             out.each(|s| s.phase_done(&summary, report));
             report.phases.push(summary);
         }
         Ok(())
-    }
-
-    /// Every rank's operation times on rank 0: per rank, per operation.
-    fn gather_times(&self) -> Result<Vec<Vec<OpTimes>>> {
-        let mut per_rank = vec![Vec::new(); self.comm.size()];
-        for (i, op) in OpKind::ALL.iter().enumerate() {
-            let bytes: Vec<u8> = self.times[i].iter().flat_map(|t| t.to_le_bytes()).collect();
-            let all = self.comm.gather(0, &bytes)?;
-            for (rank, b) in all.iter().enumerate() {
-                let times = b
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
-                per_rank[rank].push((*op, times));
-            }
-        }
-        Ok(per_rank)
-    }
-
-    /// Runs a timed operation; its time goes to `op`'s list, and `-t` waits
-    /// that many times as long after it.
-    fn timed<T>(&mut self, op: OpKind, call: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
-        let start = Instant::now();
-        self.last_op = start;
-        let outcome = call(self);
-        let took = start.elapsed();
-        self.times[op as usize].push(took.as_secs_f32());
-        self.now.op_max_s = self.now.op_max_s.max(took.as_secs_f64());
-        self.wait_after(took);
-        outcome
-    }
-
-    /// `-t`: busy for waits under 10 ms (a sleep would overshoot), else
-    /// asleep.
-    fn wait_after(&self, took: Duration) {
-        if self.p.waiting_factor <= 1e-9 {
-            return;
-        }
-        let wait = took.mul_f64(self.p.waiting_factor);
-        if wait < Duration::from_millis(10) {
-            let end = Instant::now() + wait;
-            while Instant::now() < end {
-                std::hint::spin_loop();
-            }
-        } else {
-            stop::sleep(wait);
-        }
-    }
-
-    fn precreate(&mut self) -> Result<()> {
-        let (rank, p) = (self.comm.rank(), self.p);
-        for d in 0..p.data_sets {
-            if stop::requested() {
-                return Ok(());
-            }
-            let dir = dataset_dir(&self.prefix, rank, d);
-            match c_path(&dir).and_then(|c| self.backend.namespace().mkdir(&c)) {
-                Ok(()) => {
-                    self.now.counts.dsets_created += 1;
-                    self.created_dirs.push(dir);
-                }
-                Err(_) if p.ignore_precreate_errors => self.now.counts.errors.dsets_create += 1,
-                Err(e) => return Err(Error::io(rank, "cannot create directory", &dir, &e)),
-            }
-        }
-        for f in self.start..p.precreate {
-            for d in 0..p.data_sets {
-                if stop::requested() {
-                    return Ok(());
-                }
-                let made = self.timed(OpKind::Create, |s| s.create(rank, d, f));
-                match made {
-                    Ok(()) => {
-                        self.now.counts.objs_created += 1;
-                        self.created_objects
-                            .push(object_path(&self.prefix, rank, d, f));
-                    }
-                    Err(_) if p.ignore_precreate_errors => self.now.counts.errors.objs_create += 1,
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// `-I` iterations, or fewer at a stonewall (`-w`); with `-W` every rank
-    /// joins the agreement on the count once, also after a failure, so none
-    /// is left waiting in it.
-    fn benchmark(&mut self) -> Result<()> {
-        self.done = 0;
-        let mut joined = None;
-        let outcome = self.benchmark_iterations(&mut joined);
-        if self.p.wear_out && joined.is_none() {
-            self.join_wear_out(self.p.objects)?;
-        }
-        outcome
-    }
-
-    fn benchmark_iterations(&mut self, joined: &mut Option<u64>) -> Result<()> {
-        let p = self.p;
-        let mut f = 0;
-        while f < joined.unwrap_or(p.objects) {
-            for d in 0..p.data_sets {
-                if stop::requested() {
-                    return Ok(());
-                }
-                self.bench_object(f, d)?;
-            }
-            self.done = f + 1;
-            if joined.is_none() && self.hit_wall() {
-                match p.wear_out {
-                    false => return Ok(()),
-                    true => *joined = Some(self.join_wear_out(f + 1)?),
-                }
-            }
-            f += 1;
-        }
-        Ok(())
-    }
-
-    /// Whether the last operation started after the `-w` seconds.
-    fn hit_wall(&self) -> bool {
-        let wall = self.p.stonewall;
-        let at = (self.last_op - self.phase_start).saturating_sub(self.excluded);
-        wall > 0 && at.as_secs_f64() >= wall as f64
-    }
-
-    /// `-W`: the largest iteration count any rank reached, agreed once by
-    /// every rank; the wait is not the phase's time.
-    fn join_wear_out(&mut self, count: u64) -> Result<u64> {
-        let waited = Instant::now();
-        let at = (waited - self.phase_start).saturating_sub(self.excluded);
-        let total = reduce_u64(self.comm, count, ReduceOp::Max)?;
-        self.wear_out_at = Some((at.as_secs_f64(), total));
-        self.excluded += waited.elapsed();
-        Ok(total)
-    }
-
-    /// One object of iteration `f`, dataset `d`: stat, read, delete, create.
-    fn bench_object(&mut self, f: u64, d: u64) -> Result<()> {
-        let (rank, n, p) = (self.comm.rank(), self.comm.size(), self.p);
-        {
-            {
-                let prev = self.start + f;
-                let owner = read_rank(rank, p.offset, d, n);
-                let path = object_path(&self.prefix, owner, d, prev);
-                let c = c_path(&path).map_err(|e| Error::io(rank, "bad path", &path, &e))?;
-                if self.timed(OpKind::Stat, |s| Ok(s.backend.stat(&c).is_ok()))? {
-                    self.now.counts.objs_stat += 1;
-                } else {
-                    self.now.counts.errors.objs_stat += 1;
-                    return Ok(());
-                }
-                match self.timed(OpKind::Read, |s| {
-                    s.read_object(&c, owner, item(prev, p.data_sets, d))
-                })? {
-                    true => self.now.counts.objs_read += 1,
-                    false => self.now.counts.errors.objs_read += 1,
-                }
-                if p.read_only {
-                    return Ok(());
-                }
-                self.timed(OpKind::Delete, |s| Ok(s.backend.remove(&c).is_ok()))?;
-                self.now.counts.objs_deleted += 1;
-                let writer = write_rank(rank, p.offset, d, n);
-                let index = p.precreate + prev;
-                self.timed(OpKind::Create, |s| s.create(writer, d, index))?;
-                self.now.counts.objs_created += 1;
-                self.created_objects
-                    .push(object_path(&self.prefix, writer, d, index));
-            }
-        }
-        Ok(())
-    }
-
-    fn cleanup(&mut self) -> Result<()> {
-        let (rank, p) = (self.comm.rank(), self.p);
-        for d in 0..p.data_sets {
-            if stop::requested() {
-                return Ok(());
-            }
-            for f in self.start..self.start + p.precreate {
-                let path = object_path(&self.prefix, rank, d, f);
-                let c = c_path(&path).map_err(|e| Error::io(rank, "bad path", &path, &e))?;
-                if !self.timed(OpKind::Delete, |s| Ok(s.backend.remove(&c).is_ok()))?
-                    && p.verbose > 0
-                {
-                    eprintln!("WARNING: Unable to remove {}", path.display());
-                }
-                self.now.counts.objs_deleted += 1;
-            }
-            let dir = dataset_dir(&self.prefix, rank, d);
-            match c_path(&dir).and_then(|c| self.backend.namespace().rmdir(&c)) {
-                Ok(()) => self.now.counts.dsets_removed += 1,
-                Err(_) => eprintln!("Unable to remove directory {}", dir.display()),
-            }
-        }
-        self.created_objects.clear();
-        self.created_dirs.clear();
-        Ok(())
-    }
-
-    /// Creates object `index` of dataset `d` of `owner`, with `owner`'s data.
-    fn create(&mut self, owner: usize, d: u64, index: u64) -> Result<()> {
-        let rank = self.comm.rank();
-        let path = object_path(&self.prefix, owner, d, index);
-        let failed = |action: &str, e: std::io::Error| Error::io(rank, action, &path, &e);
-        let c = c_path(&path).map_err(|e| failed("bad path", e))?;
-        let spec = CreateSpec {
-            exclusive: true,
-            read_back: false,
-            rank,
-        };
-        let mut file = self
-            .backend
-            .create(&c, &spec)
-            .map_err(|e| failed("cannot create", e))?;
-        let buf = self.buffer.as_mut_slice();
-        let pattern = Pattern::new(self.p.packet, self.seed, owner);
-        pattern.fill(buf);
-        pattern.stamp(buf, item(index, self.p.data_sets, d));
-        write_fully(file.as_mut(), buf, 0, Retry::Allowed)
-            .map_err(|e| failed("cannot write", e))?;
-        file.close().map_err(|e| failed("cannot close", e))
-    }
-
-    /// Reads an object (and with `-X` checks it): whether all was right.
-    fn read_object(&mut self, c: &std::ffi::CStr, owner: usize, item: u64) -> Result<bool> {
-        let rank = self.comm.rank();
-        let buf = self.buffer.as_mut_slice();
-        if self.backend.open_read_close(c, buf, rank).is_err() {
-            return Ok(false);
-        }
-        if self.p.verify {
-            let pattern = Pattern::new(self.p.packet, self.seed, owner);
-            return Ok(pattern.verify(buf, item).wrong_words == 0);
-        }
-        Ok(true)
     }
 
     /// Rank 0 removes the prefix once cleanup emptied it.
@@ -533,19 +353,16 @@ fn read_run_info(path: &str) -> Result<u64> {
         })
 }
 
-/// An operation's times on one rank.
-type OpTimes = (OpKind, Vec<f32>);
-
-fn quantiles_of(ops: Vec<OpTimes>) -> Vec<Quantiles> {
-    let mut merged: Vec<OpTimes> = Vec::new();
-    for (op, mut times) in ops {
-        match merged.iter_mut().find(|(o, _)| *o == op) {
-            Some((_, all)) => all.append(&mut times),
-            None => merged.push((op, times)),
-        }
-    }
-    merged
-        .into_iter()
-        .filter_map(|(op, mut times)| Quantiles::of(op, &mut times))
+/// md-workbench's quantiles of each operation kind over these ranks.
+fn quantiles_of<'a>(ranks: impl Iterator<Item = &'a [OpTimes; 4]> + Clone) -> Vec<Quantiles> {
+    OpKind::ALL
+        .iter()
+        .filter_map(|&op| {
+            let mut all: Vec<f32> = ranks
+                .clone()
+                .flat_map(|r| r[op as usize].durations.iter().copied())
+                .collect();
+            Quantiles::of(op, &mut all)
+        })
         .collect()
 }
