@@ -62,3 +62,28 @@ fn a_split_run_resumes_from_the_run_info_file() {
         "pos: 4\n"
     );
 }
+
+#[test]
+fn latency_files_gather_every_rank_and_json_merges_their_histograms() {
+    let dir = tempdir().unwrap();
+    let out = format!("-o={}", dir.path().join("out").display());
+    let lat = format!("-L={}", dir.path().join("lat").display());
+    let args = [&out, &lat, "--latency-all", "-D=2", "-P=3", "-I=2", "-R=1"];
+    let run = mpirun(
+        dir.path(),
+        3,
+        &[&args[..], &["--summaryFormat=JSON"]].concat(),
+    );
+    run.ok();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let stat = &doc["phases"][1]["latencyPercentiles"][1];
+    assert_eq!(stat["op"], "stat");
+    assert_eq!(stat["count"], 3 * 2 * 2, "every rank's stats");
+    let stats = std::fs::read_to_string(dir.path().join("lat-0.00-0-stat-all.csv")).unwrap();
+    assert_eq!(stats.lines().count(), 1 + 3 * 2 * 2, "{stats}");
+    let creates = std::fs::read_to_string(dir.path().join("lat-0.00-0-precreate-all.csv")).unwrap();
+    assert_eq!(creates.lines().count(), 1 + 3 * 2 * 3, "{creates}");
+    let mut left = entries(dir.path());
+    left.retain(|f| !f.starts_with("lat-"));
+    assert_eq!(left, Vec::<String>::new());
+}
