@@ -8,6 +8,7 @@ pub mod comm;
 pub mod console;
 pub mod engine;
 pub mod error;
+pub mod io500;
 pub mod ior;
 pub mod latency;
 pub mod mdtest;
