@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use crate::engine::{self, report_failure};
 use crate::error::{Error, UsageError};
+use crate::io500::options::Io500Command;
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
@@ -77,7 +78,7 @@ impl<T: Tool> Command for T {
 }
 
 /// Every tool of the suite, in `pario --help` order.
-pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench];
+pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench, &Io500Command];
 
 /// The `main` of a tool's own binary (`ior`, `mdtest`).
 pub fn main(tool: &dyn Command) -> ExitCode {

@@ -98,11 +98,24 @@ pub trait Tool: Sync {
 /// Runs `tool` on this task: checks, opens its outputs, runs it and writes
 /// its documents. Every task returns the same outcome.
 pub fn run_on_task<T: Tool>(tool: &T, comm: &dyn Comm, params: &T::Params) -> Result<T::Report> {
+    run_into(tool, comm, params, None)
+}
+
+/// [`run_on_task`] with the text written to `text_to` (rank 0) instead of
+/// stdout: how a driver runs a tool as one of its phases.
+pub fn run_into<T: Tool>(
+    tool: &T,
+    comm: &dyn Comm,
+    params: &T::Params,
+    text_to: Option<&str>,
+) -> Result<T::Report> {
     // Nodes may differ (their memory): every task takes the same outcome.
     let checked = tool.check_tasks(params, Tasks::of(comm));
     agree(comm, checked.map_err(Error::Usage))?;
     let summary = tool.summary(params);
-    let mut outputs = Outputs::open(comm, T::NAME, summary, |text| tool.sinks(params, text))?;
+    let mut outputs = Outputs::open(comm, T::NAME, summary, text_to, |text| {
+        tool.sinks(params, text)
+    })?;
     let finished = tool.run(comm, params, &mut outputs);
     if comm.rank() == 0 {
         outputs.finish(&finished.report);

@@ -1,7 +1,92 @@
 //! `io500`: the IO500 workflow in one binary: its ini configuration, its
 //! phases run in-process with pario's own tools, its find, scores and
 //! result files.
+//!
+//! [`config`] reads and checks the ini file; [`phases`] lists the phases
+//! and builds each tool's command line; [`driver`] runs them on every task
+//! ([`run_phase`] runs one and takes its figures); [`results`] judges and
+//! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
+//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find.
 
 pub mod config;
+pub mod dirs;
+pub mod driver;
+pub mod files;
 pub mod find;
 pub mod hash;
+pub mod options;
+pub mod phases;
+pub mod results;
+pub mod run_phase;
+pub mod verify;
+
+use config::Config;
+use phases::Phase;
+
+/// Standard or extended mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Standard,
+    Extended,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Standard => "standard",
+            Mode::Extended => "extended",
+        }
+    }
+}
+
+/// The version line's name: pario's, under IO500's rules.
+pub fn version() -> String {
+    format!("pario-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// One checked `io500` invocation.
+#[derive(Debug, Clone)]
+pub struct Io500Run {
+    pub config: Config,
+    /// The configuration file as given (`config-orig.ini`).
+    pub config_text: String,
+    pub mode: Mode,
+    /// `--timestamp`.
+    pub timestamp: Option<String>,
+    pub dry_run: bool,
+    /// `--cleanup`: only the removal phases.
+    pub cleanup: bool,
+    pub verbose: u32,
+}
+
+impl Io500Run {
+    /// `--timestamp`, or now in IO500's format (rank 0's clock).
+    pub fn timestamp(&self) -> String {
+        self.timestamp
+            .clone()
+            .unwrap_or_else(|| chrono::Local::now().format("%Y.%m.%d-%H.%M.%S").to_string())
+    }
+
+    /// `[debug] stonewall-time`.
+    pub fn stonewall(&self) -> u64 {
+        self.config.get_uint("debug", "stonewall-time").unwrap_or(300)
+    }
+
+    /// The shortest valid write phase: 300 s, or 30 s with `scc`.
+    pub fn minimum_runtime(&self) -> u64 {
+        match self.config.get_bool("global", "scc").unwrap_or(false) {
+            true => 30,
+            false => 300,
+        }
+    }
+
+    /// `[mdworkbench] filesPerProc`, if configured.
+    pub fn configured_mdw_objects(&self) -> Option<u64> {
+        self.config.get_uint("mdworkbench", "filesPerProc")
+    }
+
+    /// Whether `p` runs in this invocation (`--cleanup`: the removals).
+    pub fn selected(&self, p: &Phase) -> bool {
+        !self.cleanup || p.name.ends_with("delete")
+    }
+}

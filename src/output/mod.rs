@@ -48,14 +48,17 @@ impl<S: ?Sized + LogSink> Outputs<S> {
     /// Rank 0 opens what `summary` names: the text (given to `sinks`, which
     /// returns the tool's sinks for it and any of its own) and the document
     /// targets. Every task returns the same outcome, before the run starts.
+    /// `text_to`: a driver's file for the text instead of stdout (io500's
+    /// `<phase>.txt`).
     pub fn open(
         comm: &dyn Comm,
         tool: &'static str,
         summary: &Summary,
+        text_to: Option<&str>,
         sinks: impl FnOnce(Text) -> io::Result<Vec<Box<S>>>,
     ) -> Result<Outputs<S>> {
         let opened = if comm.rank() == 0 {
-            open_all(summary, sinks).map_err(|e| Error::task(0, e.to_string()))
+            open_all(summary, text_to, sinks).map_err(|e| Error::task(0, e.to_string()))
         } else {
             Ok((Vec::new(), Vec::new()))
         };
@@ -122,10 +125,13 @@ type Opened<S> = (Vec<Box<S>>, Vec<(Format, Box<dyn Write + Send>)>);
 /// The text target, the tool's sinks and the documents' targets.
 fn open_all<S: ?Sized>(
     summary: &Summary,
+    text_to: Option<&str>,
     sinks: impl FnOnce(Text) -> io::Result<Vec<Box<S>>>,
 ) -> io::Result<Opened<S>> {
     summary.check().map_err(io::Error::other)?;
-    let text = if let Some(path) = summary.text_file() {
+    let text = if let Some(path) = text_to {
+        Text::Full(format::open_target(Some(path))?)
+    } else if let Some(path) = summary.text_file() {
         let file = format::open_target(Some(path))?;
         println!("Writing output to {path}");
         Text::Full(file)

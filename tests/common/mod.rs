@@ -224,6 +224,14 @@ pub fn md_workbench(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     )
 }
 
+pub fn io500(dir: &Path, tasks: usize, args: &[&str]) -> Run {
+    finish(
+        local_command(env!("CARGO_BIN_EXE_io500"), dir, tasks, args)
+            .output()
+            .expect("run io500"),
+    )
+}
+
 /// `binary args` in `dir` with `tasks` local tasks, and none of the fake
 /// topologies a developer's environment may carry.
 fn local_command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {

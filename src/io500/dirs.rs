@@ -1,0 +1,100 @@
+//! The run's data and result directories: made (the data directory must be
+//! new or empty: IO500's rules forbid files made beforehand, and it keeps
+//! pario away from user data), the configuration's copies written, and at
+//! the end the data the run made removed.
+
+use std::path::Path;
+
+use super::config::Config;
+use super::Io500Run;
+use crate::error::{Error, Result};
+
+/// The phases' directories under the data directory.
+const DATA_DIRS: [&str; 5] = ["ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard", "mdworkbench"];
+
+pub struct Dirs {
+    pub data: String,
+    pub results: String,
+    /// The data directory did not exist before this run.
+    made_data: bool,
+}
+
+impl Dirs {
+    /// `datadir` and `resultdir`, each with `/<timestamp>` when configured.
+    pub fn of(config: &Config, stamp: &str) -> Dirs {
+        let dir = |key: &str, fallback: &str, stamped: &str| {
+            let base = config.get("global", key).unwrap_or(fallback).trim_end_matches('/');
+            let base = if base.is_empty() { "/" } else { base };
+            match config.get_bool("global", stamped).unwrap_or(true) {
+                true => format!("{base}/{stamp}"),
+                false => base.to_string(),
+            }
+        };
+        Dirs {
+            data: dir("datadir", "./datafiles", "timestamp-datadir"),
+            results: dir("resultdir", "./results", "timestamp-resultdir"),
+            made_data: false,
+        }
+    }
+
+    /// Rank 0 makes both directories and writes the configuration's copies.
+    pub fn prepare(&mut self, rank: usize, r: &Io500Run) -> Result<()> {
+        let data = Path::new(&self.data);
+        let existed = data.exists();
+        if rank == 0 {
+            self.check_data(existed)?;
+            make(&self.data)?;
+            make(&self.results)?;
+            write(&self.results, "config-orig.ini", &r.config_text)?;
+            write(&self.results, "config.ini", &r.config.effective_ini())?;
+        }
+        self.made_data = !existed;
+        Ok(())
+    }
+
+    fn check_data(&self, existed: bool) -> Result<()> {
+        if !existed {
+            return Ok(());
+        }
+        let data = Path::new(&self.data);
+        let mut entries = std::fs::read_dir(data).map_err(|e| Error::io(0, "cannot read", data, &e))?;
+        match entries.next() {
+            None => Ok(()),
+            Some(_) => Err(Error::task(
+                0,
+                format!(
+                    "the data directory {} is not empty: IO500 runs on an empty directory \
+                     (move its contents away, or set timestamp-datadir = TRUE)",
+                    self.data
+                ),
+            )),
+        }
+    }
+
+    /// Rank 0 removes the phases' directories (the run made them in an
+    /// empty data directory) and the data directory if it made that too.
+    pub fn clean_up(&self, rank: usize) -> Result<()> {
+        if rank != 0 {
+            return Ok(());
+        }
+        for d in DATA_DIRS {
+            let path = Path::new(&self.data).join(d);
+            if path.exists() {
+                std::fs::remove_dir_all(&path).map_err(|e| Error::io(0, "cannot remove", &path, &e))?;
+            }
+        }
+        if self.made_data {
+            let _ = std::fs::remove_dir(&self.data);
+        }
+        Ok(())
+    }
+}
+
+fn make(dir: &str) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(0, "cannot create directory", Path::new(dir), &e))
+}
+
+fn write(dir: &str, name: &str, text: &str) -> Result<()> {
+    let path = Path::new(dir).join(name);
+    std::fs::write(&path, text).map_err(|e| Error::io(0, "cannot write", &path, &e))
+}

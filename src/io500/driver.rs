@@ -1,0 +1,194 @@
+//! The workflow on every task: the directories and the configuration's
+//! copies, each phase in IO500's order (with `drop-caches` before it), the
+//! verdicts, the cleanup, and on rank 0 the result files and the score.
+
+use std::time::Instant;
+
+use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
+use super::results::{score, Line, PhaseOutcome, Score};
+use super::run_phase::{self, Places};
+use super::{Io500Run, Mode};
+use crate::comm::{agree, broadcast_value, Comm};
+use crate::error::{Error, Result};
+
+/// What rank 0 knows at the end of a run.
+pub struct Finished {
+    pub procs: usize,
+    pub outcomes: Vec<PhaseOutcome>,
+    pub score: Score,
+    pub extended: Option<Score>,
+}
+
+/// The local time as IO500's result files write it.
+pub fn now() -> String {
+    chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// Runs the workflow on this task. Rank 0 prints and writes the results.
+pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
+    let stamp = broadcast_value(comm, 0, &r.timestamp())?;
+    let mut dirs = super::dirs::Dirs::of(&r.config, &stamp);
+    agree(comm, dirs.prepare(comm.rank(), r))?;
+    let extended = r.mode == Mode::Extended;
+    let stonewall = r.stonewall();
+    let mut setting = Setting {
+        config: &r.config,
+        data: dirs.data.clone(),
+        results: dirs.results.clone(),
+        timestamp: stamp,
+        stonewall,
+        mdw_objects: r.configured_mdw_objects().unwrap_or(1),
+    };
+    let mut run_notes: Vec<Line> = Vec::new();
+    if stonewall != 300 {
+        run_notes.push(Line::Invalid(format!("stonewall-time {stonewall}s != 300s")));
+    }
+    if r.dry_run {
+        run_notes.push(Line::Invalid("dry run: no phase ran".into()));
+    }
+    if comm.rank() == 0 {
+        println!("IO500 version {} ({})", super::version(), r.mode.name());
+        for line in &run_notes {
+            if let Line::Invalid(why) = line {
+                println!("ERROR INVALID {why}");
+            }
+        }
+    }
+    let began = now();
+    let mut outcomes = Vec::new();
+    let mut stopped = None;
+    for p in PHASES.iter().filter(|p| p.in_mode(extended) && r.selected(p)) {
+        let o = match one_phase(comm, r, p, &setting, &outcomes) {
+            Ok(o) => o,
+            Err(e) => {
+                stopped = Some(e);
+                break;
+            }
+        };
+        if p.name == "mdtest-easy-write" && r.configured_mdw_objects().is_none() {
+            setting.mdw_objects = mdw_objects(o.score, stonewall, comm.size());
+        }
+        if comm.rank() == 0 {
+            print_outcome(&o, extended);
+        }
+        outcomes.push(o);
+    }
+    comm.barrier()?;
+    agree(comm, dirs.clean_up(comm.rank()))?;
+    if let Some(e) = stopped {
+        return Err(e);
+    }
+    if comm.rank() == 0 {
+        let run_valid = run_notes.is_empty();
+        let finished = Finished {
+            procs: comm.size(),
+            score: score(&outcomes, false, run_valid),
+            extended: extended.then(|| score(&outcomes, true, run_valid)),
+            outcomes,
+        };
+        super::files::write_all(r, &dirs, &began, &run_notes, &finished)?;
+        print_score(&finished, &dirs.results);
+    }
+    Ok(())
+}
+
+/// md-workbench's objects per dataset when not configured: what
+/// mdtest-easy-write created per second, over the stonewall time (at most a
+/// minute), per task and dataset.
+pub fn mdw_objects(kiops: f64, stonewall: u64, tasks: usize) -> u64 {
+    let n = kiops * stonewall.min(60) as f64 * 1000.0 / tasks as f64 / 10.0;
+    (n as u64).max(1)
+}
+
+/// A phase on every task: skipped, dry, failed or measured.
+fn one_phase(
+    comm: &dyn Comm,
+    r: &Io500Run,
+    p: &'static Phase,
+    setting: &Setting<'_>,
+    before: &[PhaseOutcome],
+) -> Result<PhaseOutcome> {
+    let mut o = PhaseOutcome::new(p, now());
+    let args = arguments(p, setting);
+    if p.kind != Kind::Timestamp {
+        o.exe = Some(std::iter::once(program(p.kind).to_string()).chain(args.clone()).collect::<Vec<_>>().join(" "));
+    }
+    if !r.config.run_for(p.name, p.group) {
+        o.skipped = true;
+        o.lines.push(Line::Warning("run = FALSE: the phase was skipped".into()));
+    } else if let Some(failed) = failed_source(p, before) {
+        o.invalid(format!("skipped: {failed} failed, so its files are not there"));
+    } else if !r.dry_run {
+        drop_caches(comm, r)?;
+        comm.barrier()?;
+        let start = Instant::now();
+        let at = Places {
+            data: &setting.data,
+            results: &setting.results,
+            stonewall: setting.stonewall,
+        };
+        let outcome = run_phase::run(comm, p, &args, &at, &mut o);
+        comm.barrier()?;
+        o.t_delta = start.elapsed().as_secs_f64();
+        if let Err(e) = outcome {
+            if matches!(e, Error::Interrupted { .. }) {
+                return Err(e);
+            }
+            o.invalid(format!("the phase failed: {e}"));
+            o.score = 0.0;
+        }
+    }
+    o.t_end = now();
+    if !r.dry_run {
+        o.judge(setting.stonewall, r.minimum_runtime());
+    }
+    Ok(o)
+}
+
+/// The earlier phase of the same group whose files `p` needs, if it failed.
+fn failed_source(p: &Phase, before: &[PhaseOutcome]) -> Option<&'static str> {
+    before
+        .iter()
+        .find(|o| {
+            o.phase.group == p.group
+                && (o.phase.write || o.phase.name.ends_with("create"))
+                && o.lines.iter().any(|l| matches!(l, Line::Invalid(w) if w.starts_with("the phase failed")))
+        })
+        .map(|o| o.phase.name)
+}
+
+/// `drop-caches`: the command, once per node, before the phase.
+fn drop_caches(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
+    if !r.config.get_bool("global", "drop-caches").unwrap_or(false) {
+        return Ok(());
+    }
+    let t = comm.topology();
+    let first_here = t.ranks_on(t.node_of(comm.rank())).first() == Some(&comm.rank());
+    if first_here {
+        let cmd = r.config.get("global", "drop-caches-cmd").unwrap_or_default();
+        let status = std::process::Command::new("sh").arg("-c").arg(cmd).status();
+        if !matches!(status, Ok(s) if s.success()) {
+            eprintln!("io500: warning: drop-caches-cmd failed on task {}: {cmd}", comm.rank());
+        }
+    }
+    Ok(())
+}
+
+fn print_outcome(o: &PhaseOutcome, extended: bool) {
+    for line in &o.lines {
+        match line {
+            Line::Invalid(why) => println!("ERROR INVALID {why}"),
+            Line::Warning(why) => println!("WARNING {why}"),
+            Line::Value(..) => {}
+        }
+    }
+    println!("{}", o.result_line(extended));
+}
+
+fn print_score(f: &Finished, results: &str) {
+    println!("{}", f.score.line("SCORE "));
+    if let Some(x) = &f.extended {
+        println!("{}", x.line("SCOREX"));
+    }
+    println!("\nThe result files are stored in the directory: {results}");
+}

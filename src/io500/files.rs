@@ -1,0 +1,104 @@
+//! The result files rank 0 writes at the end: `result_summary.txt` (what
+//! stdout showed) and `result.txt` (an ini: `[run]`, a section per phase,
+//! `[SCORE]` and in extended mode `[SCOREX]`, each score with its hash).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::dirs::Dirs;
+use super::driver::{now, Finished};
+use super::hash;
+use super::results::{key_value, Line, PhaseOutcome, Score};
+use super::Io500Run;
+use crate::error::{Error, Result};
+
+pub fn write_all(
+    r: &Io500Run,
+    dirs: &Dirs,
+    began: &str,
+    run_notes: &[Line],
+    f: &Finished,
+) -> Result<()> {
+    let extended = f.extended.is_some();
+    write(&dirs.results, "result_summary.txt", &summary(r, f, extended))?;
+    write(&dirs.results, "result.txt", &result_txt(r, dirs, began, run_notes, f))
+}
+
+fn write(dir: &str, name: &str, text: &str) -> Result<()> {
+    let path = Path::new(dir).join(name);
+    std::fs::write(&path, text).map_err(|e| Error::io(0, "cannot write", &path, &e))
+}
+
+fn summary(r: &Io500Run, f: &Finished, extended: bool) -> String {
+    let mut s = format!("IO500 version {} ({})\n", super::version(), r.mode.name());
+    for o in &f.outcomes {
+        let _ = writeln!(s, "{}", o.result_line(extended));
+    }
+    let _ = writeln!(s, "{}", f.score.line("SCORE "));
+    if let Some(x) = &f.extended {
+        let _ = writeln!(s, "{}", x.line("SCOREX"));
+    }
+    s
+}
+
+fn result_txt(r: &Io500Run, dirs: &Dirs, began: &str, notes: &[Line], f: &Finished) -> String {
+    let mut s = String::from("[run]\n");
+    for (k, v) in [
+        ("procs", f.procs.to_string()),
+        ("version", super::version()),
+        ("config-hash", format!("{:X}", r.config.config_hash())),
+        ("result-dir", dirs.results.clone()),
+        ("mode", r.mode.name().to_string()),
+    ] {
+        let _ = writeln!(s, "{}", key_value(k, v));
+    }
+    let _ = writeln!(s, "; START {began}");
+    for line in notes {
+        if let Line::Invalid(why) = line {
+            let _ = writeln!(s, "; ERROR INVALID {why}");
+        }
+    }
+    s.push_str("\n\n");
+    for o in &f.outcomes {
+        let _ = writeln!(s, "{}", o.section());
+    }
+    s.push_str(&score_section("SCORE", &f.score, &f.outcomes, false));
+    if let Some(x) = &f.extended {
+        s.push('\n');
+        s.push_str(&score_section("SCOREX", x, &f.outcomes, true));
+    }
+    let _ = writeln!(s, "; END {}", now());
+    s
+}
+
+/// The harness's hash of a score section: `[SCORE]` covers the version and
+/// the standard phases, `[SCOREX]` the extended mode's own phases only.
+fn hash_of(score: &Score, outcomes: &[PhaseOutcome], extended: bool) -> u32 {
+    let scored: Vec<(&str, f64)> = outcomes
+        .iter()
+        .filter(|o| in_hash(o.phase, extended))
+        .map(|o| (o.phase.name, o.score))
+        .collect();
+    let version = (!extended).then(super::version);
+    hash::score_hash(version.as_deref(), &scored, score.md, score.bw, score.total, score.valid)
+}
+
+/// Whether a phase's score is in the `[SCORE]` (or `[SCOREX]`) hash.
+pub fn in_hash(p: &super::phases::Phase, extended: bool) -> bool {
+    use super::phases::Scored;
+    match extended {
+        false => p.counts(false),
+        true => p.scored == Scored::ExtendedMetadata,
+    }
+}
+
+fn score_section(name: &str, score: &Score, outcomes: &[PhaseOutcome], extended: bool) -> String {
+    let invalid = if score.valid { "" } else { " [INVALID]" };
+    let h = hash_of(score, outcomes, extended);
+    let mut s = format!("[{name}]\n");
+    let _ = writeln!(s, "{}", key_value("MD", format!("{:.6}", score.md)));
+    let _ = writeln!(s, "{}", key_value("BW", format!("{:.6}", score.bw)));
+    let _ = writeln!(s, "{}", key_value("SCORE", format!("{:.6}{invalid}", score.total)));
+    let _ = writeln!(s, "{}", key_value("hash", format!("{h:X}")));
+    s
+}
