@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use crate::engine::{self, report_failure};
 use crate::error::{Error, UsageError};
-use crate::io500::options::Io500Command;
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
@@ -78,7 +77,37 @@ impl<T: Tool> Command for T {
 }
 
 /// Every tool of the suite, in `pario --help` order.
-pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench, &Io500Command];
+pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench, &Io500];
+
+/// The `io500` driver as a command.
+pub struct Io500;
+
+impl Command for Io500 {
+    fn name(&self) -> &'static str {
+        "io500"
+    }
+
+    fn about(&self) -> &'static str {
+        "the IO500 workflow with pario's tools, scored (drop-in for the io500 harness)"
+    }
+
+    fn main(&self, _program: &str, args: Vec<String>) -> ExitCode {
+        crate::io500::options::main(&args)
+    }
+
+    fn options(&self) -> Vec<Spelling> {
+        let spell = |(name, value): &(&str, bool)| Spelling {
+            name: name.to_string(),
+            value: *value,
+            directive: false,
+        };
+        crate::io500::options::spellings().iter().map(spell).collect()
+    }
+
+    fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
+        crate::io500::options::check(args)
+    }
+}
 
 /// The `main` of a tool's own binary (`ior`, `mdtest`).
 pub fn main(tool: &dyn Command) -> ExitCode {

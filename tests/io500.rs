@@ -32,7 +32,10 @@ fn results(stdout: &str) -> BTreeMap<String, (f64, bool)> {
         .filter(|l| l.starts_with("[RESULT]") || l.starts_with("[      ]"))
         .map(|l| {
             let words: Vec<&str> = l[8..].split_whitespace().collect();
-            (words[0].to_string(), (words[1].parse().unwrap(), l.ends_with("[INVALID]")))
+            (
+                words[0].to_string(),
+                (words[1].parse().unwrap(), l.ends_with("[INVALID]")),
+            )
         })
         .collect()
 }
@@ -44,17 +47,73 @@ fn ini(text: &str) -> BTreeMap<String, BTreeMap<String, String>> {
         if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
             section = name.into();
         } else if let Some((k, v)) = line.split_once(" = ") {
-            out.entry(section.clone()).or_default().insert(k.trim().into(), v.trim().into());
+            out.entry(section.clone())
+                .or_default()
+                .insert(k.trim().into(), v.trim().into());
         }
     }
     out
+}
+
+fn rotladd(start: u32, text: &str) -> u32 {
+    let mut x = start;
+    for b in text.bytes() {
+        x = x.rotate_left(2).wrapping_add(b as u32);
+    }
+    x
+}
+
+fn pair(key: &str, value: &str) -> u32 {
+    rotladd(rotladd(0, key), value)
+}
+
+/// IO500's configuration hash of `text` from the effective values: the
+/// file's, else the harness's defaults (those of the test's file below).
+fn config_hash(text: &str) -> u32 {
+    let given = ini(text);
+    let effective = include_str!("data/io500/config.ini");
+    let mut h = 0;
+    let mut section = String::new();
+    for line in effective.lines() {
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = name.into();
+            continue;
+        }
+        let Some((k, default)) = line
+            .split_once(" = ")
+            .or(line.strip_suffix(" =").map(|k| (k, "")))
+        else {
+            continue;
+        };
+        let value = given
+            .get(&section)
+            .and_then(|s| s.get(k))
+            .map(String::as_str);
+        // external-*-args default to the empty string: hashed even so.
+        let empty_default = k.starts_with("external-") && k.ends_with("-args");
+        let v = value.or((!default.is_empty() || empty_default).then_some(default));
+        let v = if section == "global" && (k == "datadir" || k == "resultdir") {
+            value
+        } else {
+            v
+        };
+        if let Some(v) = v {
+            h ^= pair(k, v);
+        }
+    }
+    h
 }
 
 fn geometric(v: &[f64]) -> f64 {
     (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
 }
 
-const BW: [&str; 4] = ["ior-easy-write", "ior-hard-write", "ior-easy-read", "ior-hard-read"];
+const BW: [&str; 4] = [
+    "ior-easy-write",
+    "ior-hard-write",
+    "ior-easy-read",
+    "ior-hard-read",
+];
 const MD: [&str; 8] = [
     "mdtest-easy-write",
     "mdtest-hard-write",
@@ -104,12 +163,61 @@ fn a_standard_run_scores_every_phase_and_leaves_only_results() {
     // The score, recomputed from the phases' values.
     let bw = geometric(&BW.map(|p| res[p].0));
     let md = geometric(&MD.map(|p| res[p].0));
+    // (from the printed, rounded scores: equal within their rounding)
     let score = &result["SCORE"];
-    assert_eq!(score["BW"], format!("{bw:.6}"));
-    assert_eq!(score["MD"], format!("{md:.6}"));
-    assert_eq!(score["SCORE"], format!("{:.6} [INVALID]", (bw * md).sqrt()));
+    let close = |text: &str, want: f64| {
+        let got: f64 = text.split_whitespace().next().unwrap().parse().unwrap();
+        assert!((got - want).abs() <= 1e-6 + want * 1e-5, "{got} against {want}");
+    };
+    close(&score["BW"], bw);
+    close(&score["MD"], md);
+    close(&score["SCORE"], (bw * md).sqrt());
+    assert!(score["SCORE"].ends_with(" [INVALID]"));
+    // Both hashes, recomputed here with IO500's rotate-and-add.
+    let cfg_text = std::fs::read_to_string(&cfg).unwrap();
+    assert_eq!(
+        result["run"]["config-hash"],
+        format!("{:X}", config_hash(&cfg_text))
+    );
+    let mut h = pair("version", &result["run"]["version"]);
+    for p in BW.iter().chain(MD.iter()) {
+        h ^= pair(p, &result[*p]["score"]);
+    }
+    for k in ["MD", "BW"] {
+        h ^= pair(k, &score[k]);
+    }
+    h ^= pair("SCORE", score["SCORE"].split_whitespace().next().unwrap());
+    h ^= pair("valid", "NO");
+    assert_eq!(score["hash"], format!("{h:X}"));
+    let verify = io500(
+        dir.path(),
+        1,
+        &[&cfg, "--verify", out.join("result.txt").to_str().unwrap()],
+    );
+    verify.ok();
+    assert!(
+        verify.stdout.contains("SCORE hash: OK"),
+        "{}",
+        verify.stdout
+    );
+    let edited = std::fs::read_to_string(out.join("result.txt"))
+        .unwrap()
+        .replace(
+            &format!("score           = {}", result["find"]["score"]),
+            "score           = 99999.000000",
+        );
+    std::fs::write(dir.path().join("edited.txt"), edited).unwrap();
+    let verify = io500(dir.path(), 1, &[&cfg, "--verify", "edited.txt"]);
+    assert_eq!(verify.status, 1, "{}", verify.stdout);
+    assert!(
+        verify.stdout.contains("SCORE hash: MISMATCH"),
+        "{}",
+        verify.stdout
+    );
     assert!(r.stdout.contains("ERROR INVALID stonewall-time 1s != 300s"));
-    assert!(r.stdout.contains("The result files are stored in the directory: "));
+    assert!(r
+        .stdout
+        .contains("The result files are stored in the directory: "));
     // The phase outputs are the tools' own.
     let ior_text = std::fs::read_to_string(out.join("ior-easy-write.txt")).unwrap();
     assert!(ior_text.contains("Max Write:"), "{ior_text}");
@@ -148,7 +256,10 @@ fn a_data_directory_in_use_is_refused() {
     let r = io500(dir.path(), 1, &[&cfg, "--timestamp=T2"]);
     assert_ne!(r.status, 0);
     assert!(r.stderr.contains("is not empty"), "{}", r.stderr);
-    assert_eq!(std::fs::read(dir.path().join("data/T2/precious")).unwrap(), b"x");
+    assert_eq!(
+        std::fs::read(dir.path().join("data/T2/precious")).unwrap(),
+        b"x"
+    );
 }
 
 #[test]
@@ -160,8 +271,15 @@ fn a_dry_run_prints_every_command_and_runs_nothing() {
     let result = std::fs::read_to_string(dir.path().join("results/T3/result.txt")).unwrap();
     let exes: Vec<&str> = result.lines().filter(|l| l.starts_with("exe")).collect();
     assert_eq!(exes.len(), 13, "{result}");
-    assert!(exes[0].contains("= ior --dataPacketType=timestamp -g -G "), "{}", exes[0]);
-    assert!(result.contains("SCORE           = 0.000000 [INVALID]"), "{result}");
+    assert!(
+        exes[0].contains("= ior --dataPacketType=timestamp -g -G "),
+        "{}",
+        exes[0]
+    );
+    assert!(
+        result.contains("SCORE           = 0.000000 [INVALID]"),
+        "{result}"
+    );
     assert!(!dir.path().join("data/T3/ior-easy").exists());
 }
 
@@ -175,4 +293,76 @@ fn list_prints_every_section() {
         assert!(r.stdout.contains(section), "{section}: {}", r.stdout);
     }
     assert_eq!(entries(dir.path()), ["config.ini"]);
+}
+
+#[test]
+fn an_extended_run_adds_its_phases_and_scorex() {
+    let dir = tempdir().unwrap();
+    let cfg = config(dir.path(), "");
+    let r = io500(dir.path(), 2, &[&cfg, "--timestamp=T4", "--mode=extended"]);
+    r.ok();
+    let res = results(&r.stdout);
+    assert_eq!(res.len(), 19, "{}", r.stdout);
+    for phase in ["find-easy", "find-hard", "mdworkbench-bench"] {
+        assert!(res[phase].0 > 0.0, "{phase}: {}", r.stdout);
+    }
+    assert!(r.stdout.contains("[SCOREX] Bandwidth"), "{}", r.stdout);
+    let out = dir.path().join("results/T4");
+    let result = ini(&std::fs::read_to_string(out.join("result.txt")).unwrap());
+    assert_eq!(result["run"]["mode"], "extended");
+    assert_eq!(result["mdworkbench-bench"]["filesPerProc"], "20");
+    // The SCOREX hash covers the extended phases only.
+    let x = &result["SCOREX"];
+    let mut h = 0;
+    for p in ["find-easy", "find-hard", "mdworkbench-bench"] {
+        h ^= pair(p, &result[p]["score"]);
+    }
+    for k in ["MD", "BW"] {
+        h ^= pair(k, &x[k]);
+    }
+    h ^= pair("SCORE", x["SCORE"].split_whitespace().next().unwrap());
+    h ^= pair("valid", "NO");
+    assert_eq!(x["hash"], format!("{h:X}"));
+    let bench = std::fs::read_to_string(out.join("mdworkbench-bench.txt")).unwrap();
+    assert_eq!(bench.lines().filter(|l| l.starts_with("benchmark")).count(), 2);
+    assert!(!dir.path().join("data/T4").exists());
+}
+
+#[test]
+fn skipped_phases_score_zero_and_invalidate() {
+    let dir = tempdir().unwrap();
+    let cfg = config(dir.path(), "[ior-hard-read]\nrun = FALSE\n");
+    let r = io500(dir.path(), 1, &[&cfg, "--timestamp=T5"]);
+    r.ok();
+    assert_eq!(results(&r.stdout)["ior-hard-read"], (0.0, true));
+    let result = std::fs::read_to_string(dir.path().join("results/T5/result.txt")).unwrap();
+    assert!(result.contains("; WARNING run = FALSE: the phase was skipped"), "{result}");
+}
+
+#[test]
+fn a_full_file_system_invalidates_the_phase_and_leaves_nothing() {
+    let Some(mount) = common::mount::Mount::tmpfs("size=3m") else {
+        return;
+    };
+    let dir = tempdir().unwrap();
+    let text = format!(
+        "[global]\ndatadir = {}/data\nresultdir = {}/results\n[debug]\nstonewall-time = 1\n\
+         [ior-easy]\ntransferSize = 64k\nblockSize = 256k\n[mdtest-easy]\nn = 20\n\
+         [ior-hard]\nsegmentCount = 200\n[mdtest-hard]\nn = 20\n",
+        mount.path().display(),
+        dir.path().display()
+    );
+    let cfg = dir.path().join("full.ini");
+    std::fs::write(&cfg, text).unwrap();
+    let r = io500(dir.path(), 2, &[cfg.to_str().unwrap(), "--timestamp=T6"]);
+    assert_eq!(r.status, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("phases failed (see result.txt): ior-hard-write"), "{}", r.stderr);
+    let res = results(&r.stdout);
+    assert_eq!(res["ior-hard-write"], (0.0, true));
+    assert_eq!(res["ior-hard-read"], (0.0, true));
+    assert!(r.stdout.contains("No space left on device"), "{}", r.stdout);
+    assert!(r.stdout.contains("TOTAL 0.000000 [INVALID]") || r.stdout.contains("[INVALID]"));
+    // The user's file only: the run removed all it made.
+    assert_eq!(entries(mount.path()), ["data", "user.txt"]);
+    assert_eq!(entries(&mount.path().join("data")), Vec::<String>::new());
 }

@@ -21,6 +21,8 @@ const LAYERS: &[&[&str]] = &[
     &["tool"],
     &["TOOLS"],
     &["engine"],
+    // Drivers: they run several tools in one engine.
+    &["io500"],
     &["cli"],
     &["bin"],
 ];

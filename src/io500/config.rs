@@ -26,38 +26,118 @@ pub struct Key {
     pub help: &'static str,
 }
 
-const fn key(name: &'static str, ty: Type, default: Option<&'static str>, help: &'static str) -> Key {
-    Key { name, ty, default, help }
+const fn key(
+    name: &'static str,
+    ty: Type,
+    default: Option<&'static str>,
+    help: &'static str,
+) -> Key {
+    Key {
+        name,
+        ty,
+        default,
+        help,
+    }
 }
 
 use Type::*;
 
-const API: Key = key("API", Str, None, "the API (and its options) of this phase; default: [global] api");
+const API: Key = key(
+    "API",
+    Str,
+    None,
+    "the API (and its options) of this phase; default: [global] api",
+);
 const RUN: Key = key("run", Bool, Some("TRUE"), "run this phase");
 const VERBOSITY: Key = key("verbosity", Int, None, "verbosity of the tool");
 const COLLECTIVE: Key = key("collective", Bool, None, "collective I/O (-c)");
 
 const GLOBAL: &[Key] = &[
-    key("datadir", Str, Some("./datafiles"), "the directory the benchmarks write in"),
-    key("timestamp-datadir", Bool, Some("TRUE"), "append the timestamp to datadir"),
-    key("resultdir", Str, Some("./results"), "the directory of the result files"),
-    key("timestamp-resultdir", Bool, Some("TRUE"), "append the timestamp to resultdir"),
-    key("api", Str, Some("POSIX"), "the default API, with its options (POSIX --posix.odirect)"),
-    key("drop-caches", Bool, Some("FALSE"), "run drop-caches-cmd before each phase, once per node"),
-    key("drop-caches-cmd", Str, Some("sudo -n bash -c \"echo 3 > /proc/sys/vm/drop_caches\""), "the command that drops the caches"),
-    key("io-buffers-on-gpu", Bool, Some("FALSE"), "I/O buffers on the GPU (refused: pario has no GPU support)"),
+    key(
+        "datadir",
+        Str,
+        Some("./datafiles"),
+        "the directory the benchmarks write in",
+    ),
+    key(
+        "timestamp-datadir",
+        Bool,
+        Some("TRUE"),
+        "append the timestamp to datadir",
+    ),
+    key(
+        "resultdir",
+        Str,
+        Some("./results"),
+        "the directory of the result files",
+    ),
+    key(
+        "timestamp-resultdir",
+        Bool,
+        Some("TRUE"),
+        "append the timestamp to resultdir",
+    ),
+    key(
+        "api",
+        Str,
+        Some("POSIX"),
+        "the default API, with its options (POSIX --posix.odirect)",
+    ),
+    key(
+        "drop-caches",
+        Bool,
+        Some("FALSE"),
+        "run drop-caches-cmd before each phase, once per node",
+    ),
+    key(
+        "drop-caches-cmd",
+        Str,
+        Some("sudo -n bash -c \"echo 3 > /proc/sys/vm/drop_caches\""),
+        "the command that drops the caches",
+    ),
+    key(
+        "io-buffers-on-gpu",
+        Bool,
+        Some("FALSE"),
+        "I/O buffers on the GPU (refused: pario has no GPU support)",
+    ),
     key("verbosity", Int, Some("1"), "the harness's verbosity"),
-    key("scc", Bool, Some("FALSE"), "a student cluster competition run (30 s minimum phases)"),
-    key("dataPacketType", Str, Some("timestamp"), "the data pattern of every tool"),
+    key(
+        "scc",
+        Bool,
+        Some("FALSE"),
+        "a student cluster competition run (30 s minimum phases)",
+    ),
+    key(
+        "dataPacketType",
+        Str,
+        Some("timestamp"),
+        "the data pattern of every tool",
+    ),
 ];
 const DEBUG: &[Key] = &[
-    key("stonewall-time", Uint, Some("300"), "seconds of the write phases (300 for a valid run)"),
-    key("pause-dir", Str, None, "a directory whose file pauses the run between phases"),
+    key(
+        "stonewall-time",
+        Uint,
+        Some("300"),
+        "seconds of the write phases (300 for a valid run)",
+    ),
+    key(
+        "pause-dir",
+        Str,
+        None,
+        "a directory whose file pauses the run between phases",
+    ),
 ];
 const IOR_EASY: &[Key] = &[
     API,
     key("transferSize", Str, Some("2m"), "ior-easy's transfer size"),
-    key("blockSize", Str, Some("9920000m"), "ior-easy's block size (the stonewall stops it)"),
+    key(
+        "blockSize",
+        Str,
+        Some("9920000m"),
+        "ior-easy's block size (the stonewall stops it)",
+    ),
     key("filePerProc", Bool, Some("TRUE"), "a file per task"),
     key("uniqueDir", Bool, Some("FALSE"), "a directory per task"),
     RUN,
@@ -68,25 +148,75 @@ const ONLY_RUN: &[Key] = &[RUN];
 const MDTEST_EASY: &[Key] = &[API, key("n", Uint, Some("1000000"), "files per task"), RUN];
 const MDWORKBENCH: &[Key] = &[
     API,
-    key("waitingTime", Float, Some("0.0"), "md-workbench's waiting factor (-t)"),
-    key("precreatePerSet", Uint, None, "objects precreated per dataset (-P)"),
-    key("filesPerProc", Uint, None, "objects per dataset and iteration (-I)"),
+    key(
+        "waitingTime",
+        Float,
+        Some("0.0"),
+        "md-workbench's waiting factor (-t)",
+    ),
+    key(
+        "precreatePerSet",
+        Uint,
+        None,
+        "objects precreated per dataset (-P)",
+    ),
+    key(
+        "filesPerProc",
+        Uint,
+        None,
+        "objects per dataset and iteration (-I)",
+    ),
     RUN,
     VERBOSITY,
 ];
 const FIND: &[Key] = &[
-    key("external-script", Str, None, "a script to run instead of the built-in find"),
-    key("external-mpi-args", Str, Some(""), "launcher arguments of the script"),
-    key("external-extra-args", Str, Some(""), "further arguments of the script"),
+    key(
+        "external-script",
+        Str,
+        None,
+        "a script to run instead of the built-in find",
+    ),
+    key(
+        "external-mpi-args",
+        Str,
+        Some(""),
+        "launcher arguments of the script",
+    ),
+    key(
+        "external-extra-args",
+        Str,
+        Some(""),
+        "further arguments of the script",
+    ),
     key("nproc", Uint, None, "tasks of the external script"),
     RUN,
-    key("pfind-queue-length", Int, Some("10000"), "pfind's queue length"),
-    key("pfind-steal-next", Bool, Some("FALSE"), "pfind's work stealing option"),
-    key("pfind-parallelize-single-dir-access-using-hashing", Bool, Some("FALSE"), "pfind's hashing option"),
+    key(
+        "pfind-queue-length",
+        Int,
+        Some("10000"),
+        "pfind's queue length",
+    ),
+    key(
+        "pfind-steal-next",
+        Bool,
+        Some("FALSE"),
+        "pfind's work stealing option",
+    ),
+    key(
+        "pfind-parallelize-single-dir-access-using-hashing",
+        Bool,
+        Some("FALSE"),
+        "pfind's hashing option",
+    ),
 ];
 const IOR_HARD: &[Key] = &[
     API,
-    key("segmentCount", Uint, Some("10000000"), "ior-hard's segments (the stonewall stops it)"),
+    key(
+        "segmentCount",
+        Uint,
+        Some("10000000"),
+        "ior-hard's segments (the stonewall stops it)",
+    ),
     COLLECTIVE,
     RUN,
     VERBOSITY,
@@ -95,7 +225,12 @@ const IOR_HARD_PHASE: &[Key] = &[API, COLLECTIVE, RUN];
 const MDTEST_HARD: &[Key] = &[
     API,
     key("n", Uint, Some("1000000"), "files per task"),
-    key("files-per-dir", Uint, None, "files per directory (invalidates the run)"),
+    key(
+        "files-per-dir",
+        Uint,
+        None,
+        "files per directory (invalidates the run)",
+    ),
     RUN,
 ];
 
@@ -160,11 +295,16 @@ pub struct Config {
 }
 
 fn section_index(name: &str) -> Option<usize> {
-    SECTIONS.iter().position(|(n, ..)| n.eq_ignore_ascii_case(name))
+    SECTIONS
+        .iter()
+        .position(|(n, ..)| n.eq_ignore_ascii_case(name))
 }
 
 fn key_index(section: usize, name: &str) -> Option<usize> {
-    SECTIONS[section].2.iter().position(|k| k.name.eq_ignore_ascii_case(name))
+    SECTIONS[section]
+        .2
+        .iter()
+        .position(|k| k.name.eq_ignore_ascii_case(name))
 }
 
 impl Default for Config {
@@ -195,11 +335,15 @@ impl Config {
             }
             if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
                 let name = name.trim();
-                section = Some(section_index(name).ok_or_else(|| fail(format!("unknown section [{name}]")))?);
+                section = Some(
+                    section_index(name).ok_or_else(|| fail(format!("unknown section [{name}]")))?,
+                );
                 continue;
             }
             let Some((k, v)) = line.split_once('=') else {
-                return Err(fail(format!("'{line}' is neither [section] nor key = value")));
+                return Err(fail(format!(
+                    "'{line}' is neither [section] nor key = value"
+                )));
             };
             let Some(s) = section else {
                 return Err(fail(format!("'{}' comes before any [section]", k.trim())));
@@ -215,7 +359,8 @@ impl Config {
             return Err(format!("unknown key '{name}' in section [{section}]"));
         };
         if !value.is_empty() {
-            check_type(keys[k], value).map_err(|why| format!("[{section}] {name} = {value}: {why}"))?;
+            check_type(keys[k], value)
+                .map_err(|why| format!("[{section}] {name} = {value}: {why}"))?;
         }
         self.values[s][k] = (!value.is_empty()).then(|| value.to_string());
         Ok(())
@@ -353,7 +498,10 @@ mod tests {
         let text = "[global]\napi = POSIX --posix.odirect\n[ior-hard]\nAPI = MPIIO\ncollective = TRUE\n\
                     [ior-hard-read]\napi = MMAP ; a comment\ncollective = false\n[MDTEST-EASY]\nRUN = false\n";
         let c = Config::parse("c.ini", text).unwrap();
-        assert_eq!(c.api_for("ior-easy-write", "ior-easy"), "POSIX --posix.odirect");
+        assert_eq!(
+            c.api_for("ior-easy-write", "ior-easy"),
+            "POSIX --posix.odirect"
+        );
         assert_eq!(c.api_for("ior-hard-write", "ior-hard"), "MPIIO");
         assert_eq!(c.api_for("ior-hard-read", "ior-hard"), "MMAP");
         assert!(c.collective_for("ior-hard-write", "ior-hard"));
@@ -365,15 +513,33 @@ mod tests {
     #[test]
     fn errors_name_the_file_line_and_key() {
         let cases = [
-            ("[global]\ndatadir = x\n[ior-easy]\nblockSiz = 1m\n", "c.ini:4: unknown key 'blockSiz' in section [ior-easy]"),
+            (
+                "[global]\ndatadir = x\n[ior-easy]\nblockSiz = 1m\n",
+                "c.ini:4: unknown key 'blockSiz' in section [ior-easy]",
+            ),
             ("[nosuch]\n", "c.ini:1: unknown section [nosuch]"),
-            ("datadir = x\n", "c.ini:1: 'datadir' comes before any [section]"),
-            ("[debug]\nstonewall-time = -3\n", "c.ini:2: [debug] stonewall-time = -3: not a whole number, 0 or more"),
-            ("[global]\nscc = maybe\n", "c.ini:2: [global] scc = maybe: not TRUE or FALSE"),
-            ("[global]\njust words\n", "c.ini:2: 'just words' is neither [section] nor key = value"),
+            (
+                "datadir = x\n",
+                "c.ini:1: 'datadir' comes before any [section]",
+            ),
+            (
+                "[debug]\nstonewall-time = -3\n",
+                "c.ini:2: [debug] stonewall-time = -3: not a whole number, 0 or more",
+            ),
+            (
+                "[global]\nscc = maybe\n",
+                "c.ini:2: [global] scc = maybe: not TRUE or FALSE",
+            ),
+            (
+                "[global]\njust words\n",
+                "c.ini:2: 'just words' is neither [section] nor key = value",
+            ),
         ];
         for (text, message) in cases {
-            assert_eq!(Config::parse("c.ini", text).unwrap_err().to_string(), message);
+            assert_eq!(
+                Config::parse("c.ini", text).unwrap_err().to_string(),
+                message
+            );
         }
     }
 }

@@ -10,7 +10,13 @@ use super::Io500Run;
 use crate::error::{Error, Result};
 
 /// The phases' directories under the data directory.
-const DATA_DIRS: [&str; 5] = ["ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard", "mdworkbench"];
+const DATA_DIRS: [&str; 5] = [
+    "ior-easy",
+    "ior-hard",
+    "mdtest-easy",
+    "mdtest-hard",
+    "mdworkbench",
+];
 
 pub struct Dirs {
     pub data: String,
@@ -23,7 +29,10 @@ impl Dirs {
     /// `datadir` and `resultdir`, each with `/<timestamp>` when configured.
     pub fn of(config: &Config, stamp: &str) -> Dirs {
         let dir = |key: &str, fallback: &str, stamped: &str| {
-            let base = config.get("global", key).unwrap_or(fallback).trim_end_matches('/');
+            let base = config
+                .get("global", key)
+                .unwrap_or(fallback)
+                .trim_end_matches('/');
             let base = if base.is_empty() { "/" } else { base };
             match config.get_bool("global", stamped).unwrap_or(true) {
                 true => format!("{base}/{stamp}"),
@@ -45,6 +54,10 @@ impl Dirs {
             self.check_data(existed)?;
             make(&self.data)?;
             make(&self.results)?;
+            // ior does not make its file's directory; the harness does.
+            for d in ["ior-easy", "ior-hard"] {
+                make(&format!("{}/{d}", self.data))?;
+            }
             write(&self.results, "config-orig.ini", &r.config_text)?;
             write(&self.results, "config.ini", &r.config.effective_ini())?;
         }
@@ -57,7 +70,8 @@ impl Dirs {
             return Ok(());
         }
         let data = Path::new(&self.data);
-        let mut entries = std::fs::read_dir(data).map_err(|e| Error::io(0, "cannot read", data, &e))?;
+        let mut entries =
+            std::fs::read_dir(data).map_err(|e| Error::io(0, "cannot read", data, &e))?;
         match entries.next() {
             None => Ok(()),
             Some(_) => Err(Error::task(
@@ -80,7 +94,8 @@ impl Dirs {
         for d in DATA_DIRS {
             let path = Path::new(&self.data).join(d);
             if path.exists() {
-                std::fs::remove_dir_all(&path).map_err(|e| Error::io(0, "cannot remove", &path, &e))?;
+                std::fs::remove_dir_all(&path)
+                    .map_err(|e| Error::io(0, "cannot remove", &path, &e))?;
             }
         }
         if self.made_data {
@@ -91,7 +106,8 @@ impl Dirs {
 }
 
 fn make(dir: &str) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(0, "cannot create directory", Path::new(dir), &e))
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::io(0, "cannot create directory", Path::new(dir), &e))
 }
 
 fn write(dir: &str, name: &str, text: &str) -> Result<()> {

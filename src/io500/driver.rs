@@ -41,7 +41,9 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     };
     let mut run_notes: Vec<Line> = Vec::new();
     if stonewall != 300 {
-        run_notes.push(Line::Invalid(format!("stonewall-time {stonewall}s != 300s")));
+        run_notes.push(Line::Invalid(format!(
+            "stonewall-time {stonewall}s != 300s"
+        )));
     }
     if r.dry_run {
         run_notes.push(Line::Invalid("dry run: no phase ran".into()));
@@ -57,7 +59,10 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     let began = now();
     let mut outcomes = Vec::new();
     let mut stopped = None;
-    for p in PHASES.iter().filter(|p| p.in_mode(extended) && r.selected(p)) {
+    for p in PHASES
+        .iter()
+        .filter(|p| p.in_mode(extended) && r.selected(p))
+    {
         let o = match one_phase(comm, r, p, &setting, &outcomes) {
             Ok(o) => o,
             Err(e) => {
@@ -78,6 +83,7 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     if let Some(e) = stopped {
         return Err(e);
     }
+    let mut failures = Vec::new();
     if comm.rank() == 0 {
         let run_valid = run_notes.is_empty();
         let finished = Finished {
@@ -88,8 +94,29 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         };
         super::files::write_all(r, &dirs, &began, &run_notes, &finished)?;
         print_score(&finished, &dirs.results);
+        failures = failed_phases(&finished.outcomes);
     }
-    Ok(())
+    let failures: Vec<String> = broadcast_value(comm, 0, &failures)?;
+    match failures.is_empty() {
+        true => Ok(()),
+        false => Err(Error::task(
+            0,
+            format!("phases failed (see result.txt): {}", failures.join(", ")),
+        )),
+    }
+}
+
+/// The phases that failed (not those merely invalid by the rules).
+fn failed_phases(outcomes: &[PhaseOutcome]) -> Vec<String> {
+    outcomes
+        .iter()
+        .filter(|o| {
+            o.lines
+                .iter()
+                .any(|l| matches!(l, Line::Invalid(w) if w.starts_with("the phase failed")))
+        })
+        .map(|o| o.phase.name.to_string())
+        .collect()
 }
 
 /// md-workbench's objects per dataset when not configured: what
@@ -111,13 +138,21 @@ fn one_phase(
     let mut o = PhaseOutcome::new(p, now());
     let args = arguments(p, setting);
     if p.kind != Kind::Timestamp {
-        o.exe = Some(std::iter::once(program(p.kind).to_string()).chain(args.clone()).collect::<Vec<_>>().join(" "));
+        o.exe = Some(
+            std::iter::once(program(p.kind).to_string())
+                .chain(args.clone())
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
     }
     if !r.config.run_for(p.name, p.group) {
         o.skipped = true;
-        o.lines.push(Line::Warning("run = FALSE: the phase was skipped".into()));
+        o.lines
+            .push(Line::Warning("run = FALSE: the phase was skipped".into()));
     } else if let Some(failed) = failed_source(p, before) {
-        o.invalid(format!("skipped: {failed} failed, so its files are not there"));
+        o.invalid(format!(
+            "skipped: {failed} failed, so its files are not there"
+        ));
     } else if !r.dry_run {
         drop_caches(comm, r)?;
         comm.barrier()?;
@@ -152,7 +187,9 @@ fn failed_source(p: &Phase, before: &[PhaseOutcome]) -> Option<&'static str> {
         .find(|o| {
             o.phase.group == p.group
                 && (o.phase.write || o.phase.name.ends_with("create"))
-                && o.lines.iter().any(|l| matches!(l, Line::Invalid(w) if w.starts_with("the phase failed")))
+                && o.lines
+                    .iter()
+                    .any(|l| matches!(l, Line::Invalid(w) if w.starts_with("the phase failed")))
         })
         .map(|o| o.phase.name)
 }
@@ -165,10 +202,16 @@ fn drop_caches(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     let t = comm.topology();
     let first_here = t.ranks_on(t.node_of(comm.rank())).first() == Some(&comm.rank());
     if first_here {
-        let cmd = r.config.get("global", "drop-caches-cmd").unwrap_or_default();
+        let cmd = r
+            .config
+            .get("global", "drop-caches-cmd")
+            .unwrap_or_default();
         let status = std::process::Command::new("sh").arg("-c").arg(cmd).status();
         if !matches!(status, Ok(s) if s.success()) {
-            eprintln!("io500: warning: drop-caches-cmd failed on task {}: {cmd}", comm.rank());
+            eprintln!(
+                "io500: warning: drop-caches-cmd failed on task {}: {cmd}",
+                comm.rank()
+            );
         }
     }
     Ok(())

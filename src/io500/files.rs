@@ -20,8 +20,16 @@ pub fn write_all(
     f: &Finished,
 ) -> Result<()> {
     let extended = f.extended.is_some();
-    write(&dirs.results, "result_summary.txt", &summary(r, f, extended))?;
-    write(&dirs.results, "result.txt", &result_txt(r, dirs, began, run_notes, f))
+    write(
+        &dirs.results,
+        "result_summary.txt",
+        &summary(r, f, extended),
+    )?;
+    write(
+        &dirs.results,
+        "result.txt",
+        &result_txt(r, dirs, began, run_notes, f),
+    )
 }
 
 fn write(dir: &str, name: &str, text: &str) -> Result<()> {
@@ -80,7 +88,14 @@ fn hash_of(score: &Score, outcomes: &[PhaseOutcome], extended: bool) -> u32 {
         .map(|o| (o.phase.name, o.score))
         .collect();
     let version = (!extended).then(super::version);
-    hash::score_hash(version.as_deref(), &scored, score.md, score.bw, score.total, score.valid)
+    hash::score_hash(
+        version.as_deref(),
+        &scored,
+        score.md,
+        score.bw,
+        score.total,
+        score.valid,
+    )
 }
 
 /// Whether a phase's score is in the `[SCORE]` (or `[SCOREX]`) hash.
@@ -98,7 +113,11 @@ fn score_section(name: &str, score: &Score, outcomes: &[PhaseOutcome], extended:
     let mut s = format!("[{name}]\n");
     let _ = writeln!(s, "{}", key_value("MD", format!("{:.6}", score.md)));
     let _ = writeln!(s, "{}", key_value("BW", format!("{:.6}", score.bw)));
-    let _ = writeln!(s, "{}", key_value("SCORE", format!("{:.6}{invalid}", score.total)));
+    let _ = writeln!(
+        s,
+        "{}",
+        key_value("SCORE", format!("{:.6}{invalid}", score.total))
+    );
     let _ = writeln!(s, "{}", key_value("hash", format!("{h:X}")));
     s
 }

@@ -133,7 +133,11 @@ fn summarize(ranks: Vec<RankFind>) -> FindResult {
         found,
         scanned,
         time_s,
-        rate: if time_s > 0.0 { scanned as f64 / time_s } else { 0.0 },
+        rate: if time_s > 0.0 {
+            scanned as f64 / time_s
+        } else {
+            0.0
+        },
         ranks,
     }
 }
@@ -234,13 +238,19 @@ impl<'a> Walk<'a> {
 
     /// Every queue to rank 0, dealt round-robin to all tasks.
     fn deal(&mut self, comm: &dyn Comm) -> Result<()> {
-        let mine: Vec<String> = self.queue.drain(..).map(|p| p.to_string_lossy().into_owned()).collect();
+        let mine: Vec<String> = self
+            .queue
+            .drain(..)
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
         self.mine.donated += mine.len() as u64;
         let bytes = serde_json::to_vec(&mine).map_err(|e| Error::Comm(e.to_string()))?;
         let all = comm.gather(0, &bytes)?;
         let mut hands: Vec<Vec<String>> = vec![Vec::new(); comm.size()];
         if comm.rank() == 0 {
-            let every = all.iter().filter_map(|b| serde_json::from_slice::<Vec<String>>(b).ok());
+            let every = all
+                .iter()
+                .filter_map(|b| serde_json::from_slice::<Vec<String>>(b).ok());
             for (i, dir) in every.flatten().enumerate() {
                 hands[i % comm.size()].push(dir);
             }

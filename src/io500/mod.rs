@@ -69,7 +69,9 @@ impl Io500Run {
 
     /// `[debug] stonewall-time`.
     pub fn stonewall(&self) -> u64 {
-        self.config.get_uint("debug", "stonewall-time").unwrap_or(300)
+        self.config
+            .get_uint("debug", "stonewall-time")
+            .unwrap_or(300)
     }
 
     /// The shortest valid write phase: 300 s, or 30 s with `scc`.

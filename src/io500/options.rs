@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use super::config::Config;
 use super::phases::{arguments, Setting, PHASES};
 use super::{driver, run_phase, verify, Io500Run, Mode};
-use crate::cli::{Command, Spelling};
 use crate::engine::{self, report_failure};
 use crate::error::{Error, UsageError};
 use crate::run::stop;
@@ -109,7 +108,9 @@ pub fn parse(args: &[String]) -> Result<CommandLine, UsageError> {
         }
     }
     if c.config_file.is_empty() && !matches!(c.action, Action::Help) {
-        return Err(UsageError("no configuration file (io500 CONFIG.ini; see io500 -h)".into()));
+        return Err(UsageError(
+            "no configuration file (io500 CONFIG.ini; see io500 -h)".into(),
+        ));
     }
     Ok(c)
 }
@@ -118,14 +119,18 @@ fn mode(text: &str) -> Result<Mode, UsageError> {
     match text.to_ascii_lowercase().as_str() {
         "standard" => Ok(Mode::Standard),
         "extended" => Ok(Mode::Extended),
-        _ => Err(UsageError(format!("--mode={text}: use standard or extended"))),
+        _ => Err(UsageError(format!(
+            "--mode={text}: use standard or extended"
+        ))),
     }
 }
 
 /// A timestamp names directories: no path separators.
 fn checked_stamp(s: String) -> Result<String, UsageError> {
     match s.is_empty() || s.contains('/') || s == "." || s == ".." {
-        true => Err(UsageError(format!("--timestamp={s}: not usable as a directory name"))),
+        true => Err(UsageError(format!(
+            "--timestamp={s}: not usable as a directory name"
+        ))),
         false => Ok(s),
     }
 }
@@ -158,50 +163,33 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
     Ok(run)
 }
 
-/// The `io500` command.
-pub struct Io500Command;
-
-impl Command for Io500Command {
-    fn name(&self) -> &'static str {
-        "io500"
-    }
-
-    fn about(&self) -> &'static str {
-        "the IO500 workflow, scored (drop-in for the io500 harness)"
-    }
-
-    fn main(&self, _program: &str, args: Vec<String>) -> ExitCode {
-        let c = match parse(&args) {
-            Ok(c) => c,
-            Err(e) => return report_failure("io500", &Error::Usage(e)),
-        };
-        match &c.action {
-            Action::Help => {
-                print!("{HELP}");
-                ExitCode::SUCCESS
-            }
-            Action::Verify(file) => verify::main(&c.config_file, file),
-            _ => run(&c),
+/// `io500 ARGS`: the command's entry point.
+pub fn main(args: &[String]) -> ExitCode {
+    let c = match parse(args) {
+        Ok(c) => c,
+        Err(e) => return report_failure("io500", &Error::Usage(e)),
+    };
+    match &c.action {
+        Action::Help => {
+            print!("{HELP}");
+            ExitCode::SUCCESS
         }
+        Action::Verify(file) => verify::main(&c.config_file, file),
+        _ => run(&c),
     }
+}
 
-    fn options(&self) -> Vec<Spelling> {
-        SPELLINGS
-            .iter()
-            .map(|(name, value)| Spelling {
-                name: name.to_string(),
-                value: *value,
-                directive: false,
-            })
-            .collect()
-    }
+/// The options' spellings, and whether each takes a value.
+pub fn spellings() -> &'static [(&'static str, bool)] {
+    &SPELLINGS
+}
 
-    fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
-        let c = parse(args)?;
-        match c.action {
-            Action::Run => prepare(&c).map(|_| ()),
-            _ => Ok(()),
-        }
+/// Parses and checks a command line without running anything.
+pub fn check(args: &[String]) -> Result<(), UsageError> {
+    let c = parse(args)?;
+    match c.action {
+        Action::Run => prepare(&c).map(|_| ()),
+        _ => Ok(()),
     }
 }
 
@@ -212,7 +200,10 @@ fn run(c: &CommandLine) -> ExitCode {
     };
     let printed = match c.action {
         Action::List { mandatory } => Some(run.config.list(mandatory)),
-        Action::ConfigHash => Some(format!("config-hash     = {:X}\n", run.config.config_hash())),
+        Action::ConfigHash => Some(format!(
+            "config-hash     = {:X}\n",
+            run.config.config_hash()
+        )),
         _ => None,
     };
     if let Some(text) = printed {

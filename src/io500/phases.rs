@@ -70,15 +70,33 @@ use Scored::*;
 /// Every phase, in IO500's order.
 pub const PHASES: [Phase; 19] = [
     write(phase("ior-easy-write", "ior-easy", Ior, false, Bandwidth)),
-    write(phase("mdtest-easy-write", "mdtest-easy", Mdtest, false, Metadata)),
+    write(phase(
+        "mdtest-easy-write",
+        "mdtest-easy",
+        Mdtest,
+        false,
+        Metadata,
+    )),
     phase("mdworkbench-create", "mdworkbench", MdWorkbench, true, No),
     phase("timestamp", "timestamp", Timestamp, false, No),
     phase("find-easy", "find-easy", Find, true, ExtendedMetadata),
     write(phase("ior-hard-write", "ior-hard", Ior, false, Bandwidth)),
-    write(phase("mdtest-hard-write", "mdtest-hard", Mdtest, false, Metadata)),
+    write(phase(
+        "mdtest-hard-write",
+        "mdtest-hard",
+        Mdtest,
+        false,
+        Metadata,
+    )),
     phase("find", "find", Find, false, Metadata),
     phase("find-hard", "find-hard", Find, true, ExtendedMetadata),
-    phase("mdworkbench-bench", "mdworkbench", MdWorkbench, true, ExtendedMetadata),
+    phase(
+        "mdworkbench-bench",
+        "mdworkbench",
+        MdWorkbench,
+        true,
+        ExtendedMetadata,
+    ),
     phase("ior-easy-read", "ior-easy", Ior, false, Bandwidth),
     phase("mdtest-easy-stat", "mdtest-easy", Mdtest, false, Metadata),
     phase("ior-hard-read", "ior-hard", Ior, false, Bandwidth),
@@ -156,7 +174,9 @@ impl Setting<'_> {
     }
 
     fn packet(&self) -> String {
-        let t = self.get("global", "dataPacketType").unwrap_or_else(|| "timestamp".into());
+        let t = self
+            .get("global", "dataPacketType")
+            .unwrap_or_else(|| "timestamp".into());
         format!("--dataPacketType={t}")
     }
 
@@ -194,12 +214,18 @@ fn ior_easy(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     a.extend(ior_easy_sizes(s));
     match p.name {
         "ior-easy-write" => {
-            a.extend(words(&format!("-w -D {} -O stoneWallingWearOut=1", s.stonewall)));
+            a.extend(words(&format!(
+                "-w -D {} -O stoneWallingWearOut=1",
+                s.stonewall
+            )));
         }
         _ => a.extend(words("-r -R")),
     }
     a.extend(s.api(p));
-    a.push(format!("-O saveRankPerformanceDetailsCSV={r}/{}.csv", p.name));
+    a.push(format!(
+        "-O saveRankPerformanceDetailsCSV={r}/{}.csv",
+        p.name
+    ));
     split_directives(a)
 }
 
@@ -207,9 +233,11 @@ fn ior_easy(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 fn ior_easy_sizes(s: &Setting<'_>) -> Vec<String> {
     let mut a = vec![
         "-t".into(),
-        s.get("ior-easy", "transferSize").unwrap_or_else(|| "2m".into()),
+        s.get("ior-easy", "transferSize")
+            .unwrap_or_else(|| "2m".into()),
         "-b".into(),
-        s.get("ior-easy", "blockSize").unwrap_or_else(|| "9920000m".into()),
+        s.get("ior-easy", "blockSize")
+            .unwrap_or_else(|| "9920000m".into()),
     ];
     if s.flag("ior-easy", "uniqueDir") {
         a.push("-u".into());
@@ -222,7 +250,9 @@ fn ior_easy_sizes(s: &Setting<'_>) -> Vec<String> {
 
 fn ior_hard(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     let (d, r) = (&s.data, &s.results);
-    let segments = s.get("ior-hard", "segmentCount").unwrap_or_else(|| "10000000".into());
+    let segments = s
+        .get("ior-hard", "segmentCount")
+        .unwrap_or_else(|| "10000000".into());
     let mut a = vec![s.packet()];
     a.extend(words(&format!(
         "-C -Q 1 -g -G={} -k -e -o {d}/ior-hard/file -O stoneWallingStatusFile={r}/ior-hard.stonewall -t 47008 -b 47008 -s {segments}",
@@ -237,7 +267,10 @@ fn ior_hard(p: &Phase, s: &Setting<'_>) -> Vec<String> {
         a.push("-c".into());
     }
     a.extend(s.api(p));
-    a.push(format!("-O saveRankPerformanceDetailsCSV={r}/{}.csv", p.name));
+    a.push(format!(
+        "-O saveRankPerformanceDetailsCSV={r}/{}.csv",
+        p.name
+    ));
     if write {
         a.push("-O stoneWallingWearOut=1".into());
     }
@@ -256,7 +289,10 @@ fn ior_random(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     }
     a.extend(words(&format!("-r -D {} -z -z", s.stonewall)));
     a.extend(s.api(p));
-    a.push(format!("-O saveRankPerformanceDetailsCSV={r}/{}.csv", p.name));
+    a.push(format!(
+        "-O saveRankPerformanceDetailsCSV={r}/{}.csv",
+        p.name
+    ));
     a.extend(words(
         "-t=4096 -b=4096 -s=10000000 -O stoneWallingWearOut=1 -C -Q 2",
     ));
@@ -328,7 +364,9 @@ fn md_workbench(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 /// pfind's arguments, for the `exe` line (pario's find runs in-process).
 fn find(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     let (d, r) = (&s.data, &s.results);
-    let q = s.get(p.group, "pfind-queue-length").unwrap_or_else(|| "10000".into());
+    let q = s
+        .get(p.group, "pfind-queue-length")
+        .unwrap_or_else(|| "10000".into());
     let newer = format!("-newer {r}/timestampfile -size 3901c");
     words(&match p.name {
         "find-easy" => format!("{d}/mdtest-easy/ -name *01* -C -q {q}"),

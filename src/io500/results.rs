@@ -82,7 +82,11 @@ impl PhaseOutcome {
 
     /// Its line on stdout and in `result_summary.txt`.
     pub fn result_line(&self, extended: bool) -> String {
-        let tag = if self.phase.counts(extended) { "[RESULT]" } else { "[      ]" };
+        let tag = if self.phase.counts(extended) {
+            "[RESULT]"
+        } else {
+            "[      ]"
+        };
         let invalid = if self.is_invalid() { " [INVALID]" } else { "" };
         format!(
             "{tag} {:>20} {:>15} {} : time {:.3} seconds{invalid}",
@@ -110,7 +114,11 @@ impl PhaseOutcome {
         if self.phase.kind != super::phases::Kind::Timestamp {
             let _ = writeln!(s, "{}", key_value("score", format!("{:.6}", self.score)));
         }
-        let _ = writeln!(s, "{}", key_value("t_delta", format!("{:.4}", self.t_delta)));
+        let _ = writeln!(
+            s,
+            "{}",
+            key_value("t_delta", format!("{:.4}", self.t_delta))
+        );
         let _ = writeln!(s, "{}", key_value("t_end", &self.t_end));
         s
     }
@@ -233,7 +241,10 @@ mod tests {
             t.result_line(false),
             "[      ]            timestamp        0.000000 kIOPS : time 0.000 seconds"
         );
-        assert_eq!(key_value("throughput-stonewall", "10.31"), "throughput-stonewall = 10.31");
+        assert_eq!(
+            key_value("throughput-stonewall", "10.31"),
+            "throughput-stonewall = 10.31"
+        );
         assert_eq!(key_value("score", "1.0"), "score           = 1.0");
     }
 

@@ -73,7 +73,11 @@ fn ior(
     let Some(test) = report.tests.first() else {
         return Ok(());
     };
-    let access = if p.name.ends_with("write") { "write" } else { "read" };
+    let access = if p.name.ends_with("write") {
+        "write"
+    } else {
+        "read"
+    };
     let Some(r) = test.results.iter().find(|r| r.access == access) else {
         return Ok(());
     };
@@ -121,11 +125,18 @@ fn mdtest(
     };
     let op = operation(p.name);
     if let (true, Some(s)) = (p.write, &iteration.stonewall) {
-        let rate = if s.time_s > 0.0 { s.items_sum as f64 / s.time_s } else { 0.0 };
+        let rate = if s.time_s > 0.0 {
+            s.items_sum as f64 / s.time_s
+        } else {
+            0.0
+        };
         o.value("rate-stonewall", format!("{rate:.6}"));
     }
     if sweep.verification_errors > 0 {
-        o.invalid(format!("{} files read back wrong", sweep.verification_errors));
+        o.invalid(format!(
+            "{} files read back wrong",
+            sweep.verification_errors
+        ));
     }
     if let Some(r) = iteration.phases.iter().find(|r| r.operation == op) {
         o.score = r.rate / 1000.0;
@@ -145,16 +156,26 @@ fn md_workbench(
     let report = run_into(&MdWorkbench, comm, &params, Some(text))?;
     o.value("filesPerProc", objects);
     o.value("precreatePerSet", params.params.precreate);
-    let errors: u64 = report.phases.iter().map(|ph| ph.counts.errors.total()).sum();
+    let errors: u64 = report
+        .phases
+        .iter()
+        .map(|ph| ph.counts.errors.total())
+        .sum();
     if errors > 0 {
         o.invalid(format!("md-workbench counted {errors} errors"));
     }
     let phases = &report.phases;
     let last = phases.last();
-    o.value("maxOpTime", format!("{:.6}", last.map_or(0.0, |ph| ph.op_max_s)));
+    o.value(
+        "maxOpTime",
+        format!("{:.6}", last.map_or(0.0, |ph| ph.op_max_s)),
+    );
     if p.name == "mdworkbench-bench" {
         if phases.len() != 2 {
-            o.invalid(format!("{} benchmark iterations ran instead of 2", phases.len()));
+            o.invalid(format!(
+                "{} benchmark iterations ran instead of 2",
+                phases.len()
+            ));
         }
         if let Some(first) = phases.first() {
             o.value("scoreIteration0", format!("{:.6}", first.rate / 1000.0));

@@ -33,7 +33,13 @@ pub fn parse(text: &str) -> Sections {
 /// The checks of a result file against a configuration: (what, expected,
 /// found) for each hash.
 pub fn checks(config: &Config, result: &Sections) -> Vec<(String, String, String)> {
-    let get = |s: &str, k: &str| result.get(s).and_then(|m| m.get(k)).cloned().unwrap_or_default();
+    let get = |s: &str, k: &str| {
+        result
+            .get(s)
+            .and_then(|m| m.get(k))
+            .cloned()
+            .unwrap_or_default()
+    };
     let mut out = vec![(
         "config-hash".to_string(),
         format!("{:X}", config.config_hash()),
@@ -50,12 +56,27 @@ pub fn checks(config: &Config, result: &Sections) -> Vec<(String, String, String
             .map(|p| (p.name, get(p.name, "score").parse().unwrap_or(0.0)))
             .collect();
         let number = |k: &str| -> f64 {
-            get(section, k).split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0.0)
+            get(section, k)
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.0)
         };
         let valid = !get(section, "SCORE").contains("INVALID");
         let version = (!extended).then_some(version.as_str());
-        let h = hash::score_hash(version, &scored, number("MD"), number("BW"), number("SCORE"), valid);
-        out.push((format!("{section} hash"), format!("{h:X}"), get(section, "hash")));
+        let h = hash::score_hash(
+            version,
+            &scored,
+            number("MD"),
+            number("BW"),
+            number("SCORE"),
+            valid,
+        );
+        out.push((
+            format!("{section} hash"),
+            format!("{h:X}"),
+            get(section, "hash"),
+        ));
     }
     out
 }
@@ -81,7 +102,9 @@ pub fn main(config_file: &str, result_file: &str) -> ExitCode {
         ok &= matches;
         match matches {
             true => println!("{what}: OK ({found})"),
-            false => println!("{what}: MISMATCH: the file says {found}, its values give {expected}"),
+            false => {
+                println!("{what}: MISMATCH: the file says {found}, its values give {expected}")
+            }
         }
     }
     match ok {
