@@ -101,7 +101,10 @@ impl Command for Io500 {
             value: *value,
             directive: false,
         };
-        crate::io500::options::spellings().iter().map(spell).collect()
+        crate::io500::options::spellings()
+            .iter()
+            .map(spell)
+            .collect()
     }
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {

@@ -167,7 +167,10 @@ fn a_standard_run_scores_every_phase_and_leaves_only_results() {
     let score = &result["SCORE"];
     let close = |text: &str, want: f64| {
         let got: f64 = text.split_whitespace().next().unwrap().parse().unwrap();
-        assert!((got - want).abs() <= 1e-6 + want * 1e-5, "{got} against {want}");
+        assert!(
+            (got - want).abs() <= 1e-6 + want * 1e-5,
+            "{got} against {want}"
+        );
     };
     close(&score["BW"], bw);
     close(&score["MD"], md);
@@ -324,7 +327,10 @@ fn an_extended_run_adds_its_phases_and_scorex() {
     h ^= pair("valid", "NO");
     assert_eq!(x["hash"], format!("{h:X}"));
     let bench = std::fs::read_to_string(out.join("mdworkbench-bench.txt")).unwrap();
-    assert_eq!(bench.lines().filter(|l| l.starts_with("benchmark")).count(), 2);
+    assert_eq!(
+        bench.lines().filter(|l| l.starts_with("benchmark")).count(),
+        2
+    );
     assert!(!dir.path().join("data/T4").exists());
 }
 
@@ -336,7 +342,10 @@ fn skipped_phases_score_zero_and_invalidate() {
     r.ok();
     assert_eq!(results(&r.stdout)["ior-hard-read"], (0.0, true));
     let result = std::fs::read_to_string(dir.path().join("results/T5/result.txt")).unwrap();
-    assert!(result.contains("; WARNING run = FALSE: the phase was skipped"), "{result}");
+    assert!(
+        result.contains("; WARNING run = FALSE: the phase was skipped"),
+        "{result}"
+    );
 }
 
 #[test]
@@ -356,7 +365,12 @@ fn a_full_file_system_invalidates_the_phase_and_leaves_nothing() {
     std::fs::write(&cfg, text).unwrap();
     let r = io500(dir.path(), 2, &[cfg.to_str().unwrap(), "--timestamp=T6"]);
     assert_eq!(r.status, 1, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.stderr.contains("phases failed (see result.txt): ior-hard-write"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("phases failed (see result.txt): ior-hard-write"),
+        "{}",
+        r.stderr
+    );
     let res = results(&r.stdout);
     assert_eq!(res["ior-hard-write"], (0.0, true));
     assert_eq!(res["ior-hard-read"], (0.0, true));

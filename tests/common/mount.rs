@@ -49,4 +49,3 @@ impl Drop for Mount {
         let _ = Command::new("umount").arg(self.dir.path()).status();
     }
 }
-
