@@ -224,6 +224,26 @@ fn a_standard_run_scores_every_phase_and_leaves_only_results() {
     // The phase outputs are the tools' own.
     let ior_text = std::fs::read_to_string(out.join("ior-easy-write.txt")).unwrap();
     assert!(ior_text.contains("Max Write:"), "{ior_text}");
+    // result.json: every phase, its figures and the tool's own report.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    let phases = json["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 14);
+    for p in phases {
+        let name = p["name"].as_str().unwrap();
+        let score = p["score"].as_f64().unwrap();
+        assert_eq!(
+            format!("{score:.6}"),
+            format!("{:.6}", res[name].0),
+            "{name}"
+        );
+    }
+    assert!(phases[0]["report"]["tests"][0]["Results"].is_array());
+    assert_eq!(
+        phases[1]["report"]["tests"][0]["iterations"][0]["phases"][0]["operation"],
+        "File creation"
+    );
+    assert_eq!(json["score"]["hash"], score["hash"].as_str());
     let summary = std::fs::read_to_string(out.join("result_summary.txt")).unwrap();
     assert!(summary.starts_with("IO500 version pario-"), "{summary}");
     assert_eq!(summary.lines().count(), 16);
@@ -379,4 +399,85 @@ fn a_full_file_system_invalidates_the_phase_and_leaves_nothing() {
     // The user's file only: the run removed all it made.
     assert_eq!(entries(mount.path()), ["data", "user.txt"]);
     assert_eq!(entries(&mount.path().join("data")), Vec::<String>::new());
+}
+
+#[test]
+fn an_external_find_script_gives_the_find_figures() {
+    let dir = tempdir().unwrap();
+    let script = dir.path().join("find.sh");
+    std::fs::write(&script, "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/find-args\"\necho scanning\necho MATCHED 7/1234\n").unwrap();
+    std::process::Command::new("chmod")
+        .arg("755")
+        .arg(&script)
+        .status()
+        .unwrap();
+    let extra = format!(
+        "[find]\nexternal-script = {}\nexternal-extra-args = --fast\n",
+        script.display()
+    );
+    let cfg = config(dir.path(), &extra);
+    let r = io500(dir.path(), 2, &[&cfg, "--timestamp=T8"]);
+    r.ok();
+    let result = ini(&std::fs::read_to_string(dir.path().join("results/T8/result.txt")).unwrap());
+    assert_eq!(result["find"]["found"], "7");
+    assert_eq!(result["find"]["total-files"], "1234");
+    let args = std::fs::read_to_string(dir.path().join("find-args")).unwrap();
+    let data = dir.path().join("data/T8");
+    assert_eq!(
+        args.trim(),
+        format!(
+            "--fast {} -newer {}/timestampfile -size 3901c -name *01* -C -q 10000",
+            data.display(),
+            dir.path().join("results/T8").display()
+        )
+    );
+}
+
+/// The `exe` line of `phase` in a result file.
+fn exe(result: &str, phase: &str) -> Vec<String> {
+    let section = result.split(&format!("[{phase}]\n")).nth(1).unwrap();
+    let line = section.lines().find(|l| l.starts_with("exe")).unwrap();
+    line.split(" = ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn cleanup_removes_what_an_interrupted_run_left() {
+    let dir = tempdir().unwrap();
+    let cfg = config(dir.path(), "");
+    io500(dir.path(), 1, &[&cfg, "--dry-run", "--timestamp=T9"]).ok();
+    let result = std::fs::read_to_string(dir.path().join("results/T9/result.txt")).unwrap();
+    // What a run stopped after its write phases leaves: their commands, run
+    // by hand with pario's tools.
+    std::fs::create_dir_all(dir.path().join("data/T9/ior-easy")).unwrap();
+    for phase in ["ior-easy-write", "mdtest-easy-write", "mdtest-hard-write"] {
+        let words = exe(&result, phase);
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let run = match words[0].as_str() {
+            "ior" => common::ior(dir.path(), 1, &args),
+            _ => common::mdtest(dir.path(), 1, &args),
+        };
+        run.ok();
+    }
+    assert!(dir.path().join("data/T9/mdtest-easy").exists());
+    let r = io500(dir.path(), 1, &[&cfg, "--cleanup", "--timestamp=T9"]);
+    r.ok();
+    let lines: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" : time "))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("-delete") && !l.ends_with("[INVALID]")),
+        "{}",
+        r.stdout
+    );
+    assert!(!dir.path().join("data/T9").exists());
 }

@@ -51,7 +51,10 @@ impl Dirs {
         let data = Path::new(&self.data);
         let existed = data.exists();
         if rank == 0 {
-            self.check_data(existed)?;
+            // --cleanup removes an earlier run's data: it is there.
+            if !r.cleanup {
+                self.check_data(existed)?;
+            }
             make(&self.data)?;
             make(&self.results)?;
             // ior does not make its file's directory; the harness does.
@@ -61,7 +64,7 @@ impl Dirs {
             write(&self.results, "config-orig.ini", &r.config_text)?;
             write(&self.results, "config.ini", &r.config.effective_ini())?;
         }
-        self.made_data = !existed;
+        self.made_data = !existed || r.cleanup;
         Ok(())
     }
 

@@ -57,27 +57,7 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         }
     }
     let began = now();
-    let mut outcomes = Vec::new();
-    let mut stopped = None;
-    for p in PHASES
-        .iter()
-        .filter(|p| p.in_mode(extended) && r.selected(p))
-    {
-        let o = match one_phase(comm, r, p, &setting, &outcomes) {
-            Ok(o) => o,
-            Err(e) => {
-                stopped = Some(e);
-                break;
-            }
-        };
-        if p.name == "mdtest-easy-write" && r.configured_mdw_objects().is_none() {
-            setting.mdw_objects = mdw_objects(o.score, stonewall, comm.size());
-        }
-        if comm.rank() == 0 {
-            print_outcome(&o, extended);
-        }
-        outcomes.push(o);
-    }
+    let (outcomes, stopped) = run_phases(comm, r, &mut setting);
     comm.barrier()?;
     agree(comm, dirs.clean_up(comm.rank()))?;
     if let Some(e) = stopped {
@@ -119,6 +99,45 @@ fn failed_phases(outcomes: &[PhaseOutcome]) -> Vec<String> {
         .collect()
 }
 
+/// Every phase of the run in order, until a signal stops one.
+fn run_phases(
+    comm: &dyn Comm,
+    r: &Io500Run,
+    setting: &mut Setting<'_>,
+) -> (Vec<PhaseOutcome>, Option<Error>) {
+    let extended = r.mode == Mode::Extended;
+    let chosen: Vec<&'static Phase> = PHASES
+        .iter()
+        .filter(|p| p.in_mode(extended) && r.selected(p))
+        .collect();
+    let live = comm.rank() == 0 && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut outcomes = Vec::new();
+    let mut stopped = None;
+    for (k, p) in chosen.iter().copied().enumerate() {
+        if live {
+            progress(k, chosen.len(), p, setting.stonewall, &outcomes, extended);
+        }
+        let o = match one_phase(comm, r, p, setting, &outcomes) {
+            Ok(o) => o,
+            Err(e) => {
+                stopped = Some(e);
+                break;
+            }
+        };
+        if p.name == "mdtest-easy-write" && r.configured_mdw_objects().is_none() {
+            setting.mdw_objects = mdw_objects(o.score, setting.stonewall, comm.size());
+        }
+        if live {
+            eprint!("\r\x1b[K");
+        }
+        if comm.rank() == 0 {
+            print_outcome(&o, extended);
+        }
+        outcomes.push(o);
+    }
+    (outcomes, stopped)
+}
+
 /// md-workbench's objects per dataset when not configured: what
 /// mdtest-easy-write created per second, over the stonewall time (at most a
 /// minute), per task and dataset.
@@ -137,7 +156,9 @@ fn one_phase(
 ) -> Result<PhaseOutcome> {
     let mut o = PhaseOutcome::new(p, now());
     let args = arguments(p, setting);
-    if p.kind != Kind::Timestamp {
+    if let Some(script) = external_script(p, setting) {
+        o.exe = Some(script);
+    } else if p.kind != Kind::Timestamp {
         o.exe = Some(
             std::iter::once(program(p.kind).to_string())
                 .chain(args.clone())
@@ -161,6 +182,7 @@ fn one_phase(
             data: &setting.data,
             results: &setting.results,
             stonewall: setting.stonewall,
+            script: external_script(p, setting),
         };
         let outcome = run_phase::run(comm, p, &args, &at, &mut o);
         comm.barrier()?;
@@ -178,6 +200,24 @@ fn one_phase(
         o.judge(setting.stonewall, r.minimum_runtime());
     }
     Ok(o)
+}
+
+/// A find phase's `external-script` command: launcher arguments, the
+/// script, its extra arguments, then pfind's arguments (the glob quoted).
+fn external_script(p: &Phase, s: &Setting<'_>) -> Option<String> {
+    if p.kind != Kind::Find {
+        return None;
+    }
+    let script = s.config.get(p.group, "external-script")?;
+    let get = |k: &str| s.config.get(p.group, k).unwrap_or_default();
+    let args: Vec<String> = arguments(p, s)
+        .into_iter()
+        .map(|a| if a.contains('*') { format!("'{a}'") } else { a })
+        .collect();
+    let words = [get("external-mpi-args"), script, get("external-extra-args")];
+    let mut line: Vec<&str> = words.into_iter().filter(|w| !w.is_empty()).collect();
+    line.extend(args.iter().map(String::as_str));
+    Some(line.join(" "))
 }
 
 /// The earlier phase of the same group whose files `p` needs, if it failed.
@@ -215,6 +255,23 @@ fn drop_caches(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The live line on a terminal: the phase, roughly how long it takes (a
+/// write phase lasts the stonewall time), and the score so far.
+fn progress(k: usize, n: usize, p: &Phase, stonewall: u64, done: &[PhaseOutcome], extended: bool) {
+    let so_far = score(done, extended, true);
+    let length = match p.write {
+        true => format!(", about {stonewall} s"),
+        false => String::new(),
+    };
+    eprint!(
+        "\r\x1b[K[io500 {}/{n}] {}{length} | so far: BW {:.3} GiB/s, MD {:.3} kIOPS",
+        k + 1,
+        p.name,
+        so_far.bw,
+        so_far.md
+    );
 }
 
 fn print_outcome(o: &PhaseOutcome, extended: bool) {

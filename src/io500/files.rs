@@ -29,7 +29,10 @@ pub fn write_all(
         &dirs.results,
         "result.txt",
         &result_txt(r, dirs, began, run_notes, f),
-    )
+    )?;
+    let json = super::json::document(r, dirs, began, f, |s, x| hash_of(s, &f.outcomes, x));
+    let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
+    write(&dirs.results, "result.json", &text)
 }
 
 fn write(dir: &str, name: &str, text: &str) -> Result<()> {

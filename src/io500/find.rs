@@ -29,7 +29,7 @@ pub struct FindSpec {
 }
 
 /// One task's walk.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct RankFind {
     pub found: u64,
     /// Entries other than directories seen.
@@ -84,7 +84,7 @@ impl Record for RankFind {
 }
 
 /// The walk over all tasks (complete on rank 0).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct FindResult {
     pub found: u64,
     pub scanned: u64,

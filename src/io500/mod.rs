@@ -14,6 +14,7 @@ pub mod driver;
 pub mod files;
 pub mod find;
 pub mod hash;
+pub mod json;
 pub mod options;
 pub mod phases;
 pub mod results;

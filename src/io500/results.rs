@@ -32,6 +32,8 @@ pub struct PhaseOutcome {
     pub lines: Vec<Line>,
     /// `run = FALSE`.
     pub skipped: bool,
+    /// The tool's own report, as its JSON (rank 0; for `result.json`).
+    pub report: Option<serde_json::Value>,
 }
 
 impl PhaseOutcome {
@@ -45,6 +47,7 @@ impl PhaseOutcome {
             score: 0.0,
             lines: Vec::new(),
             skipped: false,
+            report: None,
         }
     }
 
@@ -73,11 +76,28 @@ impl PhaseOutcome {
             }
             if self.t_delta < minimum as f64 {
                 self.invalid("Runtime is smaller than expected minimum runtime");
+                let hint = self.explain(minimum.max(stonewall));
+                self.lines.push(Line::Warning(hint));
             }
         }
         if self.phase.scored != Scored::No && self.score <= 0.0 && !self.is_invalid() {
             self.invalid("the phase did not score (it did not run, or measured nothing)");
         }
+    }
+
+    /// Why a write phase was short, in plain words: the stonewall never
+    /// stopped it, so it ran out of work.
+    fn explain(&self, needed: u64) -> String {
+        let knob = match self.phase.group {
+            "ior-easy" => "raise [ior-easy] blockSize",
+            "ior-hard" => "raise [ior-hard] segmentCount",
+            _ => "raise n in its section",
+        };
+        format!(
+            "{} ran {:.1} s; a valid run needs {needed} s: it ran out of work before the \
+             stonewall, so {knob} (or lower the task count)",
+            self.phase.name, self.t_delta
+        )
     }
 
     /// Its line on stdout and in `result_summary.txt`.
@@ -262,7 +282,12 @@ mod tests {
                     "Runtime of phase (1.026124) is below stonewall time. This shouldn't happen!"
                         .into()
                 ),
-                &Line::Invalid("Runtime is smaller than expected minimum runtime".into())
+                &Line::Invalid("Runtime is smaller than expected minimum runtime".into()),
+                &Line::Warning(
+                    "mdtest-easy-write ran 1.0 s; a valid run needs 300 s: it ran out of work \
+                     before the stonewall, so raise n in its section (or lower the task count)"
+                        .into()
+                ),
             ]
         );
         let mut read = PhaseOutcome::new(by_name("ior-easy-read").unwrap(), String::new());

@@ -20,6 +20,8 @@ pub struct Places<'a> {
     pub data: &'a str,
     pub results: &'a str,
     pub stonewall: u64,
+    /// A find phase's `external-script` command line, if configured.
+    pub script: Option<String>,
 }
 
 /// Runs `p` with `args`, filling `o` with its score and values. An error
@@ -36,6 +38,7 @@ pub fn run(
         Kind::Ior => ior(comm, p, args, &text, at, o),
         Kind::Mdtest => mdtest(comm, p, args, &text, o),
         Kind::MdWorkbench => md_workbench(comm, p, args, &text, o),
+        Kind::Find if at.script.is_some() => external_find(comm, at, o),
         Kind::Find => find_phase(comm, p, at, o),
         Kind::Timestamp => timestamp(comm, at),
     }
@@ -70,6 +73,7 @@ fn ior(
 ) -> Result<()> {
     let params = parsed(&Ior, args)?;
     let report = run_into(&Ior, comm, &params, Some(text))?;
+    o.report = serde_json::to_value(&report).ok();
     let Some(test) = report.tests.first() else {
         return Ok(());
     };
@@ -117,6 +121,7 @@ fn mdtest(
 ) -> Result<()> {
     let params = parsed(&Mdtest, args)?;
     let report = run_into(&Mdtest, comm, &params, Some(text))?;
+    o.report = serde_json::to_value(&report).ok();
     let Some(sweep) = report.tests.first() else {
         return Ok(());
     };
@@ -154,6 +159,7 @@ fn md_workbench(
     let params = parsed(&MdWorkbench, args)?;
     let objects = params.params.objects;
     let report = run_into(&MdWorkbench, comm, &params, Some(text))?;
+    o.report = serde_json::to_value(&report).ok();
     o.value("filesPerProc", objects);
     o.value("precreatePerSet", params.params.precreate);
     let errors: u64 = report
@@ -204,6 +210,7 @@ fn find_phase(comm: &dyn Comm, p: &Phase, at: &Places<'_>, o: &mut PhaseOutcome)
         size: (p.name != "find-easy").then_some(3901),
     };
     let found = find::find(comm, &spec)?;
+    o.report = serde_json::to_value(&found).ok();
     if comm.rank() == 0 {
         let csv = format!("{}/{}.csv", at.results, p.name);
         let written = std::fs::write(&csv, find::csv(&found));
@@ -217,6 +224,59 @@ fn find_phase(comm: &dyn Comm, p: &Phase, at: &Places<'_>, o: &mut PhaseOutcome)
     }
     o.score = found.rate / 1000.0;
     Ok(())
+}
+
+/// `external-script`: rank 0 runs the command; its last line
+/// `MATCHED found/scanned` gives the figures, its exit status the verdict.
+fn external_find(comm: &dyn Comm, at: &Places<'_>, o: &mut PhaseOutcome) -> Result<()> {
+    let script = at.script.as_deref().unwrap_or_default();
+    let start = std::time::Instant::now();
+    let outcome = match comm.rank() {
+        0 => run_script(script),
+        _ => Ok((0, 0)),
+    };
+    let (found, scanned) = agree(comm, outcome)?;
+    let secs = start.elapsed().as_secs_f64();
+    let (found, scanned): (u64, u64) = crate::comm::broadcast_value(comm, 0, &(found, scanned))?;
+    o.value("found", found);
+    o.value("total-files", scanned);
+    if found == 0 {
+        o.invalid("find found no file");
+    }
+    o.score = if secs > 0.0 {
+        scanned as f64 / secs / 1000.0
+    } else {
+        0.0
+    };
+    Ok(())
+}
+
+fn run_script(script: &str) -> Result<(u64, u64)> {
+    let failed = |why: String| Error::task(0, format!("external find '{script}': {why}"));
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .map_err(|e| failed(e.to_string()))?;
+    if !out.status.success() {
+        return Err(failed(format!("it ended with {}", out.status)));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    let counts = last
+        .trim()
+        .strip_prefix("MATCHED ")
+        .and_then(|v| v.split_once('/'));
+    match counts.map(|(f, s)| (f.trim().parse(), s.trim().parse())) {
+        Some((Ok(f), Ok(s))) => Ok((f, s)),
+        _ => Err(failed(format!(
+            "its last line is '{last}', not MATCHED found/scanned"
+        ))),
+    }
 }
 
 /// The status-change time of `path`.
