@@ -204,13 +204,13 @@ impl Score {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::io500::phases::by_name;
 
     /// The scores of the official harness's scaled-down run
     /// (tests/data/io500/result.txt).
-    const SAMPLE: [(&str, f64); 14] = [
+    pub(crate) const SAMPLE: [(&str, f64); 14] = [
         ("ior-easy-write", 10.252616),
         ("mdtest-easy-write", 393.174225),
         ("ior-hard-write", 5.000238),

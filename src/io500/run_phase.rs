@@ -52,6 +52,21 @@ fn parsed<T: Tool>(tool: &T, args: &[String]) -> Result<T::Params> {
     }
 }
 
+/// Parses and runs a tool with its text to `text`; its report's JSON goes
+/// to `result.json`.
+fn tool_phase<T: Tool>(
+    tool: &T,
+    comm: &dyn Comm,
+    args: &[String],
+    text: &str,
+    o: &mut PhaseOutcome,
+) -> Result<(T::Params, T::Report)> {
+    let params = parsed(tool, args)?;
+    let report = run_into(tool, comm, &params, Some(text))?;
+    o.report = serde_json::to_value(&report).ok();
+    Ok((params, report))
+}
+
 /// Checks a phase's command line without running anything.
 pub fn check(p: &Phase, args: &[String]) -> std::result::Result<(), crate::error::UsageError> {
     let outcome = match p.kind {
@@ -71,9 +86,7 @@ fn ior(
     at: &Places<'_>,
     o: &mut PhaseOutcome,
 ) -> Result<()> {
-    let params = parsed(&Ior, args)?;
-    let report = run_into(&Ior, comm, &params, Some(text))?;
-    o.report = serde_json::to_value(&report).ok();
+    let (_, report) = tool_phase(&Ior, comm, args, text, o)?;
     let Some(test) = report.tests.first() else {
         return Ok(());
     };
@@ -119,9 +132,7 @@ fn mdtest(
     text: &str,
     o: &mut PhaseOutcome,
 ) -> Result<()> {
-    let params = parsed(&Mdtest, args)?;
-    let report = run_into(&Mdtest, comm, &params, Some(text))?;
-    o.report = serde_json::to_value(&report).ok();
+    let (_, report) = tool_phase(&Mdtest, comm, args, text, o)?;
     let Some(sweep) = report.tests.first() else {
         return Ok(());
     };
@@ -156,10 +167,8 @@ fn md_workbench(
     text: &str,
     o: &mut PhaseOutcome,
 ) -> Result<()> {
-    let params = parsed(&MdWorkbench, args)?;
+    let (params, report) = tool_phase(&MdWorkbench, comm, args, text, o)?;
     let objects = params.params.objects;
-    let report = run_into(&MdWorkbench, comm, &params, Some(text))?;
-    o.report = serde_json::to_value(&report).ok();
     o.value("filesPerProc", objects);
     o.value("precreatePerSet", params.params.precreate);
     let errors: u64 = report
