@@ -59,6 +59,10 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            compiled with gcc) making the same system calls in the same
            layout, 1 and TASKS tasks (--mdtest-tasks); target: the median
            paired ratio pario/loop >= 0.95 for every phase
+  mdworkbench  md-workbench -D 10 -I 1000 -P 1000 -R 3 against a C loop
+           (mdwloop.c) making the same system calls in the same order, and
+           with its per-operation timing off (--recordLatency=0), 1 and TASKS
+           tasks (--mdtest-tasks); target: paired pario/loop >= 0.95
   build    this build (--ior, --mdtest) against a previous one (--baseline
            DIR holding its ior and mdtest), the same commands in the same
            rounds: ior -t 1m -b 256m -s 4 -F -e and -t 4k -b 64m -F with TASKS

@@ -15,8 +15,8 @@ from . import machine, report
 from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
-from .workloads import (dummy, fio, instructions, integrity, latency, mdtest, mem, mpi,
-                        residency, stops, syscalls)
+from .workloads import (dummy, fio, instructions, integrity, latency, mdtest, mdworkbench,
+                        mem, mpi, residency, stops, syscalls)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
@@ -26,7 +26,7 @@ WORKLOADS = {
     "syscalls": syscalls.run, "mpi": mpi.engines, "mpiio": mpi.mpiio,
     "fixedcost": mpi.fixedcost, "latency": latency.run, "residency": residency.run,
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
-    "instructions": instructions.run, "stops": stops.run,
+    "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]

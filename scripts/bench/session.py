@@ -8,7 +8,7 @@ from .machine import QUIET, CpuMeter, quiet_rounds, wait_idle
 from .proc import BenchError, files_in, log, run_cmd
 
 # Rounds and warm-up rounds when --rounds / --warmup are not given.
-ROUNDS = {"integrity": 9, "mdtest": 7, "build": 15}
+ROUNDS = {"integrity": 9, "mdtest": 7, "mdworkbench": 7, "build": 15}
 WARMUP = {"mdtest": 0}
 
 
