@@ -59,6 +59,12 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            compiled with gcc) making the same system calls in the same
            layout, 1 and TASKS tasks (--mdtest-tasks); target: the median
            paired ratio pario/loop >= 0.95 for every phase
+  find     io500's find (examples/find.rs) against a minimal parallel walk
+           (findloop.c) on a tree of --find-files files made by mdtest, 1 and
+           TASKS tasks; target: paired pario/loop >= 0.95 in entries/s
+  io500    a scaled-down io500 run: the time outside its phases (target
+           < 1 s), and its two first write phases' figures against their
+           exe lines run alone with ior and mdtest
   mdworkbench  md-workbench -D 10 -I 1000 -P 1000 -R 3 against a C loop
            (mdwloop.c) making the same system calls in the same order, and
            with its per-operation timing off (--recordLatency=0), 1 and TASKS

@@ -15,8 +15,8 @@ from . import machine, report
 from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
-from .workloads import (dummy, fio, instructions, integrity, latency, mdtest, mdworkbench,
-                        mem, mpi, residency, stops, syscalls)
+from .workloads import (dummy, find, fio, instructions, integrity, io500, latency, mdtest,
+                        mdworkbench, mem, mpi, residency, stops, syscalls)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
@@ -27,6 +27,7 @@ WORKLOADS = {
     "fixedcost": mpi.fixedcost, "latency": latency.run, "residency": residency.run,
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
+    "find": find.run, "io500": io500.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]
@@ -88,6 +89,8 @@ def options():
                        help="integrity: another ior build measured in the same rounds")
     group.add_argument("--items", type=int, default=10000, help="mdtest, build: -n (default 10000)")
     group.add_argument("--iterations", type=int, default=3, help="mdtest: -i (default 3)")
+    group.add_argument("--find-files", type=int, default=200000,
+                       help="find: files in the mdtest-easy + mdtest-hard tree (default 200000)")
     group.add_argument("--mdtest-tasks", help="mdtest: task counts (default 1,TASKS)")
     group.add_argument("--baseline", metavar="DIR",
                        help="build: the directory of a previous build's ior and mdtest")
@@ -135,6 +138,8 @@ def build(args):
         steps.append(steps[0] + ["--features", "mpi", "--target-dir", "target-mpi"])
     if "residency" in args.workloads:
         steps.append(["cargo", "build", "--release", "--example", "residency"])
+    if "find" in args.workloads:
+        steps.append(["cargo", "build", "--release", "--example", "find"])
     for cmd in steps:
         log("building: " + " ".join(cmd))
         if subprocess.run(cmd, cwd=REPO).returncode != 0:
