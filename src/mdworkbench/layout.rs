@@ -7,6 +7,9 @@
 //! object `s+f` of dataset `d` of rank `r - O(d+1)` (stat, read, delete) and
 //! creates object `P+s+f` in dataset `d` of rank `r + O(d+1)`.
 
+use std::ffi::CStr;
+use std::io::Write as _;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// The directory of dataset `d` of `rank`.
@@ -17,6 +20,31 @@ pub fn dataset_dir(prefix: &Path, rank: usize, d: u64) -> PathBuf {
 /// Object `index` of dataset `d` of `rank`.
 pub fn object_path(prefix: &Path, rank: usize, d: u64, index: u64) -> PathBuf {
     dataset_dir(prefix, rank, d).join(format!("file-{index}"))
+}
+
+/// Object names, written into one reused buffer and NUL-terminated for the
+/// system calls: a name costs no allocation in the operation loops.
+pub struct ObjectNames {
+    buf: Vec<u8>,
+    prefix: usize,
+}
+
+impl ObjectNames {
+    /// `None` when the prefix holds a NUL byte (no file can be named so).
+    pub fn new(prefix: &Path) -> Option<ObjectNames> {
+        let bytes = prefix.as_os_str().as_bytes();
+        (!bytes.contains(&0)).then(|| ObjectNames {
+            buf: bytes.to_vec(),
+            prefix: bytes.len(),
+        })
+    }
+
+    /// Object `index` of dataset `d` of `rank`.
+    pub fn name(&mut self, rank: usize, d: u64, index: u64) -> &CStr {
+        self.buf.truncate(self.prefix);
+        let _ = write!(self.buf, "/{rank}_{d}/file-{index}\0");
+        CStr::from_bytes_with_nul(&self.buf).expect("digits and a NUL-free prefix")
+    }
 }
 
 /// `(r + shift) mod n`, never negative.
@@ -48,6 +76,10 @@ mod tests {
         let p = Path::new("/x/out");
         assert_eq!(dataset_dir(p, 3, 7), Path::new("/x/out/3_7"));
         assert_eq!(object_path(p, 0, 1, 42), Path::new("/x/out/0_1/file-42"));
+        let mut names = ObjectNames::new(p).unwrap();
+        assert_eq!(names.name(0, 1, 42).to_bytes(), b"/x/out/0_1/file-42");
+        assert_eq!(names.name(12, 3, 7).to_bytes(), b"/x/out/12_3/file-7");
+        assert!(ObjectNames::new(Path::new("a\0b")).is_none());
     }
 
     #[test]

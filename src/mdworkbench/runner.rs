@@ -76,7 +76,8 @@ pub(super) struct Rank<'a> {
     /// The index of the oldest object of every dataset.
     pub(super) start: u64,
     /// What this invocation created and has not removed itself.
-    pub(super) created_objects: Vec<PathBuf>,
+    /// (owner, dataset, index) of each object.
+    pub(super) created_objects: Vec<(usize, u64, u64)>,
     pub(super) created_dirs: Vec<PathBuf>,
     pub(super) created_prefix: bool,
     /// The current phase: its operations' times, and its counters.
@@ -320,8 +321,10 @@ impl<'a> Rank<'a> {
 
     /// After a failure: what this invocation created and still exists.
     fn clean_up_after_failure(&mut self) {
-        for path in self.created_objects.drain(..) {
-            let _ = c_path(&path).and_then(|c| self.backend.remove(&c));
+        if let Some(mut names) = super::layout::ObjectNames::new(&self.prefix) {
+            for (owner, d, index) in self.created_objects.drain(..) {
+                let _ = self.backend.remove(names.name(owner, d, index));
+            }
         }
         for dir in self.created_dirs.drain(..).rev() {
             let _ = c_path(&dir).and_then(|c| self.backend.namespace().rmdir(&c));

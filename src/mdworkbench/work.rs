@@ -2,9 +2,11 @@
 //! and objects, each operation timed (and waited after, with `-t`), the
 //! stonewall and its wear-out agreement, and the `-v` traces.
 
+use std::ffi::CStr;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::layout::{dataset_dir, item, object_path, read_rank, write_rank};
+use super::layout::{dataset_dir, item, read_rank, write_rank, ObjectNames};
 use super::results::OpKind;
 use super::runner::Rank;
 use crate::backend::cpath::c_path;
@@ -65,19 +67,22 @@ impl Rank<'_> {
                 Err(e) => return Err(Error::io(rank, "cannot create directory", &dir, &e)),
             }
         }
+        let mut names = self.names()?;
         for f in self.start..p.precreate {
             for d in 0..p.data_sets {
                 if stop::requested() {
                     return Ok(());
                 }
-                let made = self.timed(OpKind::Create, |s| s.create(rank, d, f));
+                let c = names.name(rank, d, f);
+                let made = self.timed(OpKind::Create, |s| s.create(c, rank, d, f));
                 match made {
                     Ok(()) => {
                         self.now.counts.objs_created += 1;
-                        let path = object_path(&self.prefix, rank, d, f);
-                        let shown = path.display();
-                        self.trace(2, format_args!("{rank}: write {shown} (0) pretend: {rank}"));
-                        self.created_objects.push(path);
+                        let shown = || c.to_string_lossy();
+                        self.trace(2, || {
+                            format!("{rank}: write {} (0) pretend: {rank}", shown())
+                        });
+                        self.created_objects.push((rank, d, f));
                     }
                     Err(_) if p.ignore_precreate_errors => self.now.counts.errors.objs_create += 1,
                     Err(e) => return Err(e),
@@ -103,12 +108,13 @@ impl Rank<'_> {
     fn benchmark_iterations(&mut self, joined: &mut Option<u64>) -> Result<()> {
         let p = self.p;
         let mut f = 0;
+        let mut names = self.names()?;
         while f < joined.unwrap_or(p.objects) {
             for d in 0..p.data_sets {
                 if stop::requested() {
                     return Ok(());
                 }
-                self.bench_object(f, d)?;
+                self.bench_object(f, d, &mut names)?;
             }
             self.done = f + 1;
             if joined.is_none() && self.hit_wall() {
@@ -135,19 +141,18 @@ impl Rank<'_> {
         let hit = wall > 0 && at.as_secs_f64() >= wall as f64;
         if hit {
             let (rank, at) = (self.comm.rank(), at.as_secs_f64());
-            self.trace(
-                1,
-                format_args!("{rank}: stonewall runtime {at:.6}s ({wall}s)"),
-            );
+            self.trace(1, || {
+                format!("{rank}: stonewall runtime {at:.6}s ({wall}s)")
+            });
         }
         hit
     }
 
     /// md-workbench's `-v` lines (`-v -v`: one per operation), printed by
     /// each rank, outside the operations' times.
-    fn trace(&self, level: u32, line: std::fmt::Arguments<'_>) {
+    fn trace(&self, level: u32, line: impl FnOnce() -> String) {
         if self.p.verbose >= level {
-            self.lines.print(line);
+            self.lines.print(format_args!("{}", line()));
         }
     }
 
@@ -163,68 +168,66 @@ impl Rank<'_> {
     }
 
     /// One object of iteration `f`, dataset `d`: stat, read, delete, create.
-    fn bench_object(&mut self, f: u64, d: u64) -> Result<()> {
+    fn bench_object(&mut self, f: u64, d: u64, names: &mut ObjectNames) -> Result<()> {
         let (rank, n, p) = (self.comm.rank(), self.comm.size(), self.p);
         let prev = self.start + f;
         let owner = read_rank(rank, p.offset, d, n);
-        let path = object_path(&self.prefix, owner, d, prev);
-        let c = c_path(&path).map_err(|e| Error::io(rank, "bad path", &path, &e))?;
-        let found = self.timed(OpKind::Stat, |s| Ok(s.backend.stat(&c).is_ok()))?;
-        let shown = path.display();
-        self.trace(
-            2,
-            format_args!("{rank}: stat {shown} ({})", -i32::from(!found)),
-        );
+        let c = names.name(owner, d, prev);
+        let shown = || c.to_string_lossy();
+        let found = self.timed(OpKind::Stat, |s| Ok(s.backend.stat(c).is_ok()))?;
+        self.trace(2, || {
+            format!("{rank}: stat {} ({})", shown(), -i32::from(!found))
+        });
         if !found {
-            self.trace(
-                1,
-                format_args!("{rank}: Error while stating the obj: {shown}"),
-            );
+            self.trace(1, || {
+                format!("{rank}: Error while stating the obj: {}", shown())
+            });
             self.now.counts.errors.objs_stat += 1;
             return Ok(());
         }
         self.now.counts.objs_stat += 1;
-        self.trace(2, format_args!("{rank}: read {shown} pretend: {owner}"));
-        match self.timed(OpKind::Read, |s| {
-            s.read_object(&c, owner, item(prev, p.data_sets, d))
-        })? {
+        self.trace(2, || format!("{rank}: read {} pretend: {owner}", shown()));
+        let item = item(prev, p.data_sets, d);
+        match self.timed(OpKind::Read, |s| s.read_object(c, owner, item))? {
             true => self.now.counts.objs_read += 1,
             false => self.now.counts.errors.objs_read += 1,
         }
         if p.read_only {
             return Ok(());
         }
-        self.timed(OpKind::Delete, |s| Ok(s.backend.remove(&c).is_ok()))?;
-        self.trace(2, format_args!("{rank}: delete {shown}"));
+        self.timed(OpKind::Delete, |s| Ok(s.backend.remove(c).is_ok()))?;
+        self.trace(2, || format!("{rank}: delete {}", shown()));
         self.now.counts.objs_deleted += 1;
         let writer = write_rank(rank, p.offset, d, n);
         let index = p.precreate + prev;
-        self.timed(OpKind::Create, |s| s.create(writer, d, index))?;
+        let c = names.name(writer, d, index);
+        self.timed(OpKind::Create, |s| s.create(c, writer, d, index))?;
         self.now.counts.objs_created += 1;
-        let made = object_path(&self.prefix, writer, d, index);
-        self.trace(
-            2,
-            format_args!("{rank}: write {} (0) pretend: {writer}", made.display()),
-        );
-        self.created_objects.push(made);
+        self.trace(2, || {
+            format!(
+                "{rank}: write {} (0) pretend: {writer}",
+                c.to_string_lossy()
+            )
+        });
+        self.created_objects.push((writer, d, index));
         Ok(())
     }
 
     pub(super) fn cleanup(&mut self) -> Result<()> {
         let (rank, p) = (self.comm.rank(), self.p);
+        let mut names = self.names()?;
         for d in 0..p.data_sets {
             if stop::requested() {
                 return Ok(());
             }
             for f in self.start..self.start + p.precreate {
-                let path = object_path(&self.prefix, rank, d, f);
-                let c = c_path(&path).map_err(|e| Error::io(rank, "bad path", &path, &e))?;
-                if !self.timed(OpKind::Delete, |s| Ok(s.backend.remove(&c).is_ok()))?
+                let c = names.name(rank, d, f);
+                if !self.timed(OpKind::Delete, |s| Ok(s.backend.remove(c).is_ok()))?
                     && p.verbose > 0
                 {
-                    eprintln!("WARNING: Unable to remove {}", path.display());
+                    eprintln!("WARNING: Unable to remove {}", c.to_string_lossy());
                 }
-                self.trace(2, format_args!("{rank}: delete {}", path.display()));
+                self.trace(2, || format!("{rank}: delete {}", c.to_string_lossy()));
                 self.now.counts.objs_deleted += 1;
             }
             let dir = dataset_dir(&self.prefix, rank, d);
@@ -232,19 +235,20 @@ impl Rank<'_> {
                 Ok(()) => self.now.counts.dsets_removed += 1,
                 Err(_) => eprintln!("Unable to remove directory {}", dir.display()),
             }
-            self.trace(2, format_args!("{rank}: delete dset {}", dir.display()));
+            self.trace(2, || format!("{rank}: delete dset {}", dir.display()));
         }
         self.created_objects.clear();
         self.created_dirs.clear();
         Ok(())
     }
 
-    /// Creates object `index` of dataset `d` of `owner`, with `owner`'s data.
-    fn create(&mut self, owner: usize, d: u64, index: u64) -> Result<()> {
+    /// Creates object `c` (`index` of dataset `d` of `owner`), with
+    /// `owner`'s data.
+    fn create(&mut self, c: &CStr, owner: usize, d: u64, index: u64) -> Result<()> {
         let rank = self.comm.rank();
-        let path = object_path(&self.prefix, owner, d, index);
-        let failed = |action: &str, e: std::io::Error| Error::io(rank, action, &path, &e);
-        let c = c_path(&path).map_err(|e| failed("bad path", e))?;
+        let failed = |action: &str, e: std::io::Error| {
+            Error::io(rank, action, Path::new(&*c.to_string_lossy()), &e)
+        };
         let spec = CreateSpec {
             exclusive: true,
             read_back: false,
@@ -252,7 +256,7 @@ impl Rank<'_> {
         };
         let mut file = self
             .backend
-            .create(&c, &spec)
+            .create(c, &spec)
             .map_err(|e| failed("cannot create", e))?;
         let buf = self.buffer.as_mut_slice();
         let pattern = Pattern::new(self.p.packet, self.seed, owner);
@@ -263,8 +267,18 @@ impl Rank<'_> {
         file.close().map_err(|e| failed("cannot close", e))
     }
 
+    /// The object names of this rank's phase loops.
+    fn names(&self) -> Result<ObjectNames> {
+        ObjectNames::new(&self.prefix).ok_or_else(|| {
+            Error::task(
+                self.comm.rank(),
+                format!("-o {}: a NUL byte in the name", self.p.prefix),
+            )
+        })
+    }
+
     /// Reads an object (and with `-X` checks it): whether all was right.
-    fn read_object(&mut self, c: &std::ffi::CStr, owner: usize, item: u64) -> Result<bool> {
+    fn read_object(&mut self, c: &CStr, owner: usize, item: u64) -> Result<bool> {
         let rank = self.comm.rank();
         let buf = self.buffer.as_mut_slice();
         if self.backend.open_read_close(c, buf, rank).is_err() {

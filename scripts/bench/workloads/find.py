@@ -18,6 +18,7 @@ SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "findloop.c")
 def make_tree(s, files):
     """The timestamp file, then mdtest-easy (empty files, a directory per
     task) and mdtest-hard (3901 bytes, one directory), half the files each."""
+    os.makedirs(s.path("tree"), exist_ok=True)
     stamp = s.path("timestampfile")
     open(stamp, "w").close()
     per_task = max(1, files // 4)
