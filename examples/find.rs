@@ -26,6 +26,17 @@ fn main() {
     let results = local::run(Topology::single_node(tasks), |comm| {
         find(comm, &spec).map_err(|e| e.to_string())
     });
-    let r = results.into_iter().next().expect("task 0").expect("ran").expect("find");
+    let r = results
+        .into_iter()
+        .next()
+        .expect("task 0")
+        .expect("ran")
+        .expect("find");
     println!("{} {} {:.6}", r.scanned, r.found, r.time_s);
+    for (rank, k) in r.ranks.iter().enumerate() {
+        eprintln!(
+            "task {rank}: {} scanned in {} directories, {} received, {} rounds, {:.3} s",
+            k.scanned, k.dirs, k.received, k.rounds, k.time_s
+        );
+    }
 }

@@ -9,8 +9,12 @@
 //! again. Only matching names are stat'ed: a walk costs its `readdir`s.
 
 use std::collections::VecDeque;
-use std::os::unix::fs::MetadataExt;
+use std::ffi::CStr;
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+
+use rustix::fs::{statat, AtFlags, FileType, Mode, OFlags, RawDir, CWD};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::comm::{agree, broadcast_value, gather_records, Comm, Record, ReduceOp};
@@ -95,8 +99,13 @@ pub struct FindResult {
     pub ranks: Vec<RankFind>,
 }
 
-/// How long a task works between two rounds.
-const SLICE: Duration = Duration::from_millis(20);
+/// How long a task works between two rounds: at first a millisecond, so
+/// that the top directories are dealt out before anyone starts on a big
+/// one, then twice as long each round up to 20 ms, so that rounds stay a
+/// small cost.
+fn slice(round: u64) -> Duration {
+    Duration::from_micros(1000 << round.min(5)).min(Duration::from_millis(20))
+}
 
 /// Walks `spec.root` on every task.
 pub fn find(comm: &dyn Comm, spec: &FindSpec) -> Result<FindResult> {
@@ -114,8 +123,12 @@ pub fn find(comm: &dyn Comm, spec: &FindSpec) -> Result<FindResult> {
     if comm.rank() == 0 {
         walk.queue.push_back(spec.root.clone());
     }
+    // Rounds fall at the same times since the barrier on every task, so
+    // that none waits long in one for another still in its slice.
+    let mut deadline = start;
     loop {
-        walk.work(if comm.size() == 1 { None } else { Some(SLICE) });
+        deadline += slice(walk.mine.rounds);
+        walk.work((comm.size() > 1).then_some(deadline));
         if !walk.round(comm)? {
             break;
         }
@@ -147,8 +160,15 @@ struct Walk<'a> {
     spec: &'a FindSpec,
     pattern: Vec<u8>,
     queue: VecDeque<PathBuf>,
+    /// The directory being read, and its descriptor.
+    current: Option<(PathBuf, OwnedFd)>,
+    /// The kernel's batches of directory entries.
+    buf: Vec<u8>,
     mine: RankFind,
 }
+
+/// Entries read between two looks at the clock.
+const CHECK_EVERY: usize = 256;
 
 impl<'a> Walk<'a> {
     fn new(spec: &'a FindSpec) -> Walk<'a> {
@@ -156,45 +176,108 @@ impl<'a> Walk<'a> {
             spec,
             pattern: spec.name_pattern.as_bytes().to_vec(),
             queue: VecDeque::new(),
+            current: None,
+            buf: Vec::with_capacity(64 * 1024),
             mine: RankFind::default(),
         }
     }
 
     /// Reads directories until the queue is empty or `slice` has passed.
-    fn work(&mut self, slice: Option<Duration>) {
-        let began = Instant::now();
-        while let Some(dir) = self.queue.pop_front() {
-            self.read(&dir);
-            if slice.is_some_and(|s| began.elapsed() >= s) {
-                break;
-            }
-        }
-    }
-
-    fn read(&mut self, dir: &Path) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            self.mine.errors += 1;
-            return;
-        };
-        self.mine.dirs += 1;
-        for entry in entries {
-            let Ok(entry) = entry else {
-                self.mine.errors += 1;
+    /// Reads directories until the queue is empty or `until`;
+    /// a directory can be left half read (the clock is looked at every
+    /// [`CHECK_EVERY`] entries), so that a huge one does not keep the other
+    /// tasks waiting for the next round.
+    fn work(&mut self, until: Option<Instant>) {
+        loop {
+            if self.current.is_none() {
+                let Some(dir) = self.queue.pop_front() else {
+                    return;
+                };
+                self.open(&dir);
                 continue;
-            };
-            // read_dir gives the type from the directory entry where the
-            // file system stores it, without a stat.
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => self.queue.push_back(entry.path()),
-                Ok(_) => self.file(&entry),
-                Err(_) => self.mine.errors += 1,
+            }
+            let done = self.read_some();
+            if done {
+                self.current = None;
+            }
+            if until.is_some_and(|t| Instant::now() >= t) {
+                return;
             }
         }
     }
 
-    fn file(&mut self, entry: &std::fs::DirEntry) {
+    fn open(&mut self, dir: &Path) {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        match rustix::fs::openat(CWD, dir, flags, Mode::empty()) {
+            Ok(fd) => {
+                self.mine.dirs += 1;
+                self.current = Some((dir.to_path_buf(), fd));
+            }
+            Err(_) => self.mine.errors += 1,
+        }
+    }
+
+    /// At least [`CHECK_EVERY`] entries of the current directory, ending
+    /// where the kernel's batch ends (so that none read is lost when the
+    /// reader is dropped): whether the directory is finished.
+    fn read_some(&mut self) -> bool {
+        let Some((dir, fd)) = self.current.take() else {
+            return true;
+        };
+        let mut buf = std::mem::take(&mut self.buf);
+        let mut entries = RawDir::new(&fd, buf.spare_capacity_mut());
+        let mut seen = 0;
+        let finished = loop {
+            if seen >= CHECK_EVERY && entries.is_buffer_empty() {
+                break false;
+            }
+            let entry = match entries.next() {
+                None => break true,
+                Some(Err(_)) => {
+                    self.mine.errors += 1;
+                    break true;
+                }
+                Some(Ok(entry)) => entry,
+            };
+            seen += 1;
+            self.entry(&dir, &fd, entry.file_name(), entry.file_type());
+        };
+        self.buf = buf;
+        if !finished {
+            self.current = Some((dir, fd));
+        }
+        finished
+    }
+
+    /// One directory entry: a subdirectory is queued, anything else counted
+    /// and checked. The type comes from the directory entry where the file
+    /// system stores it, without a stat.
+    fn entry(&mut self, dir: &Path, fd: &OwnedFd, name: &CStr, kind: FileType) {
+        let bytes = name.to_bytes();
+        if bytes == b"." || bytes == b".." {
+            return;
+        }
+        let kind = match kind {
+            FileType::Unknown => match statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => FileType::from_raw_mode(st.st_mode),
+                Err(_) => {
+                    self.mine.errors += 1;
+                    return;
+                }
+            },
+            known => known,
+        };
+        if kind == FileType::Directory {
+            self.queue
+                .push_back(dir.join(std::ffi::OsStr::from_bytes(bytes)));
+            return;
+        }
+        self.file(fd, name);
+    }
+
+    fn file(&mut self, fd: &OwnedFd, name: &CStr) {
         self.mine.scanned += 1;
-        if !glob(&self.pattern, entry.file_name().as_encoded_bytes()) {
+        if !glob(&self.pattern, name.to_bytes()) {
             return;
         }
         if self.spec.newer_than.is_none() && self.spec.size.is_none() {
@@ -202,13 +285,13 @@ impl<'a> Walk<'a> {
             return;
         }
         self.mine.checked += 1;
-        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+        let Ok(st) = statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) else {
             self.mine.errors += 1;
             return;
         };
-        let size_ok = self.spec.size.is_none_or(|s| meta.len() == s);
+        let size_ok = self.spec.size.is_none_or(|s| st.st_size as u64 == s);
         let changed = SystemTime::UNIX_EPOCH
-            + Duration::new(meta.ctime().max(0) as u64, meta.ctime_nsec().max(0) as u32);
+            + Duration::new(st.st_ctime.max(0) as u64, st.st_ctime_nsec.max(0) as u32);
         let newer_ok = self.spec.newer_than.is_none_or(|t| changed >= t);
         if size_ok && newer_ok {
             self.mine.found += 1;
@@ -219,17 +302,21 @@ impl<'a> Walk<'a> {
     /// wait on several directories, deal every queue out again. Returns
     /// whether any work is left.
     fn round(&mut self, comm: &dyn Comm) -> Result<bool> {
+        let reading = u64::from(self.current.is_some());
         if comm.size() == 1 {
-            return Ok(!self.queue.is_empty());
+            return Ok(!self.queue.is_empty() || reading > 0);
         }
         let began = Instant::now();
         self.mine.rounds += 1;
         let len = self.queue.len() as u64;
-        let mut total = [len];
+        let mut total = [len + reading];
         comm.all_reduce_u64(&mut total, ReduceOp::Sum)?;
-        let mut least = [len];
+        // Idle: nothing queued and nothing being read.
+        let mut least = [len + reading];
         comm.all_reduce_u64(&mut least, ReduceOp::Min)?;
-        if total[0] > 1 && least[0] == 0 {
+        let mut queued = [len];
+        comm.all_reduce_u64(&mut queued, ReduceOp::Sum)?;
+        if queued[0] > 0 && least[0] == 0 {
             self.deal(comm)?;
         }
         self.mine.balance_s += began.elapsed().as_secs_f64();
@@ -244,16 +331,16 @@ impl<'a> Walk<'a> {
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
         self.mine.donated += mine.len() as u64;
-        let bytes = serde_json::to_vec(&mine).map_err(|e| Error::Comm(e.to_string()))?;
+        let hand = (self.current.is_some(), mine);
+        let bytes = serde_json::to_vec(&hand).map_err(|e| Error::Comm(e.to_string()))?;
         let all = comm.gather(0, &bytes)?;
         let mut hands: Vec<Vec<String>> = vec![Vec::new(); comm.size()];
         if comm.rank() == 0 {
-            let every = all
+            let given: Vec<(bool, Vec<String>)> = all
                 .iter()
-                .filter_map(|b| serde_json::from_slice::<Vec<String>>(b).ok());
-            for (i, dir) in every.flatten().enumerate() {
-                hands[i % comm.size()].push(dir);
-            }
+                .map(|b| serde_json::from_slice(b).unwrap_or_default())
+                .collect();
+            hands = deal_out(given);
         }
         let hands: Vec<Vec<String>> = broadcast_value(comm, 0, &hands)?;
         let dealt = &hands[comm.rank()];
@@ -261,6 +348,23 @@ impl<'a> Walk<'a> {
         self.queue.extend(dealt.iter().map(PathBuf::from));
         Ok(())
     }
+}
+
+/// Deals every queued directory (`(reading, queue)` per task) to the task
+/// with the least work: a directory half read counts as two waiting (its
+/// size is unknown, and may be large), so idle tasks are served first.
+fn deal_out(given: Vec<(bool, Vec<String>)>) -> Vec<Vec<String>> {
+    let mut load: Vec<usize> = given
+        .iter()
+        .map(|(reading, _)| 2 * usize::from(*reading))
+        .collect();
+    let mut hands = vec![Vec::new(); given.len()];
+    for dir in given.into_iter().flat_map(|(_, q)| q) {
+        let least = (0..load.len()).min_by_key(|&t| load[t]).unwrap_or(0);
+        load[least] += 1;
+        hands[least].push(dir);
+    }
+    hands
 }
 
 /// Shell-style matching of `name` against `pattern` (`*`, `?`).
@@ -307,6 +411,15 @@ pub fn csv(r: &FindResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn directories_go_to_idle_tasks_first() {
+        let d = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let hands = deal_out(vec![(true, d(&["a", "b"])), (false, d(&[]))]);
+        assert_eq!(hands, vec![d(&[]), d(&["a", "b"])]);
+        let hands = deal_out(vec![(false, d(&["a", "b", "c", "d"])), (false, d(&[]))]);
+        assert_eq!(hands, vec![d(&["a", "c"]), d(&["b", "d"])]);
+    }
 
     #[test]
     fn globs_match_as_fnmatch_does() {
