@@ -291,7 +291,7 @@ impl<'a> Walk<'a> {
         };
         let size_ok = self.spec.size.is_none_or(|s| st.st_size as u64 == s);
         let changed = SystemTime::UNIX_EPOCH
-            + Duration::new(st.st_ctime.max(0) as u64, st.st_ctime_nsec.max(0) as u32);
+            + Duration::new(st.st_ctime.max(0) as u64, st.st_ctime_nsec as u32);
         let newer_ok = self.spec.newer_than.is_none_or(|t| changed >= t);
         if size_ok && newer_ok {
             self.mine.found += 1;
