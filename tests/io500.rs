@@ -222,8 +222,32 @@ fn a_standard_run_scores_every_phase_and_leaves_only_results() {
         .stdout
         .contains("The result files are stored in the directory: "));
     // The phase outputs are the tools' own.
+    // Each [RESULT] is the figure of the phase's own output: ior's Max
+    // Write in GiB/s, mdtest's creation rate in kIOPS.
     let ior_text = std::fs::read_to_string(out.join("ior-easy-write.txt")).unwrap();
-    assert!(ior_text.contains("Max Write:"), "{ior_text}");
+    let max_write: f64 = ior_text
+        .lines()
+        .find_map(|l| l.strip_prefix("Max Write: "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let close2 = |a: f64, b: f64| (a - b).abs() <= 1e-6 + b * 1e-4;
+    assert!(
+        close2(max_write / 1024.0, res["ior-easy-write"].0),
+        "{ior_text}"
+    );
+    let md_text = std::fs::read_to_string(out.join("mdtest-easy-write.txt")).unwrap();
+    let rows = common::mdtest_rows(&md_text, "SUMMARY rate");
+    let creation = rows[0]
+        .iter()
+        .find(|(op, _)| op == "File creation")
+        .unwrap()
+        .1[0];
+    assert!(
+        close2(creation / 1000.0, res["mdtest-easy-write"].0),
+        "{md_text}"
+    );
     // result.json: every phase, its figures and the tool's own report.
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
@@ -480,4 +504,21 @@ fn cleanup_removes_what_an_interrupted_run_left() {
         r.stdout
     );
     assert!(!dir.path().join("data/T9").exists());
+}
+
+#[test]
+fn drop_caches_runs_once_per_node_before_each_phase() {
+    let dir = tempdir().unwrap();
+    let log = dir.path().join("drops");
+    let extra = format!(
+        "[global]\ndrop-caches = TRUE\ndrop-caches-cmd = echo dropped >> {}\n",
+        log.display()
+    );
+    // A second [global] section adds to the first.
+    let cfg = config(dir.path(), &extra);
+    let r = io500(dir.path(), 4, &[&cfg, "--timestamp=TA"]);
+    r.ok();
+    let ran = results(&r.stdout).len();
+    let drops = std::fs::read_to_string(&log).unwrap().lines().count();
+    assert_eq!(drops, ran, "one node: once per phase");
 }

@@ -243,3 +243,32 @@ fn without_latency_recording_the_phases_still_count_and_rate() {
     let line = benchmark_lines(&r.stdout)[0];
     assert!(line.ends_with("(0 errs)"), "{line}");
 }
+
+#[test]
+fn one_v_prints_each_ranks_stonewall_line() {
+    let dir = tempdir().unwrap();
+    let out = format!("-o={}", dir.path().join("out").display());
+    let args = [
+        "-a",
+        "DUMMY",
+        "--dummy.delay-create=2000",
+        &out,
+        "-D=1",
+        "-P=10",
+    ];
+    let r = md_workbench(
+        dir.path(),
+        2,
+        &[&args[..], &["-I=100000", "-R=1", "-w=1", "-W", "-v"]].concat(),
+    );
+    r.ok();
+    for rank in 0..2 {
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{rank}: stonewall runtime ")))
+            .unwrap_or_else(|| panic!("rank {rank}: {}", r.stdout));
+        assert!(line.ends_with("s (1s)"), "{line}");
+    }
+    assert!(r.stdout.contains("stonewall wear out "), "{}", r.stdout);
+}
