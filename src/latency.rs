@@ -86,6 +86,13 @@ impl LatencyRecorder {
         self.pending = 0;
     }
 
+    /// Records one operation timed by the caller (a queued transfer, from
+    /// its submission to its completion).
+    pub fn record(&mut self, took: std::time::Duration) {
+        let ns = (took.as_nanos() as u64).clamp(1, HIGHEST_NS);
+        let _ = self.histogram.record(ns);
+    }
+
     /// Records the operations of an unfinished group.
     pub fn finish(&mut self) {
         if self.pending > 0 {

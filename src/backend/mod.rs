@@ -6,12 +6,14 @@
 //! options become a typed configuration. Adding a backend is one new module
 //! plus one line in [`registry::registry`].
 
+pub mod aio;
 pub mod cpath;
 pub mod dummy;
 pub mod mmap;
 pub mod namespace;
 pub mod posix;
 pub mod registry;
+pub mod ring;
 pub mod transfer;
 
 #[cfg(feature = "mpi")]
@@ -109,6 +111,34 @@ pub trait File: Send {
     fn skip(&mut self) -> io::Result<()> {
         Ok(())
     }
+    /// A queue for transfers of up to `len` bytes kept in flight together,
+    /// for the backends that have one (AIO); `None`: one at a time.
+    fn queue(&mut self, _len: usize) -> Option<io::Result<&mut dyn Queue>> {
+        None
+    }
+}
+
+pub use ring::Completion;
+
+/// Transfers in flight together (`-a AIO`): each request uses one slot's
+/// buffer, which the queue owns, from submission to completion.
+pub trait Queue {
+    /// Slots: requests in flight at most.
+    fn depth(&self) -> usize;
+    fn in_flight(&self) -> usize;
+    /// A slot's buffer, while no request uses it.
+    fn buffer(&mut self, slot: usize) -> &mut [u8];
+    /// Transfers `len` bytes of `slot`'s buffer from `start` at `offset`.
+    fn submit(
+        &mut self,
+        access: Access,
+        slot: usize,
+        start: usize,
+        len: usize,
+        offset: u64,
+    ) -> io::Result<()>;
+    /// Waits for at least one request; appends every finished one.
+    fn reap(&mut self, done: &mut Vec<Completion>) -> io::Result<()>;
 }
 
 /// A storage interface. The metadata calls (mdtest's) are for backends whose

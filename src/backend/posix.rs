@@ -100,6 +100,25 @@ const FILE_MODE: u32 = 0o664;
 /// less the umask).
 const TEST_FILE_MODE: u32 = 0o666;
 
+/// Opens (or creates) a test file as `spec` says: ior's open, shared with
+/// the backends layered on POSIX (AIO).
+pub(super) fn open_test_file(
+    path: &CStr,
+    spec: &OpenSpec,
+    direct: bool,
+) -> io::Result<rustix::fd::OwnedFd> {
+    let mut flags = OFlags::CLOEXEC;
+    match spec.access {
+        Access::Write if spec.create => flags |= OFlags::WRONLY | OFlags::CREATE,
+        Access::Write => flags |= OFlags::WRONLY,
+        Access::Read => flags |= OFlags::RDONLY,
+    }
+    if direct {
+        flags |= OFlags::DIRECT;
+    }
+    open_raw(path, flags, Mode::from_raw_mode(TEST_FILE_MODE))
+}
+
 /// Creates a file for writing.
 fn create_file(path: &CStr, spec: &CreateSpec, direct: bool) -> io::Result<Box<dyn File>> {
     let fd = open_raw(
@@ -217,17 +236,11 @@ impl Backend for Posix {
     }
 
     fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
-        let mut flags = OFlags::CLOEXEC;
-        match spec.access {
-            Access::Write if spec.create => flags |= OFlags::WRONLY | OFlags::CREATE,
-            Access::Write => flags |= OFlags::WRONLY,
-            Access::Read => flags |= OFlags::RDONLY,
-        }
-        if self.direct {
-            flags |= OFlags::DIRECT;
-        }
-        let fd = open_raw(path, flags, Mode::from_raw_mode(TEST_FILE_MODE))?;
-        Ok(Box::new(PosixFile::from(fd)))
+        Ok(Box::new(PosixFile::from(open_test_file(
+            path,
+            spec,
+            self.direct,
+        )?)))
     }
 
     fn remove(&self, path: &CStr) -> io::Result<()> {

@@ -94,6 +94,7 @@ pub struct BackendInfo {
 pub fn registry() -> &'static [BackendInfo] {
     &[
         super::posix::INFO,
+        super::aio::INFO,
         super::dummy::INFO,
         super::mmap::INFO,
         #[cfg(feature = "mpi")]
@@ -131,11 +132,6 @@ fn missing(api: &str) -> String {
     if let Some((_, why, _)) = REBUILD.iter().find(|r| r.0.eq_ignore_ascii_case(api)) {
         return format!("-a {api}: this API {why}");
     }
-    if api.eq_ignore_ascii_case("AIO") {
-        return format!(
-            "-a {api}: this API is not supported by pario (io_uring is planned instead)"
-        );
-    }
     if NOT_SUPPORTED.iter().any(|n| n.eq_ignore_ascii_case(api)) {
         return format!("-a {api}: this API is not supported by pario");
     }
@@ -143,6 +139,12 @@ fn missing(api: &str) -> String {
         "-a {api}: unknown API (this build has {})",
         names.join(", ")
     )
+}
+
+/// Whether `backend` takes `owner`'s module options too (AIO opens files as
+/// POSIX does, so `--posix.odirect` applies to it, as in IOR).
+fn inherits(backend: &str, owner: &str) -> bool {
+    backend == "AIO" && owner == "POSIX"
 }
 
 /// The backend a module option belongs to (`posix.odirect` → POSIX).
@@ -251,7 +253,7 @@ pub fn configure(api: &str, options: &BTreeMap<String, String>) -> Result<Choice
         .map_err(|e| format!("-a {}: {e}", info.name))?;
     for name in options.keys() {
         match module_of(name) {
-            Some(owner) if owner == info.name => {}
+            Some(owner) if owner == info.name || inherits(info.name, owner) => {}
             Some(owner) => {
                 return Err(format!(
                     "--{name} applies to -a {owner}, not -a {}",
@@ -278,7 +280,7 @@ mod tests {
 
     #[test]
     fn capabilities_decide_the_lists() {
-        assert_eq!(names_with(|c| c.metadata), ["POSIX", "DUMMY"]);
+        assert_eq!(names_with(|c| c.metadata), ["POSIX", "AIO", "DUMMY"]);
         assert_eq!(names_able(|c| c.collective), ["MPIIO"]);
         assert_eq!(either(&["POSIX", "DUMMY", "MMAP"]), "POSIX, DUMMY or MMAP");
         assert_eq!(either(&["POSIX"]), "POSIX");
@@ -303,6 +305,6 @@ mod tests {
             .contains("not supported by pario"));
         assert!(configure("NOPE", &BTreeMap::new())
             .unwrap_err()
-            .contains("unknown API (this build has POSIX, DUMMY, MMAP"));
+            .contains("unknown API (this build has POSIX, AIO, DUMMY, MMAP"));
     }
 }

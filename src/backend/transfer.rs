@@ -119,14 +119,14 @@ fn finish(
 }
 
 /// The error of a short transfer that was not retried.
-fn short(what: &str, done: usize, wanted: usize, offset: u64, why: &str) -> io::Error {
+pub(crate) fn short(what: &str, done: usize, wanted: usize, offset: u64, why: &str) -> io::Error {
     io::Error::other(format!(
         "short {what}: {done} of {wanted} bytes at offset {offset} ({why})"
     ))
 }
 
 /// The error of a read that met the end of the file at `end`.
-fn ended(end: u64, wanted: usize, offset: u64) -> io::Error {
+pub(crate) fn ended(end: u64, wanted: usize, offset: u64) -> io::Error {
     io::Error::new(
         io::ErrorKind::UnexpectedEof,
         format!(

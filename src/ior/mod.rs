@@ -23,6 +23,7 @@ mod test;
 pub mod text;
 mod timed;
 pub mod xfer;
+mod xfer_queue;
 
 use std::io;
 

@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use super::layout::Layout;
+use super::xfer_queue::QueuedPass;
 use crate::backend::{read_fully, write_fully, Access, File, Retry};
 use crate::console::TaskLines;
 use crate::error::Error;
@@ -93,8 +94,15 @@ impl Pass<'_> {
         from: u64,
         to: u64,
         progress: &mut Progress,
-        stop: impl FnMut(u64) -> bool,
+        mut stop: impl FnMut(u64) -> bool,
     ) -> u64 {
+        // A backend with a queue (AIO) keeps requests in flight together;
+        // -Y (fsync after each write) makes them wait one by one anyway.
+        if !self.options.fsync_per_write {
+            if let Some(count) = self.run_queued(from, to, progress, &mut stop) {
+                return count;
+            }
+        }
         if let Some(l) = self.latency.as_deref_mut() {
             l.start();
         }
@@ -109,6 +117,50 @@ impl Pass<'_> {
             c.set(progress.bytes);
         }
         count
+    }
+
+    /// [`Pass::run`] through the file's queue, if it has one.
+    fn run_queued(
+        &mut self,
+        from: u64,
+        to: u64,
+        progress: &mut Progress,
+        stop: &mut impl FnMut(u64) -> bool,
+    ) -> Option<u64> {
+        let len = self.buf.len();
+        let Pass {
+            file,
+            access,
+            layout,
+            task,
+            path,
+            pattern,
+            buf,
+            options,
+            latency,
+            progress: counter,
+        } = self;
+        let queue = match file.queue(len)? {
+            Ok(queue) => queue,
+            Err(e) => {
+                let why = format!("cannot set up io_uring for {}: {e}", path.display());
+                progress.failure = Some(Error::task(options.rank, why));
+                return Some(from);
+            }
+        };
+        let mut queued = QueuedPass {
+            queue,
+            access: *access,
+            layout,
+            task: *task,
+            path,
+            pattern,
+            template: buf,
+            options: *options,
+            latency: latency.as_deref_mut(),
+            counter: *counter,
+        };
+        Some(queued.run(from, to, progress, stop))
     }
 
     /// The loop, specialised per direction by `one` (a plain function, so it
@@ -261,7 +313,7 @@ enum Step {
 }
 
 /// Verifies one transfer; false if it was wrong.
-fn check(
+pub(super) fn check(
     pattern: &Pattern,
     buf: &[u8],
     offset: u64,

@@ -314,13 +314,13 @@ fn unknown_things() {
     if cfg!(feature = "mpi") {
         assert_eq!(
             error("-a FOO"),
-            "-a FOO: unknown API (this build has POSIX, DUMMY, MMAP, MPIIO)"
+            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO)"
         );
         assert!(one("-a MPIIO").api == "MPIIO");
     } else {
         assert_eq!(
             error("-a FOO"),
-            "-a FOO: unknown API (this build has POSIX, DUMMY, MMAP)"
+            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP)"
         );
         assert_eq!(
             error("-a MPIIO"),

@@ -102,7 +102,7 @@ fn bad_values_name_the_option() {
     assert!(parse_err("--random-seed=-1").contains("between"));
     assert!(parse_err("--nope").contains("unknown option '--nope'"));
     assert!(parse_err("-a S3").contains("not supported"));
-    assert!(parse_err("-a MMAP").contains("POSIX or DUMMY"));
+    assert!(parse_err("-a MMAP").contains("POSIX, AIO or DUMMY"));
     assert!(parse_err("--savePerOpDataCSV=f").contains("not built"));
 }
 

@@ -1,0 +1,249 @@
+//! `-a AIO` (io_uring with requests in flight): round trips with every
+//! packet type and order, on tmpfs and on the machine's disk with and
+//! without O_DIRECT, at several queue depths; files identical to POSIX's; a
+//! request failing in the middle; a stonewall with requests in flight.
+
+mod common;
+
+use std::path::Path;
+
+use common::{entries, ior};
+use tempfile::TempDir;
+
+/// A scratch directory on the root file system (not tmpfs), for O_DIRECT.
+fn disk_dir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("pario-aio")
+        .tempdir_in("/var/tmp")
+        .unwrap()
+}
+
+fn shm_dir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("pario-aio")
+        .tempdir_in("/dev/shm")
+        .unwrap()
+}
+
+fn round_trip(dir: &Path, extra: &[&str], tasks: usize) {
+    let out = dir.join("f");
+    let o = out.to_str().unwrap();
+    let mut args = vec![
+        "-a", "AIO", "-t", "64k", "-b", "512k", "-s", "2", "-G", "42",
+    ];
+    args.extend_from_slice(&["-w", "-r", "-R", "-W", "-o", o]);
+    args.extend_from_slice(extra);
+    let r = ior(dir, tasks, &args);
+    r.ok();
+    assert!(
+        r.stdout.contains("api                 : AIO"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        !r.stdout.to_lowercase().contains("wrong"),
+        "{extra:?}: {}",
+        r.stdout
+    );
+    assert_eq!(entries(dir), Vec::<String>::new(), "{extra:?}");
+}
+
+#[test]
+fn every_packet_type_and_order_round_trips_at_every_depth() {
+    let shm = shm_dir();
+    for packet in ["t", "o", "i", "r"] {
+        // (-z -z cannot be verified: random offsets overlap)
+        for order in [&[][..], &["-z"][..], &["-F", "-C"][..]] {
+            for depth in ["1", "2", "32", "200"] {
+                let q = format!("--aio.max-pending={depth}");
+                let g = "--aio.granularity=1";
+                let l = format!("--dataPacketType={packet}");
+                let extra: Vec<&str> = [&[q.as_str(), g, l.as_str()][..], order].concat();
+                round_trip(shm.path(), &extra, 2);
+            }
+        }
+    }
+}
+
+#[test]
+fn o_direct_on_the_disk_round_trips() {
+    let disk = disk_dir();
+    for extra in [
+        &["--posix.odirect"][..],
+        &[][..],
+        &["--posix.odirect", "-z", "-F"][..],
+    ] {
+        round_trip(disk.path(), extra, 2);
+    }
+}
+
+#[test]
+fn files_are_the_bytes_posix_writes() {
+    let dir = disk_dir();
+    let write = |api: &str, name: &str| {
+        let o = dir.path().join(name);
+        // (no -z: its shuffle is drawn anew each run)
+        let args = [
+            "-a", api, "-t", "4k", "-b", "256k", "-s", "3", "-G", "7", "-w", "-k", "-o",
+        ];
+        ior(dir.path(), 2, &[&args[..], &[o.to_str().unwrap()]].concat()).ok();
+        std::fs::read(o).unwrap()
+    };
+    let posix = write("POSIX", "p");
+    let aio = write("AIO", "a");
+    assert_eq!(posix.len(), 2 * 3 * 256 * 1024);
+    assert!(posix == aio, "AIO's file differs from POSIX's");
+}
+
+#[test]
+fn a_short_file_fails_naming_task_file_and_offset() {
+    let dir = shm_dir();
+    let o = dir.path().join("f");
+    let o = o.to_str().unwrap();
+    ior(
+        dir.path(),
+        1,
+        &[
+            "-a", "AIO", "-t", "64k", "-b", "1m", "-G", "5", "-w", "-k", "-o", o,
+        ],
+    )
+    .ok();
+    // The file loses its second half.
+    let f = std::fs::OpenOptions::new().write(true).open(o).unwrap();
+    f.set_len(512 * 1024).unwrap();
+    let r = ior(
+        dir.path(),
+        1,
+        &[
+            "-a", "AIO", "-t", "64k", "-b", "1m", "-G", "5", "-r", "-R", "-k", "-o", o,
+        ],
+    );
+    assert_ne!(r.status, 0);
+    assert!(r.stderr.contains("task 0"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains(&format!("cannot read {o} at offset 524288")),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("short read"), "{}", r.stderr);
+}
+
+#[test]
+fn a_stonewall_completes_the_requests_in_flight() {
+    let dir = shm_dir();
+    let o = dir.path().join("f");
+    let args = [
+        "-a",
+        "AIO",
+        "-t",
+        "1m",
+        "-b",
+        "64g",
+        "-D",
+        "1",
+        "-w",
+        "-F",
+        "-e",
+        "--aio.max-pending=32",
+    ];
+    let r = ior(
+        dir.path(),
+        2,
+        &[&args[..], &["-o", o.to_str().unwrap()]].concat(),
+    );
+    r.ok();
+    let row = r.stdout.lines().find(|l| l.starts_with("write ")).unwrap();
+    assert!(row.contains("write"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("stonewalling pairs accessed"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(entries(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn bad_aio_options_are_refused() {
+    let dir = shm_dir();
+    let o = dir.path().join("f");
+    let o = o.to_str().unwrap();
+    for (args, message) in [
+        (
+            &["--aio.max-pending=0"][..],
+            "--aio.max-pending=0: at least 1",
+        ),
+        (
+            &["--aio.max-pending=8", "--aio.granularity=9"][..],
+            "--aio.granularity=9: from 1 to max-pending (8)",
+        ),
+        (&["--aio.max-pending=lots"][..], "--aio.max-pending=lots"),
+    ] {
+        let r = ior(
+            dir.path(),
+            1,
+            &[&["-a", "AIO", "-w", "-o", o][..], args].concat(),
+        );
+        r.fails(2, message);
+    }
+    // POSIX's options apply to AIO (it opens files as POSIX does); not
+    // the other way round.
+    let r = ior(
+        dir.path(),
+        1,
+        &["-a", "POSIX", "--aio.max-pending=8", "-w", "-o", o],
+    );
+    r.fails(2, "--aio.max-pending applies to -a AIO, not -a POSIX");
+}
+
+#[test]
+fn a_corrupted_transfer_is_caught_in_its_own_buffer() {
+    let dir = shm_dir();
+    let o = dir.path().join("f");
+    let o = o.to_str().unwrap();
+    let base = [
+        "-a", "AIO", "-t", "64k", "-b", "1m", "-G", "9", "-k", "-o", o,
+    ];
+    ior(dir.path(), 1, &[&base[..], &["-w"]].concat()).ok();
+    let mut data = std::fs::read(o).unwrap();
+    data[5 * 65536 + 8] ^= 0xff;
+    std::fs::write(o, data).unwrap();
+    let r = ior(
+        dir.path(),
+        1,
+        &[&base[..], &["-r", "-R", "--aio.max-pending=16"]].concat(),
+    );
+    assert_eq!(r.status, 3, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("1 errors found"), "{}", r.stderr);
+}
+
+#[test]
+fn random_offsets_write_and_read() {
+    let dir = shm_dir();
+    let o = dir.path().join("f");
+    let args = [
+        "-a",
+        "AIO",
+        "-t",
+        "4k",
+        "-b",
+        "1m",
+        "-z",
+        "-z",
+        "-w",
+        "-r",
+        "--aio.max-pending=16",
+    ];
+    let r = ior(
+        dir.path(),
+        2,
+        &[&args[..], &["-o", o.to_str().unwrap()]].concat(),
+    );
+    r.ok();
+    assert!(
+        r.stdout.lines().any(|l| l.starts_with("read ")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(entries(dir.path()), Vec::<String>::new());
+}
