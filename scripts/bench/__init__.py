@@ -59,6 +59,9 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            compiled with gcc) making the same system calls in the same
            layout, 1 and TASKS tasks (--mdtest-tasks); target: the median
            paired ratio pario/loop >= 0.95 for every phase
+  aio      -a AIO (io_uring) against fio's io_uring engine and POSIX: 4k
+           random O_DIRECT reads at depth 32 on --aio-dir (targets 0.95 x fio,
+           1.8 x POSIX), and 4k writes at depth 1 on /dev/shm (0.95 x POSIX)
   find     io500's find (examples/find.rs) against a minimal parallel walk
            (findloop.c) on a tree of --find-files files made by mdtest, 1 and
            TASKS tasks; target: paired pario/loop >= 0.95 in entries/s

@@ -15,7 +15,7 @@ from . import machine, report
 from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
-from .workloads import (dummy, find, fio, instructions, integrity, io500, latency, mdtest,
+from .workloads import (aio, dummy, find, fio, instructions, integrity, io500, latency, mdtest,
                         mdworkbench, mem, mpi, residency, stops, syscalls)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -27,7 +27,7 @@ WORKLOADS = {
     "fixedcost": mpi.fixedcost, "latency": latency.run, "residency": residency.run,
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
-    "find": find.run, "io500": io500.run,
+    "find": find.run, "io500": io500.run, "aio": aio.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]
@@ -89,6 +89,11 @@ def options():
                        help="integrity: another ior build measured in the same rounds")
     group.add_argument("--items", type=int, default=10000, help="mdtest, build: -n (default 10000)")
     group.add_argument("--iterations", type=int, default=3, help="mdtest: -i (default 3)")
+    group.add_argument("--aio-dir", default="/var/tmp",
+                       help="aio: a directory on the machine's disk (default /var/tmp)")
+    group.add_argument("--aio-size", default="1g", help="aio: each task's file (default 1g)")
+    group.add_argument("--aio-seconds", type=int, default=5,
+                       help="aio: seconds per random-read run (default 5)")
     group.add_argument("--find-files", type=int, default=200000,
                        help="find: files in the mdtest-easy + mdtest-hard tree (default 200000)")
     group.add_argument("--mdtest-tasks", help="mdtest: task counts (default 1,TASKS)")
