@@ -247,3 +247,77 @@ fn random_offsets_write_and_read() {
     );
     assert_eq!(entries(dir.path()), Vec::<String>::new());
 }
+
+#[test]
+fn latency_is_timed_per_request_and_metadata_stays_posix() {
+    let dir = shm_dir();
+    let o = dir.path().join("f");
+    let args = [
+        "-a",
+        "AIO",
+        "-t",
+        "4k",
+        "-b",
+        "1m",
+        "-w",
+        "-O",
+        "summaryFormat=JSON",
+    ];
+    let r = ior(
+        dir.path(),
+        2,
+        &[&args[..], &["-o", o.to_str().unwrap()]].concat(),
+    );
+    r.ok();
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let write = &doc["tests"][0]["Results"][0];
+    assert_eq!(write["latencyPercentiles"]["count"], 2 * 256, "{write}");
+    // md-workbench -X with AIO: its reads are POSIX's, so nothing is wrong
+    // (IOR's AIO reports false errors here).
+    let out = format!("-o={}", dir.path().join("mdw").display());
+    let r = common::md_workbench(
+        dir.path(),
+        2,
+        &[
+            "-a", "AIO", &out, "-D=2", "-P=4", "-I=2", "-R=2", "-X", "-G=3",
+        ],
+    );
+    r.ok();
+    assert!(
+        r.stdout.contains("(0 errs)") && !r.stdout.contains("!!!"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_full_file_system_fails_a_request_and_leaves_nothing() {
+    let Some(mount) = common::mount::Mount::tmpfs("size=1m") else {
+        return;
+    };
+    let o = mount.path().join("f");
+    let args = [
+        "-a",
+        "AIO",
+        "-t",
+        "64k",
+        "-b",
+        "4m",
+        "-w",
+        "--aio.max-pending=16",
+    ];
+    let r = ior(
+        mount.path(),
+        1,
+        &[&args[..], &["-o", o.to_str().unwrap()]].concat(),
+    );
+    assert_ne!(r.status, 0);
+    assert!(
+        r.stderr
+            .contains(&format!("task 0: cannot write {}", o.display())),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
+    assert_eq!(entries(mount.path()), ["user.txt"]);
+}

@@ -204,3 +204,15 @@ fn with_k_an_interrupted_run_keeps_its_files() {
         ["t.00000000", "t.00000001", "user.txt"]
     );
 }
+
+#[test]
+fn aio_sigint_completes_the_requests_in_flight_then_removes_the_files() {
+    let dir = scratch();
+    let mut run = long_ior(dir.path(), &["-a", "AIO", "--aio.max-pending=32"]);
+    run.wait_until("the write phase", both_files_open(dir.path()));
+    run.signal(Signal::INT);
+    let end = run.ended();
+    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert!(end.stderr.contains("interrupted by SIGINT"), "{}", end.stderr);
+    assert_eq!(entries(dir.path()), ["user.txt"]);
+}

@@ -190,6 +190,9 @@ impl QueuedPass<'_> {
         }
         tally.bytes += size as u64;
         tally.transfers += 1;
+        if let Some(c) = self.counter.filter(|_| tally.transfers % 256 == 0) {
+            c.set(progress.bytes + tally.bytes);
+        }
         if self.access == Access::Read && self.options.verify {
             let buf = &self.queue.buffer(c.slot)[..size];
             let right = check(
