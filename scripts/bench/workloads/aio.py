@@ -22,6 +22,7 @@ def run(s):
     work = tempfile.mkdtemp(prefix="pario-aio-", dir=a.aio_dir)
     try:
         random_reads(s, work)
+        sequential(s, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     depth_one(s)
@@ -63,6 +64,39 @@ def random_reads(s, work):
              ("fio", values["fio"]["iops"]), noise, 0.95, judge="paired")
     s.ab_row(name, "AIO / POSIX", "IOPS", "ops", ("AIO", values["AIO"]["iops"]),
              ("POSIX", values["POSIX"]["iops"]), noise, 1.8, judge="paired")
+
+
+def sequential(s, work):
+    """1 MiB sequential writes with -e (fsync at the end) and reads, O_DIRECT,
+    depth 8, on the files random_reads made: AIO against fio's io_uring."""
+    a = s.args
+    base = os.path.join(work, "f")
+    files = [f"{base}.{rank:08d}" for rank in range(s.tasks)]
+    size = a.aio_size
+
+    def ior(access):
+        flags = ["-w", "-e"] if access == "write" else ["-r"]
+        args = ["-a", "AIO", "--posix.odirect", "--aio.max-pending=8", "--aio.granularity=8",
+                "-t", "1m", "-b", size, "-F", "-k", "-o", base] + flags
+        rows = s.ior(args, label=f"aio: AIO sequential {access}")
+        return {"bw": pario.one(rows, access, "AIO")["bwMiB"]}
+
+    def fio(access):
+        cmd = ["fio", f"--rw={access}", "--bs=1m", "--ioengine=io_uring", "--iodepth=8",
+               "--direct=1", f"--size={size}", "--group_reporting", "--output-format=json"]
+        cmd += ["--fsync_on_close=1"] if access == "write" else []
+        for i, f in enumerate(files):
+            cmd += [f"--name=j{i}", f"--filename={f}"]
+        s.note_cmd(f"aio: fio io_uring sequential {access}", cmd)
+        out, _ = run_cmd(cmd, cwd=work, what="fio")
+        return {"bw": parse_fio(out, access)["bw"]}
+
+    for access in ("write", "read"):
+        variants = [("AIO", lambda: ior(access)), ("fio", lambda: fio(access))]
+        values, noise = s.alternate(f"aio sequential {access}", variants)
+        s.ab_row(f"1 MiB sequential {access}, O_DIRECT, {s.tasks} tasks, depth 8",
+                 "AIO / fio io_uring", "MiB/s", "bw", ("AIO", values["AIO"]["bw"]),
+                 ("fio", values["fio"]["bw"]), noise, 0.95, judge="paired")
 
 
 def depth_one(s):
