@@ -321,3 +321,59 @@ fn a_full_file_system_fails_a_request_and_leaves_nothing() {
     assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
     assert_eq!(entries(mount.path()), ["user.txt"]);
 }
+
+#[test]
+fn io_uring_extras_round_trip() {
+    let disk = disk_dir();
+    for extra in [
+        &["--posix.odirect", "--aio.fixed-buffers"][..],
+        &["--aio.fixed-files"][..],
+        &["--posix.odirect", "--aio.sqpoll=50"][..],
+        &[
+            "--posix.odirect",
+            "--aio.fixed-buffers",
+            "--aio.fixed-files",
+            "--aio.sqpoll=20",
+        ][..],
+    ] {
+        round_trip(disk.path(), extra, 2);
+    }
+}
+
+#[test]
+fn polled_completions_work_or_say_what_they_need() {
+    let disk = disk_dir();
+    let o = disk.path().join("f");
+    let args = [
+        "-a",
+        "AIO",
+        "--posix.odirect",
+        "--aio.iopoll",
+        "-t",
+        "64k",
+        "-b",
+        "1m",
+        "-G",
+        "4",
+    ];
+    let r = ior(
+        disk.path(),
+        1,
+        &[&args[..], &["-w", "-r", "-R", "-o", o.to_str().unwrap()]].concat(),
+    );
+    if r.status != 0 {
+        assert!(
+            r.stderr
+                .contains("need O_DIRECT on a device with poll queues"),
+            "{}",
+            r.stderr
+        );
+    }
+    assert_eq!(entries(disk.path()), Vec::<String>::new());
+    let r = ior(
+        disk.path(),
+        1,
+        &["-a", "AIO", "--aio.iopoll", "-w", "-o", o.to_str().unwrap()],
+    );
+    r.fails(2, "--aio.iopoll needs --posix.odirect");
+}

@@ -213,6 +213,10 @@ fn aio_sigint_completes_the_requests_in_flight_then_removes_the_files() {
     run.signal(Signal::INT);
     let end = run.ended();
     assert_eq!(end.status, Some(130), "{}", end.stderr);
-    assert!(end.stderr.contains("interrupted by SIGINT"), "{}", end.stderr);
+    assert!(
+        end.stderr.contains("interrupted by SIGINT"),
+        "{}",
+        end.stderr
+    );
     assert_eq!(entries(dir.path()), ["user.txt"]);
 }

@@ -11,7 +11,7 @@ use std::os::unix::fs::FileExt;
 
 use super::namespace::{Namespace, PosixNamespace};
 use super::posix::{open_test_file, Posix, DIRECT_ALIGNMENT};
-use super::ring::{self, Completion, Ring};
+use super::ring::{self, Completion, Extras, Ring};
 use super::{
     Access, Backend, BackendInfo, Capabilities, Config, Context, CreateSpec, File, ModuleOption,
     OpenSpec, Queue, Settings, Status,
@@ -38,6 +38,31 @@ pub const INFO: BackendInfo = BackendInfo {
             default: "16",
             help: "Requests submitted together, at most max-pending",
         },
+        ModuleOption {
+            name: "aio.fixed-buffers",
+            flag: true,
+            default: "",
+            help: "pario: register the buffers with io_uring once (pinned; fixed reads and writes)",
+        },
+        ModuleOption {
+            name: "aio.fixed-files",
+            flag: true,
+            default: "",
+            help: "pario: register each file with io_uring once",
+        },
+        ModuleOption {
+            name: "aio.sqpoll",
+            flag: false,
+            default: "0",
+            help: "pario: a kernel thread polls the submissions, idle after this many ms (0: off)",
+        },
+        ModuleOption {
+            name: "aio.iopoll",
+            flag: true,
+            default: "",
+            help:
+                "pario: busy-poll completions (needs --posix.odirect and a device with poll queues)",
+        },
     ],
     configure,
 };
@@ -48,6 +73,7 @@ struct AioConfig {
     direct: bool,
     max_pending: usize,
     granularity: usize,
+    extras: Extras,
 }
 
 fn number(settings: &Settings<'_>, name: &str, default: usize) -> Result<usize, String> {
@@ -77,10 +103,24 @@ fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
             "--aio.granularity={granularity}: from 1 to max-pending ({max_pending})"
         ));
     }
+    let direct = settings.flag("posix.odirect")?;
+    let sqpoll = number(settings, "aio.sqpoll", 0)?;
+    let extras = Extras {
+        fixed_buffers: settings.flag("aio.fixed-buffers")?,
+        fixed_file: settings.flag("aio.fixed-files")?,
+        sqpoll_ms: (sqpoll > 0).then_some(sqpoll.min(u32::MAX as usize) as u32),
+        iopoll: settings.flag("aio.iopoll")?,
+    };
+    if extras.iopoll && !direct {
+        return Err(
+            "--aio.iopoll needs --posix.odirect (polled completions are for direct I/O)".into(),
+        );
+    }
     Ok(Box::new(AioConfig {
-        direct: settings.flag("posix.odirect")?,
+        direct,
         max_pending,
         granularity,
+        extras,
     }))
 }
 
@@ -96,6 +136,7 @@ impl Config for AioConfig {
             direct: self.direct,
             max_pending: self.max_pending,
             granularity: self.granularity,
+            extras: self.extras,
         }))
     }
 }
@@ -105,6 +146,7 @@ pub struct Aio {
     direct: bool,
     max_pending: usize,
     granularity: usize,
+    extras: Extras,
 }
 
 /// A file with its ring. The ring comes first: dropped first, it waits for
@@ -113,6 +155,7 @@ struct AioFile {
     ring: Option<Ring>,
     depth: usize,
     granularity: usize,
+    extras: Extras,
     file: std::fs::File,
 }
 
@@ -131,6 +174,7 @@ impl Backend for Aio {
             ring: None,
             depth: self.max_pending,
             granularity: self.granularity,
+            extras: self.extras,
             file: std::fs::File::from(fd),
         }))
     }
@@ -211,7 +255,8 @@ impl File for AioFile {
                 return Some(Err(e));
             }
             self.ring = None;
-            match Ring::new(self.depth, self.granularity, len) {
+            let fd = self.file.as_raw_fd();
+            match Ring::new(fd, self.depth, self.granularity, len, self.extras) {
                 Ok(r) => self.ring = Some(r),
                 Err(e) => return Some(Err(e)),
             }
@@ -241,9 +286,8 @@ impl Queue for AioFile {
         len: usize,
         offset: u64,
     ) -> io::Result<()> {
-        let fd = self.file.as_raw_fd();
         let ring = self.ring.as_mut().expect("a ring");
-        ring.submit(fd, access, slot, start, len, offset)
+        ring.submit(access, slot, start, len, offset)
     }
 
     fn reap(&mut self, done: &mut Vec<Completion>) -> io::Result<()> {

@@ -19,6 +19,23 @@ use io_uring::{opcode, types, IoUring};
 use super::Access;
 use crate::buffer::{AlignedBuffer, PAGE};
 
+/// The submission entry of a transfer on `$fd` (a descriptor or the
+/// registered file), on a plain or a registered buffer.
+macro_rules! transfer {
+    ($fd:expr, $access:expr, $fixed:expr, $ptr:expr, $len:expr, $index:expr, $offset:expr) => {
+        match ($access, $fixed) {
+            (Access::Write, false) => opcode::Write::new($fd, $ptr, $len).offset($offset).build(),
+            (Access::Read, false) => opcode::Read::new($fd, $ptr, $len).offset($offset).build(),
+            (Access::Write, true) => opcode::WriteFixed::new($fd, $ptr, $len, $index)
+                .offset($offset)
+                .build(),
+            (Access::Read, true) => opcode::ReadFixed::new($fd, $ptr, $len, $index)
+                .offset($offset)
+                .build(),
+        }
+    };
+}
+
 /// A finished request: its slot and the bytes moved or the error.
 #[derive(Debug)]
 pub struct Completion {
@@ -26,9 +43,25 @@ pub struct Completion {
     pub result: io::Result<usize>,
 }
 
-/// A ring with `depth` slots for requests in flight.
+/// What io_uring adds beyond a queue (`--aio.*` options).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// Register the slots' buffers once (pinned) and use fixed transfers.
+    pub fixed_buffers: bool,
+    /// Register the file once instead of looking its descriptor up per
+    /// request.
+    pub fixed_file: bool,
+    /// A kernel thread polls the submission queue; idle after this many ms.
+    pub sqpoll_ms: Option<u32>,
+    /// Busy-poll for completions (O_DIRECT on a device with poll queues).
+    pub iopoll: bool,
+}
+
+/// A ring with `depth` slots for requests in flight on one file.
 pub struct Ring {
     ring: IoUring,
+    fd: RawFd,
+    extras: Extras,
     slots: Vec<AlignedBuffer>,
     busy: Vec<bool>,
     in_flight: usize,
@@ -48,19 +81,39 @@ pub fn probe() -> Result<(), String> {
 }
 
 impl Ring {
-    /// A ring for `depth` requests of up to `len` bytes each, submitted in
-    /// batches of `granularity`.
-    pub fn new(depth: usize, granularity: usize, len: usize) -> io::Result<Ring> {
+    /// A ring for `depth` requests of up to `len` bytes each on `fd`,
+    /// submitted in batches of `granularity`.
+    pub fn new(
+        fd: RawFd,
+        depth: usize,
+        granularity: usize,
+        len: usize,
+        extras: Extras,
+    ) -> io::Result<Ring> {
         let entries = depth.next_power_of_two().clamp(8, 32768) as u32;
-        let ring = IoUring::builder()
-            .setup_cqsize(2 * entries)
-            .build(entries)?;
+        let mut builder = IoUring::builder();
+        builder.setup_cqsize(2 * entries);
+        if let Some(ms) = extras.sqpoll_ms {
+            builder.setup_sqpoll(ms);
+        }
+        if extras.iopoll {
+            builder.setup_iopoll();
+        }
+        let ring = builder.build(entries)?;
         let mut slots = Vec::with_capacity(depth);
         for _ in 0..depth {
             slots.push(AlignedBuffer::try_new(len as u64, PAGE).map_err(io::Error::other)?);
         }
+        if extras.fixed_file {
+            ring.submitter().register_files(&[fd])?;
+        }
+        if extras.fixed_buffers {
+            register(&ring, &mut slots)?;
+        }
         Ok(Ring {
             ring,
+            fd,
+            extras,
             slots,
             busy: vec![false; depth],
             in_flight: 0,
@@ -93,7 +146,6 @@ impl Ring {
     /// in it, at `offset` of `fd`; submits a batch when one is full.
     pub fn submit(
         &mut self,
-        fd: RawFd,
         access: Access,
         slot: usize,
         start: usize,
@@ -103,13 +155,26 @@ impl Ring {
         assert!(!self.busy[slot], "slot {slot} is in flight");
         let buf = &mut self.slots[slot].as_mut_slice()[start..start + len];
         let (ptr, len) = (buf.as_mut_ptr(), len as u32);
-        let entry = match access {
-            Access::Write => opcode::Write::new(types::Fd(fd), ptr, len)
-                .offset(offset)
-                .build(),
-            Access::Read => opcode::Read::new(types::Fd(fd), ptr, len)
-                .offset(offset)
-                .build(),
+        let index = slot as u16;
+        let entry = match self.extras.fixed_file {
+            true => transfer!(
+                types::Fixed(0),
+                access,
+                self.extras.fixed_buffers,
+                ptr,
+                len,
+                index,
+                offset
+            ),
+            false => transfer!(
+                types::Fd(self.fd),
+                access,
+                self.extras.fixed_buffers,
+                ptr,
+                len,
+                index,
+                offset
+            ),
         }
         .user_data(slot as u64);
         if self.ring.submission().is_full() {
@@ -150,6 +215,11 @@ impl Ring {
             self.busy[slot] = false;
             self.in_flight -= 1;
             let result = match res {
+                r if r == -libc::EOPNOTSUPP && self.extras.iopoll => Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "polled completions (--aio.iopoll) are not available here: they need \
+                     O_DIRECT on a device with poll queues (NVMe with nvme.poll_queues=N)",
+                )),
                 r if r < 0 => Err(io::Error::from_raw_os_error(-r)),
                 r => Ok(r as usize),
             };
@@ -166,6 +236,26 @@ impl Ring {
         }
         Ok(done)
     }
+}
+
+/// Registers the slots' buffers with the ring.
+fn register(ring: &IoUring, slots: &mut [AlignedBuffer]) -> io::Result<()> {
+    let iovecs: Vec<libc::iovec> = slots
+        .iter_mut()
+        .map(|b| libc::iovec {
+            iov_base: b.as_mut_slice().as_mut_ptr().cast(),
+            iov_len: b.len(),
+        })
+        .collect();
+    // SAFETY: the buffers are mapped memory that outlives the ring (its Drop
+    // waits for every request before they are freed), and the kernel pins
+    // them; see the module's invariants.
+    unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot register the buffers ({e}): RLIMIT_MEMLOCK may be too low"),
+        )
+    })
 }
 
 impl Drop for Ring {
