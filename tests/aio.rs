@@ -377,3 +377,64 @@ fn polled_completions_work_or_say_what_they_need() {
     );
     r.fails(2, "--aio.iopoll needs --posix.odirect");
 }
+
+#[test]
+fn a_short_transfer_is_finished_or_refused_as_posix_does() {
+    let dir = shm_dir();
+    let o = dir.path().join("f");
+    let o = o.to_str().unwrap();
+    let base = [
+        "-a", "AIO", "-t", "64k", "-b", "1m", "-G", "5", "-k", "-o", o,
+    ];
+    ior(dir.path(), 1, &[&base[..], &["-w"]].concat()).ok();
+    let f = std::fs::OpenOptions::new().write(true).open(o).unwrap();
+    f.set_len(512 * 1024 + 100).unwrap();
+    // The transfer at 512 KiB reads 100 bytes, then the end of the file.
+    let r = ior(dir.path(), 1, &[&base[..], &["-r"]].concat());
+    r.fails(
+        1,
+        "short read: the file ends at 524388 but 65536 bytes were expected at offset 524288",
+    );
+    let r = ior(dir.path(), 1, &[&base[..], &["-r", "-x"]].concat());
+    r.fails(
+        1,
+        "short read: 100 of 65536 bytes at offset 524288 (-x forbids retrying)",
+    );
+}
+
+#[test]
+fn wear_out_fsync_per_write_and_every_packet_on_disk() {
+    let disk = disk_dir();
+    for packet in ["t", "o", "i", "r"] {
+        let l = format!("--dataPacketType={packet}");
+        round_trip(disk.path(), &["--posix.odirect", &l], 2);
+    }
+    round_trip(disk.path(), &["-Y"], 2);
+    let o = disk.path().join("f");
+    let args = [
+        "-a",
+        "AIO",
+        "-t",
+        "1m",
+        "-b",
+        "64g",
+        "-D",
+        "1",
+        "-w",
+        "-F",
+        "-O",
+        "stoneWallingWearOut=1",
+    ];
+    let r = ior(
+        disk.path(),
+        2,
+        &[&args[..], &["-o", o.to_str().unwrap()]].concat(),
+    );
+    r.ok();
+    assert!(
+        r.stdout.contains("stonewalling pairs accessed"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(entries(disk.path()), Vec::<String>::new());
+}

@@ -159,6 +159,7 @@ impl Pass<'_> {
             options: *options,
             latency: latency.as_deref_mut(),
             counter: *counter,
+            failed: None,
         };
         Some(queued.run(from, to, progress, stop))
     }

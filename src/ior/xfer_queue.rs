@@ -32,11 +32,16 @@ pub struct QueuedPass<'a> {
     pub options: XferOptions,
     pub latency: Option<&'a mut LatencyRecorder>,
     pub counter: Option<&'a Counter>,
+    /// The failure of the earliest transfer that failed (requests complete
+    /// out of order; the one reported is the one POSIX would have met).
+    pub failed: Option<(u64, Error)>,
 }
 
 /// Where a slot's request stands.
 #[derive(Clone, Copy)]
 struct Slot {
+    /// The transfer's place in the pass's order.
+    seq: u64,
     offset: u64,
     done: usize,
     submitted: Instant,
@@ -64,6 +69,7 @@ impl QueuedPass<'_> {
         let now = Instant::now();
         let mut slots = vec![
             Slot {
+                seq: 0,
                 offset: 0,
                 done: 0,
                 submitted: now
@@ -81,10 +87,10 @@ impl QueuedPass<'_> {
         let mut done = Vec::with_capacity(depth);
         let mut count = from;
         for offset in self.layout.offsets_in(self.task, from, to) {
-            while free.is_empty() && !progress.failed() {
+            while free.is_empty() && self.failed.is_none() {
                 self.reap(&mut done, &mut slots, &mut free, progress, &mut tally);
             }
-            if progress.failed() || progress.quit {
+            if self.failed.is_some() || progress.failed() || progress.quit {
                 break;
             }
             let slot = free.pop().expect("a free slot");
@@ -94,12 +100,13 @@ impl QueuedPass<'_> {
             }
             self.trace(offset);
             slots[slot] = Slot {
+                seq: count,
                 offset,
                 done: 0,
                 submitted: Instant::now(),
             };
             if let Err(e) = self.queue.submit(self.access, slot, 0, size, offset) {
-                progress.failure = Some(self.failure(offset, e));
+                self.fail(count, offset, e);
                 break;
             }
             count += 1;
@@ -109,6 +116,9 @@ impl QueuedPass<'_> {
         }
         while self.queue.in_flight() > 0 {
             self.reap(&mut done, &mut slots, &mut free, progress, &mut tally);
+        }
+        if let Some((_, e)) = self.failed.take() {
+            progress.failure.get_or_insert(e);
         }
         progress.bytes += tally.bytes;
         progress.transfers += tally.transfers;
@@ -128,13 +138,10 @@ impl QueuedPass<'_> {
         tally: &mut Tally,
     ) {
         if let Err(e) = self.queue.reap(done) {
-            progress.failure.get_or_insert(Error::task(
-                self.options.rank,
-                format!(
-                    "cannot wait for io_uring completions on {}: {e}",
-                    self.path.display()
-                ),
-            ));
+            let path = self.path.display();
+            let why = format!("cannot wait for io_uring completions on {path}: {e}");
+            self.failed
+                .get_or_insert((0, Error::task(self.options.rank, why)));
             return;
         }
         for c in done.drain(..) {
@@ -159,22 +166,22 @@ impl QueuedPass<'_> {
         let n = match c.result {
             Ok(0) if self.access == Access::Read => {
                 let e = ended(s.offset + s.done as u64, size, s.offset);
-                return self.fail(progress, s.offset, e);
+                return self.fail(s.seq, s.offset, e);
             }
             Ok(0) => {
                 let e =
                     std::io::Error::new(std::io::ErrorKind::WriteZero, "write returned 0 bytes");
-                return self.fail(progress, s.offset, e);
+                return self.fail(s.seq, s.offset, e);
             }
             Ok(n) => n,
-            Err(e) => return self.fail(progress, s.offset, e),
+            Err(e) => return self.fail(s.seq, s.offset, e),
         };
         s.done += n;
         if s.done < size {
             let retry = Retry::of(self.options.single_attempt, false);
             if let Retry::Forbidden(why) = retry {
                 let e = short(self.verb(), s.done, size, s.offset, why);
-                return self.fail(progress, s.offset, e);
+                return self.fail(s.seq, s.offset, e);
             }
             let (start, at) = (s.done, s.offset + s.done as u64);
             match self
@@ -182,7 +189,7 @@ impl QueuedPass<'_> {
                 .submit(self.access, c.slot, start, size - start, at)
             {
                 Ok(()) => return false,
-                Err(e) => return self.fail(progress, s.offset, e),
+                Err(e) => return self.fail(s.seq, s.offset, e),
             }
         }
         if let Some(l) = self.latency.as_deref_mut() {
@@ -210,8 +217,11 @@ impl QueuedPass<'_> {
         true
     }
 
-    fn fail(&self, progress: &mut Progress, offset: u64, e: std::io::Error) -> bool {
-        progress.failure.get_or_insert(self.failure(offset, e));
+    /// Keeps the failure of the earliest transfer; the slot is free again.
+    fn fail(&mut self, seq: u64, offset: u64, e: std::io::Error) -> bool {
+        if self.failed.as_ref().is_none_or(|(first, _)| seq < *first) {
+            self.failed = Some((seq, self.failure(offset, e)));
+        }
         true
     }
 
