@@ -344,9 +344,19 @@ fn list_prints_every_section() {
 
 #[test]
 fn an_extended_run_adds_its_phases_and_scorex() {
+    for tasks in [2, 4] {
+        extended_run(tasks);
+    }
+}
+
+fn extended_run(tasks: usize) {
     let dir = tempdir().unwrap();
     let cfg = config(dir.path(), "");
-    let r = io500(dir.path(), 2, &[&cfg, "--timestamp=T4", "--mode=extended"]);
+    let r = io500(
+        dir.path(),
+        tasks,
+        &[&cfg, "--timestamp=T4", "--mode=extended"],
+    );
     r.ok();
     let res = results(&r.stdout);
     assert_eq!(res.len(), 19, "{}", r.stdout);
@@ -521,4 +531,25 @@ fn drop_caches_runs_once_per_node_before_each_phase() {
     let ran = results(&r.stdout).len();
     let drops = std::fs::read_to_string(&log).unwrap().lines().count();
     assert_eq!(drops, ran, "one node: once per phase");
+}
+
+#[test]
+fn a_data_directory_that_cannot_be_written_is_refused() {
+    let Some(mount) = common::mount::Mount::tmpfs("size=1m") else {
+        return;
+    };
+    std::fs::create_dir(mount.path().join("data")).unwrap();
+    mount.read_only();
+    let dir = tempdir().unwrap();
+    let text = format!(
+        "[global]\ndatadir = {}/data\ntimestamp-datadir = FALSE\nresultdir = {}/results\n",
+        mount.path().display(),
+        dir.path().display()
+    );
+    let cfg = dir.path().join("c.ini");
+    std::fs::write(&cfg, text).unwrap();
+    let r = io500(dir.path(), 1, &[cfg.to_str().unwrap()]);
+    assert_ne!(r.status, 0);
+    assert!(r.stderr.contains("is not writable"), "{}", r.stderr);
+    assert_eq!(entries(&mount.path().join("data")), Vec::<String>::new());
 }

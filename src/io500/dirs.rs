@@ -56,6 +56,7 @@ impl Dirs {
                 self.check_data(existed)?;
             }
             make(&self.data)?;
+            writable(&self.data)?;
             make(&self.results)?;
             // ior does not make its file's directory; the harness does.
             for d in ["ior-easy", "ior-hard"] {
@@ -106,6 +107,12 @@ impl Dirs {
         }
         Ok(())
     }
+}
+
+/// A data directory the tasks cannot write to is refused before any phase.
+fn writable(dir: &str) -> Result<()> {
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK)
+        .map_err(|e| Error::task(0, format!("the data directory {dir} is not writable: {e}")))
 }
 
 fn make(dir: &str) -> Result<()> {

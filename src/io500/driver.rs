@@ -110,14 +110,15 @@ fn run_phases(
         .iter()
         .filter(|p| p.in_mode(extended) && r.selected(p))
         .collect();
-    let live = comm.rank() == 0 && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let live = super::live::Live::new(comm.rank());
     let mut outcomes = Vec::new();
     let mut stopped = None;
     for (k, p) in chosen.iter().copied().enumerate() {
-        if live {
-            progress(k, chosen.len(), p, setting.stonewall, &outcomes, extended);
-        }
-        let o = match one_phase(comm, r, p, setting, &outcomes) {
+        let at = (k, chosen.len());
+        let ran = live.during(at, p, setting.stonewall, &outcomes, extended, || {
+            one_phase(comm, r, p, setting, &outcomes)
+        });
+        let o = match ran {
             Ok(o) => o,
             Err(e) => {
                 stopped = Some(e);
@@ -126,9 +127,6 @@ fn run_phases(
         };
         if p.name == "mdtest-easy-write" && r.configured_mdw_objects().is_none() {
             setting.mdw_objects = mdw_objects(o.score, setting.stonewall, comm.size());
-        }
-        if live {
-            eprint!("\r\x1b[K");
         }
         if comm.rank() == 0 {
             print_outcome(&o, extended);
@@ -255,23 +253,6 @@ fn drop_caches(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The live line on a terminal: the phase, roughly how long it takes (a
-/// write phase lasts the stonewall time), and the score so far.
-fn progress(k: usize, n: usize, p: &Phase, stonewall: u64, done: &[PhaseOutcome], extended: bool) {
-    let so_far = score(done, extended, true);
-    let length = match p.write {
-        true => format!(", about {stonewall} s"),
-        false => String::new(),
-    };
-    eprint!(
-        "\r\x1b[K[io500 {}/{n}] {}{length} | so far: BW {:.3} GiB/s, MD {:.3} kIOPS",
-        k + 1,
-        p.name,
-        so_far.bw,
-        so_far.md
-    );
 }
 
 fn print_outcome(o: &PhaseOutcome, extended: bool) {

@@ -15,6 +15,7 @@ pub mod files;
 pub mod find;
 pub mod hash;
 pub mod json;
+pub mod live;
 pub mod options;
 pub mod phases;
 pub mod results;
