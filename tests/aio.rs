@@ -129,38 +129,30 @@ fn a_short_file_fails_naming_task_file_and_offset() {
     assert!(r.stderr.contains("short read"), "{}", r.stderr);
 }
 
-#[test]
-fn a_stonewall_completes_the_requests_in_flight() {
-    let dir = shm_dir();
-    let o = dir.path().join("f");
-    let args = [
-        "-a",
-        "AIO",
-        "-t",
-        "1m",
-        "-b",
-        "64g",
-        "-D",
-        "1",
-        "-w",
-        "-F",
-        "-e",
-        "--aio.max-pending=32",
-    ];
-    let r = ior(
-        dir.path(),
-        2,
-        &[&args[..], &["-o", o.to_str().unwrap()]].concat(),
-    );
+/// A write of 64 GiB per task stopped by a one-second stonewall: the
+/// requests in flight complete, the files are removed.
+fn stonewalled(dir: &Path, extra: &[&str]) {
+    let o = dir.join("f");
+    let args = ["-a", "AIO", "-t", "1m", "-b", "64g", "-D", "1", "-w", "-F"];
+    let o = ["-o", o.to_str().unwrap()];
+    let r = ior(dir, 2, &[&args[..], extra, &o[..]].concat());
     r.ok();
-    let row = r.stdout.lines().find(|l| l.starts_with("write ")).unwrap();
-    assert!(row.contains("write"), "{}", r.stdout);
+    assert!(
+        r.stdout.lines().any(|l| l.starts_with("write ")),
+        "{}",
+        r.stdout
+    );
     assert!(
         r.stdout.contains("stonewalling pairs accessed"),
         "{}",
         r.stdout
     );
-    assert_eq!(entries(dir.path()), Vec::<String>::new());
+    assert_eq!(entries(dir), Vec::<String>::new());
+}
+
+#[test]
+fn a_stonewall_completes_the_requests_in_flight() {
+    stonewalled(shm_dir().path(), &["-e", "--aio.max-pending=32"]);
 }
 
 #[test]
@@ -410,31 +402,5 @@ fn wear_out_fsync_per_write_and_every_packet_on_disk() {
         round_trip(disk.path(), &["--posix.odirect", &l], 2);
     }
     round_trip(disk.path(), &["-Y"], 2);
-    let o = disk.path().join("f");
-    let args = [
-        "-a",
-        "AIO",
-        "-t",
-        "1m",
-        "-b",
-        "64g",
-        "-D",
-        "1",
-        "-w",
-        "-F",
-        "-O",
-        "stoneWallingWearOut=1",
-    ];
-    let r = ior(
-        disk.path(),
-        2,
-        &[&args[..], &["-o", o.to_str().unwrap()]].concat(),
-    );
-    r.ok();
-    assert!(
-        r.stdout.contains("stonewalling pairs accessed"),
-        "{}",
-        r.stdout
-    );
-    assert_eq!(entries(disk.path()), Vec::<String>::new());
+    stonewalled(shm_dir().path(), &["-O", "stoneWallingWearOut=1"]);
 }
