@@ -68,14 +68,17 @@ def random_reads(s, work):
 
 def sequential(s, work):
     """1 MiB sequential writes with -e (fsync at the end) and reads, O_DIRECT,
-    depth 8, on the files random_reads made: AIO against fio's io_uring."""
+    depth 8, on the files random_reads made: AIO against fio's io_uring. Both
+    overwrite the files (pario's -E: without it ior removes a file before
+    writing it, and a fresh file's allocating writes are another workload:
+    the kernel hands them to io_uring's workers one at a time)."""
     a = s.args
     base = os.path.join(work, "f")
     files = [f"{base}.{rank:08d}" for rank in range(s.tasks)]
     size = a.aio_size
 
     def ior(access):
-        flags = ["-w", "-e"] if access == "write" else ["-r"]
+        flags = ["-w", "-e", "-E"] if access == "write" else ["-r"]
         args = ["-a", "AIO", "--posix.odirect", "--aio.max-pending=8", "--aio.granularity=8",
                 "-t", "1m", "-b", size, "-F", "-k", "-o", base] + flags
         rows = s.ior(args, label=f"aio: AIO sequential {access}")
