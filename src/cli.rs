@@ -77,7 +77,36 @@ impl<T: Tool> Command for T {
 }
 
 /// Every tool of the suite, in `pario --help` order.
-pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench, &Io500];
+pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench, &Io500, &Compare];
+
+/// `pario compare`: two results side by side.
+pub struct Compare;
+
+impl Command for Compare {
+    fn name(&self) -> &'static str {
+        "compare"
+    }
+
+    fn about(&self) -> &'static str {
+        "two results side by side: ratios, spreads and whether they differ beyond the noise"
+    }
+
+    fn main(&self, _program: &str, args: Vec<String>) -> ExitCode {
+        crate::compare::main(&args)
+    }
+
+    fn options(&self) -> Vec<Spelling> {
+        vec![Spelling {
+            name: "--json".into(),
+            value: false,
+            directive: false,
+        }]
+    }
+
+    fn check(&self, _program: &str, _args: &[String]) -> Result<(), UsageError> {
+        Ok(())
+    }
+}
 
 /// The `io500` driver as a command.
 pub struct Io500;

@@ -5,6 +5,7 @@ pub mod backend;
 pub mod buffer;
 pub mod cli;
 pub mod comm;
+pub mod compare;
 pub mod console;
 pub mod engine;
 pub mod error;

@@ -268,6 +268,19 @@ fn a_standard_run_scores_every_phase_and_leaves_only_results() {
         "File creation"
     );
     assert_eq!(json["score"]["hash"], score["hash"].as_str());
+    // pario compare reads io500's result.json: one repetition per phase.
+    let rj = out.join("result.json").display().to_string();
+    let cmp = common::pario(dir.path(), &["compare", &rj, &rj]);
+    cmp.ok();
+    let line = cmp
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("ior-easy-write (GiB/s)"))
+        .unwrap();
+    assert!(
+        line.contains("| 1.000 | one repetition on a side"),
+        "{line}"
+    );
     let summary = std::fs::read_to_string(out.join("result_summary.txt")).unwrap();
     assert!(summary.starts_with("IO500 version pario-"), "{summary}");
     assert_eq!(summary.lines().count(), 16);

@@ -1,0 +1,127 @@
+//! `pario compare`: ratios and verdicts from fixed inputs, and the figures
+//! it finds in real results of ior, mdtest, md-workbench and io500.
+
+mod common;
+
+use std::path::Path;
+
+use common::pario;
+use tempfile::tempdir;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compare");
+
+#[test]
+fn fixed_inputs_give_exact_ratios_and_verdicts() {
+    let dir = tempdir().unwrap();
+    let (a, b) = (format!("{DATA}/a.json"), format!("{DATA}/b.json"));
+    let r = pario(dir.path(), &["compare", &a, &b]);
+    r.ok();
+    let write = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("test 0 write"))
+        .unwrap();
+    assert!(
+        write.contains("| 1.200 | B faster by 20.0 % (the ranges do not overlap)"),
+        "{write}"
+    );
+    let read = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("test 0 read"))
+        .unwrap();
+    assert!(
+        read.contains("within the noise of the repetitions"),
+        "{read}"
+    );
+    let r = pario(dir.path(), &["compare", &a, &b, "--json"]);
+    r.ok();
+    let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let w = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["figure"] == "test 0 write")
+        .unwrap();
+    assert_eq!(w["verdict"], "faster");
+    assert_eq!(w["a"]["n"], 2);
+    assert!((w["ratio"].as_f64().unwrap() - 1.2).abs() < 1e-12);
+}
+
+#[test]
+fn bad_arguments_are_one_line() {
+    let dir = tempdir().unwrap();
+    let a = format!("{DATA}/a.json");
+    for (args, message) in [
+        (vec!["compare", a.as_str()], "two result files"),
+        (vec!["compare", a.as_str(), "nope.json"], "nope.json"),
+        (
+            vec!["compare", a.as_str(), a.as_str(), "-x"],
+            "unknown option '-x'",
+        ),
+    ] {
+        let r = pario(dir.path(), &args);
+        r.fails(2, message);
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    }
+}
+
+/// Runs a tool with its JSON to `name` in `dir`.
+fn result(dir: &Path, tool: &str, args: &[&str], name: &str) -> String {
+    let path = dir.join(name).display().to_string();
+    let mut all = vec![tool];
+    all.extend_from_slice(args);
+    let r = pario(dir, &all);
+    r.ok();
+    std::fs::write(&path, &r.stdout).unwrap();
+    path
+}
+
+#[test]
+fn every_tools_result_has_its_figures() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let cases: [(&str, Vec<&str>, &str); 3] = [
+        (
+            "ior",
+            vec![
+                "-a",
+                "DUMMY",
+                "-w",
+                "-r",
+                "-i",
+                "2",
+                "-O",
+                "summaryFormat=JSON",
+            ],
+            "test 0 read",
+        ),
+        (
+            "mdtest",
+            vec!["-a", "DUMMY", "-n", "10", "-i", "2", "--summaryFormat=JSON"],
+            "1 tasks: File creation",
+        ),
+        (
+            "md-workbench",
+            vec![
+                "-a",
+                "DUMMY",
+                "-D=1",
+                "-P=4",
+                "-I=2",
+                "-R=2",
+                "--summaryFormat=JSON",
+            ],
+            "benchmark",
+        ),
+    ];
+    for (tool, args, figure) in cases {
+        let a = result(d, tool, &args, "a.json");
+        let b = result(d, tool, &args, "b.json");
+        let r = pario(d, &["compare", &a, &b]);
+        r.ok();
+        let line = r.stdout.lines().find(|l| l.starts_with(figure));
+        let line = line.unwrap_or_else(|| panic!("{tool}: {}", r.stdout));
+        assert!(line.contains("(n=2)"), "{line}");
+    }
+}
