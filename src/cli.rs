@@ -77,7 +77,36 @@ impl<T: Tool> Command for T {
 }
 
 /// Every tool of the suite, in `pario --help` order.
-pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench, &Io500, &Compare];
+pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench, &Io500, &Compare, &Report];
+
+/// `pario report`: results as one HTML page.
+pub struct Report;
+
+impl Command for Report {
+    fn name(&self) -> &'static str {
+        "report"
+    }
+
+    fn about(&self) -> &'static str {
+        "results as one self-contained HTML page with plots, side by side"
+    }
+
+    fn main(&self, _program: &str, args: Vec<String>) -> ExitCode {
+        crate::report::main(&args)
+    }
+
+    fn options(&self) -> Vec<Spelling> {
+        vec![Spelling {
+            name: "-o".into(),
+            value: true,
+            directive: false,
+        }]
+    }
+
+    fn check(&self, _program: &str, _args: &[String]) -> Result<(), UsageError> {
+        Ok(())
+    }
+}
 
 /// `pario compare`: two results side by side.
 pub struct Compare;

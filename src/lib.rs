@@ -21,6 +21,7 @@ pub mod pagecache;
 pub mod pattern;
 pub mod progress;
 pub mod random;
+pub mod report;
 pub mod run;
 pub mod signals;
 pub mod stats;
