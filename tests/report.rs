@@ -34,7 +34,10 @@ fn fixed_results_give_one_chart_per_figure() {
     assert!(html.contains(">a.json</h2>") && html.contains(">b.json</h2>"));
     // Four repetitions per figure are drawn as four filled bars plus the
     // legend's two swatches.
-    let write = html.split("<svg").find(|s| s.contains("test 0 write")).unwrap();
+    let write = html
+        .split("<svg")
+        .find(|s| s.contains("test 0 write"))
+        .unwrap();
     assert!(write.matches("<rect").count() >= 6, "{write}");
     assert!(
         html.contains("<td>1260.000</td>"),
@@ -113,4 +116,31 @@ fn bad_arguments_are_one_line() {
         pario(dir.path(), &args).fails(2, message);
     }
     assert!(!dir.path().join("x.html").exists());
+}
+
+#[test]
+fn images_are_written_as_svg_files() {
+    let dir = tempdir().unwrap();
+    let (a, b) = (format!("{DATA}/a.json"), format!("{DATA}/b.json"));
+    let out = dir.path().join("r.html");
+    let img = dir.path().join("img");
+    let args = [
+        "report",
+        &a,
+        &b,
+        "-o",
+        out.to_str().unwrap(),
+        "--images",
+        img.to_str().unwrap(),
+    ];
+    pario(dir.path(), &args).ok();
+    let mut names: Vec<String> = common::entries(&img);
+    names.sort();
+    assert_eq!(names, ["01-test-0-read.svg", "02-test-0-write.svg"]);
+    let svg = std::fs::read_to_string(img.join("02-test-0-write.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("test 0 write"),
+        "{}",
+        &svg[..200]
+    );
 }

@@ -39,7 +39,9 @@ fn table(head: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 /// The whole page for these results (compared side by side).
-pub fn page(results: &[Loaded]) -> String {
+/// The page, and each chart as (title, SVG) for `--images`.
+pub fn page(results: &[Loaded]) -> (String, Vec<(String, String)>) {
+    let mut images = Vec::new();
     let mut h = format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pario report</title><style>{STYLE}</style></head><body>\n<h1>pario report</h1>\n"
     );
@@ -53,8 +55,8 @@ pub fn page(results: &[Loaded]) -> String {
         let about: Vec<Vec<String>> = r.about().into_iter().map(|(k, v)| vec![k, v]).collect();
         h.push_str(&table(&["run", ""], &about));
     }
-    h.push_str(&figures(results));
-    h.push_str(&latency(results));
+    h.push_str(&figures(results, &mut images));
+    h.push_str(&latency(results, &mut images));
     for r in results {
         if let Some((head, rows)) = r.details() {
             let _ = writeln!(h, "<h2>Details: {}</h2>", escape(&r.name));
@@ -62,11 +64,11 @@ pub fn page(results: &[Loaded]) -> String {
         }
     }
     h.push_str("</body></html>\n");
-    h
+    (h, images)
 }
 
 /// Each figure: its repetitions per result, and mean, min and max.
-fn figures(results: &[Loaded]) -> String {
+fn figures(results: &[Loaded], images: &mut Vec<(String, String)>) -> String {
     let names: BTreeSet<&String> = results.iter().flat_map(|r| r.figures.keys()).collect();
     let mut h = String::from("<h2>Figures per repetition</h2>\n");
     for name in names {
@@ -82,7 +84,9 @@ fn figures(results: &[Loaded]) -> String {
             .iter()
             .find_map(|r| r.figures.get(name).map(|f| f.unit.clone()))
             .unwrap_or_default();
-        h.push_str(&charts::repetitions(name, &unit, &series));
+        let svg = charts::repetitions(name, &unit, &series);
+        h.push_str(&svg);
+        images.push((name.clone(), svg));
         let rows: Vec<Vec<String>> = series
             .iter()
             .map(|(who, v)| {
@@ -107,7 +111,7 @@ fn figures(results: &[Loaded]) -> String {
 }
 
 /// Each figure's latency percentiles, the results' curves together.
-fn latency(results: &[Loaded]) -> String {
+fn latency(results: &[Loaded], images: &mut Vec<(String, String)>) -> String {
     let per: Vec<_> = results
         .iter()
         .map(|r| (r.name.clone(), r.latency()))
@@ -124,7 +128,10 @@ fn latency(results: &[Loaded]) -> String {
             .filter(|(_, c)| !c.is_empty())
             .collect();
         if !curves.is_empty() {
-            h.push_str(&charts::percentiles(&format!("{name}: latency"), &curves));
+            let title = format!("{name}: latency");
+            let svg = charts::percentiles(&title, &curves);
+            h.push_str(&svg);
+            images.push((title, svg));
         }
     }
     h

@@ -10,14 +10,16 @@ pub mod model;
 
 use std::process::ExitCode;
 
-pub const HELP: &str = "Usage: pario report RESULT.json [RESULT.json ...] -o report.html
+pub const HELP: &str =
+    "Usage: pario report RESULT.json [RESULT.json ...] -o report.html [--images DIR]
 
 One self-contained HTML page (inline SVG, no script, nothing fetched) for
 results of ior (-O summaryFormat=JSON), mdtest and md-workbench
 (--summaryFormat=JSON) and io500 (result.json): each figure's repetitions
 with mean, min and max, latency percentiles on a log axis, each tool's
 details (ior's slowest task, page cache and stonewall; io500's phases).
-Several results are compared side by side.
+Several results are compared side by side. --images DIR also writes each
+chart as an SVG file there (01-<figure>.svg, ...), for papers and slides.
 ";
 
 /// The exit status (2 for bad arguments or unreadable files).
@@ -39,11 +41,13 @@ fn run(args: &[String]) -> Result<String, String> {
         return Ok(HELP.trim_end().into());
     }
     let mut out = None;
+    let mut images = None;
     let mut inputs = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "-o" => out = Some(it.next().ok_or("-o needs a file name")?.clone()),
+            "--images" => images = Some(it.next().ok_or("--images needs a directory")?.clone()),
             s if s.starts_with('-') => {
                 return Err(format!("unknown option '{s}' (see pario report -h)"))
             }
@@ -58,11 +62,31 @@ fn run(args: &[String]) -> Result<String, String> {
         .iter()
         .map(|p| model::Loaded::read(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let page = html::page(&loaded);
+    let (page, charts) = html::page(&loaded);
     std::fs::write(&out, &page).map_err(|e| format!("{out}: {e}"))?;
+    if let Some(dir) = &images {
+        write_images(dir, &charts)?;
+    }
     Ok(format!(
         "wrote {out} ({} bytes, {} result(s))",
         page.len(),
         loaded.len()
     ))
+}
+
+/// Each chart as `NN-<title>.svg` in `dir` (made if needed).
+fn write_images(dir: &str, charts: &[(String, String)]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+    for (i, (title, svg)) in charts.iter().enumerate() {
+        let slug: String = title
+            .chars()
+            .map(|c| match c.is_ascii_alphanumeric() {
+                true => c.to_ascii_lowercase(),
+                false => '-',
+            })
+            .collect();
+        let path = format!("{dir}/{:02}-{}.svg", i + 1, slug.trim_matches('-'));
+        std::fs::write(&path, svg).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(())
 }
