@@ -133,10 +133,26 @@ where
     if uses_mpi(local_tasks) {
         return run_mpi(tool, body);
     }
+    if let Some(l) = crate::launcher::several() {
+        let why = match cfg!(feature = "mpi") {
+            true => "PARIO_TASKS asks for threads",
+            false => "this pario was built without MPI",
+        };
+        return refuse(tool, &crate::launcher::refusal(&l, why));
+    }
     match run_local(local_tasks, body) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => report_failure(tool, &e),
     }
+}
+
+/// A launch that cannot work: one line from the launcher's first task,
+/// exit status 2, nothing touched.
+fn refuse(tool: &str, why: &str) -> ExitCode {
+    if crate::launcher::first_task() {
+        eprintln!("{tool}: error: {why}");
+    }
+    ExitCode::from(2)
 }
 
 /// Runs `body` once on this MPI rank.
@@ -148,6 +164,15 @@ where
     let Some(universe) = mpi::initialize() else {
         return report_failure(tool, &Error::Comm("MPI was initialised twice".into()));
     };
+    // A lone rank where the launcher started several: MPI did not find
+    // the others (srun without a working PMI plugin).
+    if let Some(l) = crate::launcher::several() {
+        use mpi::traits::Communicator;
+        if universe.world().size() == 1 {
+            let why = "MPI started as a lone rank (for srun, try --mpi=pmix)";
+            return refuse(tool, &crate::launcher::refusal(&l, why));
+        }
+    }
     let outcome = match comm::mpi::MpiComm::new(universe.world()) {
         Ok(comm) => {
             // A panicking rank cannot take part in collectives any more:

@@ -12,6 +12,7 @@ pub mod error;
 pub mod io500;
 pub mod ior;
 pub mod latency;
+pub mod launcher;
 pub mod mdtest;
 pub mod mdworkbench;
 pub mod memhog;

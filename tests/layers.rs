@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["run"],
     &["tool"],
     &["TOOLS"],
-    &["engine"],
+    &["engine", "launcher"],
     // Drivers: they run several tools in one engine.
     &["io500", "compare", "report"],
     &["cli"],

@@ -37,7 +37,7 @@ impl Run {
     }
 }
 
-fn finish(out: Output) -> Run {
+pub fn finish(out: Output) -> Run {
     Run {
         status: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

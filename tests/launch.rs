@@ -1,0 +1,121 @@
+//! Launch mistakes: a process a launcher started as one of several tasks
+//! must be one rank of an MPI job. Without MPI (or with MPI up as a lone
+//! rank, or with threads asked for) it refuses with one line from the first
+//! task, exit 2, nothing created. The launchers' variables are set by hand.
+
+mod common;
+
+use std::process::Command;
+
+use common::entries;
+use tempfile::tempdir;
+
+fn ior(dir: &std::path::Path, env: &[(&str, &str)]) -> common::Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    cmd.args(["-a", "DUMMY", "-w", "-o", "f"]).current_dir(dir);
+    for v in [
+        "OMPI_COMM_WORLD_SIZE",
+        "OMPI_COMM_WORLD_RANK",
+        "PMI_SIZE",
+        "PMI_RANK",
+        "SLURM_STEP_ID",
+        "SLURM_STEP_NUM_TASKS",
+        "SLURM_PROCID",
+        "SLURM_NTASKS",
+        "PARIO_TASKS",
+    ] {
+        cmd.env_remove(v);
+    }
+    cmd.envs(env.iter().copied());
+    common::finish(cmd.output().unwrap())
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn a_build_without_mpi_refuses_to_be_one_of_several_tasks() {
+    let dir = tempdir().unwrap();
+    for (env, launcher) in [
+        (
+            &[("OMPI_COMM_WORLD_SIZE", "4"), ("OMPI_COMM_WORLD_RANK", "0")][..],
+            "mpirun (Open MPI) as one of 4 tasks (OMPI_COMM_WORLD_SIZE=4)",
+        ),
+        (
+            &[("PMI_SIZE", "2"), ("PMI_RANK", "0")][..],
+            "a PMI launcher (MPICH, Intel MPI) as one of 2 tasks",
+        ),
+        (
+            &[
+                ("SLURM_STEP_ID", "0"),
+                ("SLURM_STEP_NUM_TASKS", "3"),
+                ("SLURM_PROCID", "0"),
+            ][..],
+            "srun as one of 3 tasks",
+        ),
+    ] {
+        let r = ior(dir.path(), env);
+        assert_eq!(r.status, 2, "{env:?}: {}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        assert!(r.stderr.contains(launcher), "{}", r.stderr);
+        assert!(
+            r.stderr.contains("this pario was built without MPI"),
+            "{}",
+            r.stderr
+        );
+        assert!(
+            r.stderr.contains("'--features mpi'") && r.stderr.contains("PARIO_TASKS="),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(entries(dir.path()), Vec::<String>::new());
+    }
+    // The other tasks say nothing.
+    let r = ior(
+        dir.path(),
+        &[("OMPI_COMM_WORLD_SIZE", "4"), ("OMPI_COMM_WORLD_RANK", "3")],
+    );
+    assert_eq!((r.status, r.stderr.as_str()), (2, ""));
+}
+
+#[test]
+fn one_task_and_a_batch_script_run() {
+    let dir = tempdir().unwrap();
+    // A batch script is one process, whatever the allocation.
+    ior(dir.path(), &[("SLURM_NTASKS", "8"), ("SLURM_PROCID", "0")]).ok();
+    // srun -n 1.
+    ior(
+        dir.path(),
+        &[
+            ("SLURM_STEP_ID", "0"),
+            ("SLURM_STEP_NUM_TASKS", "1"),
+            ("SLURM_PROCID", "0"),
+        ],
+    )
+    .ok();
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn an_mpi_build_refuses_a_lone_rank_or_threads_under_srun() {
+    let dir = tempdir().unwrap();
+    let srun = [
+        ("SLURM_STEP_ID", "0"),
+        ("SLURM_STEP_NUM_TASKS", "2"),
+        ("SLURM_PROCID", "0"),
+    ];
+    let r = ior(dir.path(), &srun);
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("MPI started as a lone rank (for srun, try --mpi=pmix)"),
+        "{}",
+        r.stderr
+    );
+    let r = ior(dir.path(), &[&srun[..], &[("PARIO_TASKS", "2")]].concat());
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("PARIO_TASKS asks for threads"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(entries(dir.path()), Vec::<String>::new());
+}
