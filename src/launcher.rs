@@ -32,10 +32,9 @@ pub fn several() -> Option<Launched> {
         return Some(found("a PMI launcher (MPICH, Intel MPI)", "PMI_SIZE", n));
     }
     let in_step = number("SLURM_STEP_ID").is_some();
-    match number("SLURM_STEP_NUM_TASKS").filter(|n| *n > 1 && in_step) {
-        Some(n) => Some(found("srun", "SLURM_STEP_NUM_TASKS", n)),
-        None => None,
-    }
+    number("SLURM_STEP_NUM_TASKS")
+        .filter(|n| *n > 1 && in_step)
+        .map(|n| found("srun", "SLURM_STEP_NUM_TASKS", n))
 }
 
 /// Whether this process is the launcher's first task (it alone prints).
