@@ -302,11 +302,16 @@ pub fn tree_of(dir: &Path) -> Vec<String> {
 /// it. Open MPI as root needs the two variables, and `--oversubscribe` on a
 /// machine with fewer cores than ranks.
 pub fn mpirun(binary: &str, dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
+    // A session directory of its own: mpiruns started together in the
+    // shared /tmp/ompi.<host>.<uid> race (one removes it as another makes
+    // it: "A call to mkdir was unable to create the desired directory").
+    let session = tempfile::tempdir().expect("a session directory");
     let mut cmd = Command::new("timeout");
     cmd.args(["120", "mpirun", "--oversubscribe", "-n", &ranks.to_string()])
         .current_dir(dir)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_orte_tmpdir_base", session.path())
         .env_remove("PARIO_TASKS");
     for var in [
         "IOR_FAKE_NODES",
