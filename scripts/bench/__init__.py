@@ -68,10 +68,14 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
   io500    a scaled-down io500 run: the time outside its phases (target
            < 1 s), and its two first write phases' figures against their
            exe lines run alone with ior and mdtest
-  mdworkbench  md-workbench -D 10 -I 1000 -P 1000 -R 3 against a C loop
-           (mdwloop.c) making the same system calls in the same order, and
-           with its per-operation timing off (--recordLatency=0), 1 and TASKS
-           tasks (--mdtest-tasks); target: paired pario/loop >= 0.95
+  mdworkbench  md-workbench -D 10 -I 1000 -P 1000 -R 3 (--mdw-data-sets,
+           --mdw-objects, --mdw-precreate, --mdw-iterations) against a C loop
+           (mdwloop.c, compiled with gcc) making the same system calls in the
+           same order on the same names, and pario with its per-operation
+           timing off (--recordLatency=0; left out when the binary refuses
+           it), 1 and TASKS tasks (--mdw-tasks); figure: the median of each
+           run's benchmark phases' rates; target: the median paired ratio
+           pario/loop >= 0.95, timing on and off
   build    this build (--ior, --mdtest) against a previous one (--baseline
            DIR holding its ior and mdtest), the same commands in the same
            rounds: ior -t 1m -b 256m -s 4 -F -e and -t 4k -b 64m -F with TASKS
@@ -88,19 +92,22 @@ Every measurement: --warmup untimed rounds of each side, then --rounds rounds
 in which the sides alternate (the first goes first in even rounds, the second
 in odd ones; with more than two sides, each goes first in turn; integrity
 runs its sides in a fixed order, as it always did). Defaults: 5 rounds and 1
-warm-up; integrity 9 and 1, mdtest 7 and 0, build 15 and 1; --quick: 3 rounds
-(and -s 1 for bw, mpi and build). Tables give each side's median [min-max], the
-ratio (or difference) of the medians, and the per-round ratios: their median
-with a distribution-free 95 % confidence interval, and their range. pario's
-figures come from its JSON output (-O summaryFormat=JSON, --summaryFormat=JSON);
-timed runs of bw and iops also save -O saveRankPerformanceDetailsCSV, to
-recompute pario's figure the way fio computes its own. The last column is the
-share of the CPUs other processes used (and the hypervisor stole) meanwhile:
-on a shared machine, see --wait-idle, --nice and --fio-option=--thread.
+warm-up; integrity 9 and 1, mdtest 7 and 0, mdworkbench 7 and 1, build 15
+and 1; --quick: 3 rounds (and -s 1 for bw, mpi and build). Tables give each
+side's median [min-max], the ratio (or difference) of the medians, and the
+per-round ratios: their median with a distribution-free 95 % confidence
+interval, and their range. pario's figures come from its JSON output
+(-O summaryFormat=JSON, --summaryFormat=JSON); timed runs of bw and iops also
+save -O saveRankPerformanceDetailsCSV, to recompute pario's figure the way fio
+computes its own. The last column is the share of the CPUs other processes
+used (and the hypervisor stole) meanwhile: on a shared machine, see
+--wait-idle, --nice and --fio-option=--thread.
 
 Unless --no-build, the chosen workloads' binaries are built first: cargo build
 --release --bins; with mpi, mpiio or fixedcost also --features mpi
---target-dir target-mpi; with residency, --example residency.
+--target-dir target-mpi; with residency, --example residency. The binaries are
+target/release/ior and, next to it, mdtest and md-workbench (--ior, --mdtest,
+--md-workbench; or CARGO_TARGET_DIR for another target directory).
 
 Exit status: 0 when every measurement ran, 1 on a failure, 130 when
 interrupted; with --check, 2 when a figure misses its target. Everything is

@@ -44,7 +44,7 @@ def options():
     add("workloads", nargs="*", metavar="WORKLOAD",
         help=f"any of {', '.join(WORKLOADS)}, or all (default: {' '.join(DEFAULT)})")
     add("--rounds", type=int, help="timed rounds per measurement (default 5; integrity 9, "
-        "mdtest 7, build 15)")
+        "mdtest and mdworkbench 7, build 15)")
     add("--warmup", type=int, help="untimed rounds of each side first (default 1; mdtest 0)")
     add("--quick", action="store_true",
         help="3 rounds, and -s 1 instead of -s 4 for bw, mpi and build")
@@ -54,6 +54,7 @@ def options():
     add("--ior", default=os.path.join(TARGET, "release", "ior"),
         help="pario's ior (default target/release/ior)")
     add("--mdtest", help="pario's mdtest (default: next to --ior)")
+    add("--md-workbench", help="pario's md-workbench (default: next to --ior)")
     add("--wait-idle", type=float, default=0, metavar="SECONDS",
         help="before each measurement, wait up to SECONDS for other processes to use under "
              "10%% of the CPUs (default 0: do not wait)")
@@ -103,6 +104,17 @@ def options():
                        help="stops: seconds between the start and the signal (default 3)")
     group.add_argument("--build-shapes", default="bw,iops,dummy,mdtest",
                        help="build: which workloads (default bw,iops,dummy,mdtest)")
+    group = ap.add_argument_group("mdworkbench")
+    group.add_argument("--mdw-tasks", help="task counts (default: those of --mdtest-tasks, "
+                       "1,TASKS)")
+    group.add_argument("--mdw-data-sets", type=int, default=10, metavar="D",
+                       help="md-workbench -D (default 10)")
+    group.add_argument("--mdw-objects", type=int, default=1000, metavar="I",
+                       help="md-workbench -I: objects per data set and phase (default 1000)")
+    group.add_argument("--mdw-precreate", type=int, default=1000, metavar="P",
+                       help="md-workbench -P (default 1000)")
+    group.add_argument("--mdw-iterations", type=int, default=3, metavar="R",
+                       help="md-workbench -R: benchmark phases per run (default 3)")
     return ap
 
 
@@ -121,7 +133,11 @@ def parse(argv):
         ap.error(f"modes are {', '.join(MODES)}")
     args.mdtest_tasks = sorted({int(t) for t in args.mdtest_tasks.split(",")}) \
         if args.mdtest_tasks else sorted({1, args.tasks})
-    if min([args.tasks, args.fixedcost_runs, args.items, args.iterations] + args.mdtest_tasks) < 1 \
+    args.mdw_tasks = sorted({int(t) for t in args.mdw_tasks.split(",")}) \
+        if args.mdw_tasks else args.mdtest_tasks
+    if min([args.tasks, args.fixedcost_runs, args.items, args.iterations, args.mdw_data_sets,
+            args.mdw_objects, args.mdw_precreate, args.mdw_iterations]
+           + args.mdtest_tasks + args.mdw_tasks) < 1 \
             or (args.rounds is not None and args.rounds < 1) or (args.warmup or 0) < 0:
         ap.error("counts must be at least 1 (--warmup at least 0)")
     if args.iops_block % (4 * KIB):
@@ -172,10 +188,15 @@ def main(argv=None):
         build(args)
     args.ior = os.path.abspath(args.ior)
     args.mdtest = os.path.abspath(args.mdtest or os.path.join(os.path.dirname(args.ior), "mdtest"))
+    args.md_workbench = os.path.abspath(
+        args.md_workbench or os.path.join(os.path.dirname(args.ior), "md-workbench"))
     args.mpi_ior = os.path.abspath(args.mpi_ior)
     args.also = [os.path.abspath(p) for p in args.also]  # commands run in the work directory
     if not os.access(args.ior, os.X_OK):
         sys.exit(f"bench: no ior binary at {args.ior} (build it, or --ior PATH)")
+    if "mdworkbench" in args.workloads and not os.access(args.md_workbench, os.X_OK):
+        sys.exit(f"bench: no md-workbench binary at {args.md_workbench} (build it, or "
+                 "--md-workbench PATH)")
     if args.nice:
         machine.run_niced(args.nice)
 
