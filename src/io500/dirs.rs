@@ -120,7 +120,8 @@ fn make(dir: &str) -> Result<()> {
         .map_err(|e| Error::io(0, "cannot create directory", Path::new(dir), &e))
 }
 
-fn write(dir: &str, name: &str, text: &str) -> Result<()> {
+/// Writes `name` in `dir` (rank 0's result files).
+pub(super) fn write(dir: &str, name: &str, text: &str) -> Result<()> {
     let path = Path::new(dir).join(name);
     std::fs::write(&path, text).map_err(|e| Error::io(0, "cannot write", &path, &e))
 }

@@ -90,11 +90,7 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
 fn failed_phases(outcomes: &[PhaseOutcome]) -> Vec<String> {
     outcomes
         .iter()
-        .filter(|o| {
-            o.lines
-                .iter()
-                .any(|l| matches!(l, Line::Invalid(w) if w.starts_with("the phase failed")))
-        })
+        .filter(|o| o.failed)
         .map(|o| o.phase.name.to_string())
         .collect()
 }
@@ -190,6 +186,7 @@ fn one_phase(
                 return Err(e);
             }
             o.invalid(format!("the phase failed: {e}"));
+            o.failed = true;
             o.score = 0.0;
         }
     }
@@ -225,9 +222,7 @@ fn failed_source(p: &Phase, before: &[PhaseOutcome]) -> Option<&'static str> {
         .find(|o| {
             o.phase.group == p.group
                 && (o.phase.write || o.phase.name.ends_with("create"))
-                && o.lines
-                    .iter()
-                    .any(|l| matches!(l, Line::Invalid(w) if w.starts_with("the phase failed")))
+                && o.failed
         })
         .map(|o| o.phase.name)
 }

@@ -3,14 +3,13 @@
 //! `[SCORE]` and in extended mode `[SCOREX]`, each score with its hash).
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use super::dirs::Dirs;
+use super::dirs::{write, Dirs};
 use super::driver::{now, Finished};
 use super::hash;
 use super::results::{key_value, Line, PhaseOutcome, Score};
 use super::Io500Run;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 pub fn write_all(
     r: &Io500Run,
@@ -33,11 +32,6 @@ pub fn write_all(
     let json = super::json::document(r, dirs, began, f, |s, x| hash_of(s, &f.outcomes, x));
     let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
     write(&dirs.results, "result.json", &text)
-}
-
-fn write(dir: &str, name: &str, text: &str) -> Result<()> {
-    let path = Path::new(dir).join(name);
-    std::fs::write(&path, text).map_err(|e| Error::io(0, "cannot write", &path, &e))
 }
 
 fn summary(r: &Io500Run, f: &Finished, extended: bool) -> String {

@@ -32,6 +32,9 @@ pub struct PhaseOutcome {
     pub lines: Vec<Line>,
     /// `run = FALSE`.
     pub skipped: bool,
+    /// The phase failed (an I/O error, a full disk): not merely invalid by
+    /// the rules; the phases that need its files are skipped.
+    pub failed: bool,
     /// The tool's own report, as its JSON (rank 0; for `result.json`).
     pub report: Option<serde_json::Value>,
 }
@@ -47,6 +50,7 @@ impl PhaseOutcome {
             score: 0.0,
             lines: Vec::new(),
             skipped: false,
+            failed: false,
             report: None,
         }
     }

@@ -286,11 +286,22 @@ impl Pass<'_> {
     }
 
     fn failure(&self, what: &str, offset: u64, e: std::io::Error) -> Error {
-        Error::task(
-            self.options.rank,
-            format!("{what} {} at offset {offset}: {e}", self.path.display()),
-        )
+        failure(self.options.rank, what, self.path, offset, e)
     }
+}
+
+/// A transfer's failure, as every loop names it: task, action, file, offset.
+pub(super) fn failure(
+    rank: usize,
+    what: &str,
+    path: &Path,
+    offset: u64,
+    e: std::io::Error,
+) -> Error {
+    Error::task(
+        rank,
+        format!("{what} {} at offset {offset}: {e}", path.display()),
+    )
 }
 
 /// Per-pass decisions, taken once rather than per transfer.

@@ -237,10 +237,7 @@ impl QueuedPass<'_> {
             Access::Write => "cannot write",
             Access::Read => "cannot read",
         };
-        Error::task(
-            self.options.rank,
-            format!("{what} {} at offset {offset}: {e}", self.path.display()),
-        )
+        super::xfer::failure(self.options.rank, what, self.path, offset, e)
     }
 
     fn trace(&self, offset: u64) {
