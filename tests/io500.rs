@@ -566,3 +566,34 @@ fn a_data_directory_that_cannot_be_written_is_refused() {
     assert!(r.stderr.contains("is not writable"), "{}", r.stderr);
     assert_eq!(entries(&mount.path().join("data")), Vec::<String>::new());
 }
+
+#[test]
+fn more_refusals_and_a_failing_external_find() {
+    let dir = tempdir().unwrap();
+    let cfg = config(dir.path(), "");
+    io500(dir.path(), 1, &[&cfg, "--timestamp=a/b"]).fails(2, "--timestamp=a/b: not usable");
+    io500(dir.path(), 1, &[&cfg, "--verify", "nope.txt"]).fails(2, "nope.txt");
+    assert_eq!(entries(dir.path()), ["config.ini"]);
+    // An external find that fails: the phase fails, the run goes on and
+    // exits 1 naming it.
+    let script = dir.path().join("bad.sh");
+    std::fs::write(&script, "#!/bin/sh\necho oops\nexit 3\n").unwrap();
+    std::process::Command::new("chmod")
+        .arg("755")
+        .arg(&script)
+        .status()
+        .unwrap();
+    let cfg = config(
+        dir.path(),
+        &format!("[find]\nexternal-script = {}\n", script.display()),
+    );
+    let r = io500(dir.path(), 1, &[&cfg, "--timestamp=TB"]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("phases failed (see result.txt): find"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.contains("external find"), "{}", r.stdout);
+    assert_eq!(results(&r.stdout)["find"], (0.0, true));
+}
