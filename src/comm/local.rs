@@ -10,11 +10,13 @@ use std::time::Instant;
 
 use super::{Comm, CommError, ReduceOp, Topology};
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Payload {
     Empty,
     Bytes(Vec<u8>),
     U64(Vec<u64>),
+    /// The rendezvous of a communicator split off (see [`Comm::split`]).
+    Child(Arc<Shared>),
 }
 
 struct Rendezvous {
@@ -33,6 +35,29 @@ struct Shared {
 }
 
 impl Shared {
+    fn new(topology: Topology, epoch: Instant) -> Shared {
+        let size = topology.size();
+        Shared {
+            topology,
+            epoch,
+            state: Mutex::new(Rendezvous {
+                generation: 0,
+                arrived: 0,
+                slots: vec![None; size],
+                published: Arc::new(Vec::new()),
+                gone: 0,
+            }),
+            wake: Condvar::new(),
+        }
+    }
+
+    /// A task leaves: the others' next collective fails instead of waiting.
+    fn depart(&self) {
+        let mut state = self.lock();
+        state.gone += 1;
+        self.wake.notify_all();
+    }
+
     fn lock(&self) -> MutexGuard<'_, Rendezvous> {
         // A panicking task cannot leave the rendezvous half-updated in a way
         // that matters: it is counted as gone by its guard.
@@ -42,24 +67,20 @@ impl Shared {
     }
 }
 
-/// One task's handle.
-pub struct LocalComm<'a> {
+/// One task's handle. Dropping it marks the task gone, however its thread
+/// leaves (a return or a panic).
+pub struct LocalComm {
     rank: usize,
-    shared: &'a Shared,
+    shared: Arc<Shared>,
 }
 
-/// Marks a task gone when its thread leaves, however it leaves.
-struct Departure<'a>(&'a Shared);
-
-impl Drop for Departure<'_> {
+impl Drop for LocalComm {
     fn drop(&mut self) {
-        let mut state = self.0.lock();
-        state.gone += 1;
-        self.0.wake.notify_all();
+        self.shared.depart();
     }
 }
 
-impl LocalComm<'_> {
+impl LocalComm {
     fn exchange(&self, payload: Payload) -> Result<Arc<Vec<Payload>>, CommError> {
         let size = self.size();
         let mut state = self.shared.lock();
@@ -110,7 +131,7 @@ fn reduce(all: &[Payload], values: &mut [u64], combine: fn(u64, u64) -> u64) {
     }
 }
 
-impl Comm for LocalComm<'_> {
+impl Comm for LocalComm {
     fn rank(&self) -> usize {
         self.rank
     }
@@ -172,6 +193,31 @@ impl Comm for LocalComm<'_> {
             .collect())
     }
 
+    fn split(&self, member: bool) -> Result<Option<Box<dyn Comm>>, CommError> {
+        let ranks = super::members(self, member)?;
+        let first = ranks.first().copied();
+        // The first member makes the new rendezvous and hands it to the others.
+        let mine = match first == Some(self.rank) {
+            true => {
+                let topology = self.shared.topology.of_ranks(&ranks);
+                Payload::Child(Arc::new(Shared::new(topology, self.shared.epoch)))
+            }
+            false => Payload::Empty,
+        };
+        let all = self.exchange(mine)?;
+        let (Some(first), Some(rank)) = (first, ranks.iter().position(|&r| r == self.rank))
+        else {
+            return Ok(None);
+        };
+        match &all[first] {
+            Payload::Child(shared) => Ok(Some(Box::new(LocalComm {
+                rank,
+                shared: Arc::clone(shared),
+            }))),
+            _ => Err(CommError::Failed("split: no communicator was made".into())),
+        }
+    }
+
     fn wtime(&self) -> f64 {
         self.shared.epoch.elapsed().as_secs_f64()
     }
@@ -192,33 +238,20 @@ where
     F: Fn(&dyn Comm) -> R + Sync,
 {
     let size = topology.size();
-    let shared = Shared {
-        topology,
-        epoch: Instant::now(),
-        state: Mutex::new(Rendezvous {
-            generation: 0,
-            arrived: 0,
-            slots: vec![None; size],
-            published: Arc::new(Vec::new()),
-            gone: 0,
-        }),
-        wake: Condvar::new(),
-    };
-    let shared = &shared;
+    let shared = Arc::new(Shared::new(topology, Instant::now()));
     let body = &body;
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..size)
             .map(|rank| {
                 let started = std::thread::Builder::new()
                     .name(format!("pario-task-{rank}"))
-                    .spawn_scoped(scope, move || {
-                        let _departure = Departure(shared);
-                        let comm = LocalComm { rank, shared };
-                        body(&comm)
+                    .spawn_scoped(scope, {
+                        let shared = Arc::clone(&shared);
+                        move || body(&LocalComm { rank, shared })
                     });
                 if started.is_err() {
                     // Counted as gone, so that no started task waits for it.
-                    drop(Departure(shared));
+                    shared.depart();
                 }
                 started
             })

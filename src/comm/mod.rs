@@ -58,6 +58,12 @@ pub trait Comm {
     /// Collects every task's bytes on the root, in rank order; others get an
     /// empty vector.
     fn gather(&self, root: usize, data: &[u8]) -> Result<Vec<Vec<u8>>, CommError>;
+    /// Splits off the tasks with `member` set, in rank order, as a
+    /// communicator of their own (its topology is theirs, its clock the
+    /// same); the others get `None`. Every task calls it. The new
+    /// communicator must be dropped by every member once its last collective
+    /// is done.
+    fn split(&self, member: bool) -> Result<Option<Box<dyn Comm>>, CommError>;
     /// Seconds on a clock shared by all tasks (same epoch on every task).
     fn wtime(&self) -> f64;
     /// The engine itself, for backends bound to one engine (MPI-IO needs the
@@ -121,6 +127,14 @@ pub fn gather_records<R: Record>(
             Ok(R::from_fields(&values))
         })
         .collect()
+}
+
+/// The ranks that set `member`, in rank order (collective).
+pub fn members(comm: &dyn Comm, member: bool) -> Result<Vec<usize>, CommError> {
+    let mut flags = vec![0u64; comm.size()];
+    flags[comm.rank()] = member as u64;
+    comm.all_reduce_u64(&mut flags, ReduceOp::Sum)?;
+    Ok((0..flags.len()).filter(|&r| flags[r] > 0).collect())
 }
 
 /// Reduces one `u64` over all tasks.

@@ -13,7 +13,7 @@ use std::time::Instant;
 use mpi::collective::SystemOperation;
 use mpi::datatype::PartitionMut;
 use mpi::request::{scope, Request, Scope};
-use mpi::topology::SimpleCommunicator;
+use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 
 use super::{Comm, CommError, ReduceOp, Topology};
@@ -221,6 +221,24 @@ impl Comm for MpiComm {
             .zip(&displs)
             .map(|(&c, &d)| all[d as usize..(d + c) as usize].to_vec())
             .collect())
+    }
+
+    fn split(&self, member: bool) -> Result<Option<Box<dyn Comm>>, CommError> {
+        // The blocking split follows an interruptible collective, so every
+        // task is known to be there when it starts.
+        let ranks = super::members(self, member)?;
+        let color = match member {
+            true => Color::with_value(1),
+            false => Color::undefined(),
+        };
+        let Some(comm) = self.world.split_by_color(color) else {
+            return Ok(None);
+        };
+        Ok(Some(Box::new(MpiComm {
+            world: comm,
+            topology: self.topology.of_ranks(&ranks),
+            clock_offset: self.clock_offset,
+        })))
     }
 
     fn wtime(&self) -> f64 {

@@ -202,3 +202,66 @@ fn clock_is_shared_and_monotonic() {
     let latest_before = got.iter().map(|g| g.0).fold(0.0, f64::max);
     assert!(got.iter().all(|g| g.1 >= latest_before));
 }
+
+/// A cyclic 3-node placement: ranks 0..6 on nodes 0,1,2,0,1,2.
+fn cyclic6() -> Topology {
+    Topology::cyclic(&[2, 2, 2])
+}
+
+#[test]
+fn split_makes_a_communicator_of_the_members() {
+    let got: Vec<_> = local::run(cyclic6(), |c| {
+        // The tasks of the first two nodes: ranks 0, 1, 3, 4.
+        let member = c.topology().node_of(c.rank()) < 2;
+        let sub = c.split(member).unwrap();
+        let seen = sub.as_ref().map(|s| {
+            let all = s.gather(0, &[c.rank() as u8]).unwrap();
+            let mut sum = [1u64];
+            s.all_reduce_u64(&mut sum, ReduceOp::Sum).unwrap();
+            let nodes: Vec<_> = (0..s.size()).map(|r| s.topology().node_of(r)).collect();
+            (s.rank(), s.size(), nodes, all, sum[0])
+        });
+        drop(sub);
+        c.barrier().unwrap();
+        seen
+    })
+    .into_iter()
+    .map(|r| r.unwrap())
+    .collect();
+    let members = [0, 1, 3, 4];
+    for (rank, seen) in got.iter().enumerate() {
+        let Some(pos) = members.iter().position(|&m| m == rank) else {
+            assert!(seen.is_none(), "rank {rank} is not a member");
+            continue;
+        };
+        let (sub_rank, size, nodes, all, sum) = seen.clone().unwrap();
+        assert_eq!((sub_rank, size, sum), (pos, 4, 4));
+        assert_eq!(nodes, [0, 1, 0, 1]);
+        if sub_rank == 0 {
+            assert_eq!(all, [[0], [1], [3], [4]]);
+        }
+    }
+}
+
+#[test]
+fn split_with_no_member_gives_none_everywhere() {
+    let got = run8(|c| c.split(false).unwrap().is_none());
+    assert!(got.into_iter().all(|none| none));
+}
+
+#[test]
+fn a_member_that_panics_fails_the_others_collectives() {
+    let got = local::run(Topology::single_node(4), |c| {
+        let sub = c.split(c.rank() < 3).unwrap();
+        if let Some(s) = &sub {
+            if s.rank() == 1 {
+                panic!("task gone");
+            }
+            return s.barrier().err();
+        }
+        None
+    });
+    assert!(got[1].is_err());
+    assert_eq!(got[0].as_ref().unwrap(), &Some(CommError::PeerGone));
+    assert_eq!(got[2].as_ref().unwrap(), &Some(CommError::PeerGone));
+}

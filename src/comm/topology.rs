@@ -114,6 +114,12 @@ impl Topology {
         Topology::from_node_of(self.node_of[..n.min(self.size())].to_vec())
     }
 
+    /// The topology of the given ranks (in their order), nodes renumbered in
+    /// order of first appearance: the topology of a sub-communicator.
+    pub fn of_ranks(&self, ranks: &[usize]) -> Topology {
+        Topology::from_node_of(ranks.iter().map(|&r| self.node_of[r]).collect())
+    }
+
     /// Applies `IOR_FAKE_NODES`, `IOR_FAKE_TASK_PER_NODES` and
     /// `PARIO_FAKE_PLACEMENT` from the environment, if set.
     pub fn fake_from_env(size: usize) -> Result<Option<Topology>, String> {
