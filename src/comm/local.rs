@@ -205,8 +205,7 @@ impl Comm for LocalComm {
             false => Payload::Empty,
         };
         let all = self.exchange(mine)?;
-        let (Some(first), Some(rank)) = (first, ranks.iter().position(|&r| r == self.rank))
-        else {
+        let (Some(first), Some(rank)) = (first, ranks.iter().position(|&r| r == self.rank)) else {
             return Ok(None);
         };
         match &all[first] {

@@ -51,6 +51,12 @@ pub trait Comm {
     /// The engine's name for headers ("threads", "MPI").
     fn engine(&self) -> &'static str;
     fn barrier(&self) -> Result<(), CommError>;
+    /// A barrier for tasks that wait while others work (the tasks outside a
+    /// sweep step): it may wait more cheaply than [`Comm::barrier`], at the
+    /// cost of leaving it a little late.
+    fn idle_barrier(&self) -> Result<(), CommError> {
+        self.barrier()
+    }
     /// Replaces `data` on every task with the root's.
     fn broadcast(&self, root: usize, data: &mut Vec<u8>) -> Result<(), CommError>;
     /// Element-wise reduction; every task receives the result.

@@ -142,6 +142,21 @@ impl Comm for MpiComm {
         finish(self.world.immediate_barrier())
     }
 
+    fn idle_barrier(&self) -> Result<(), CommError> {
+        answered()?;
+        // Polled with naps, so that waiting tasks leave the CPU to the ones
+        // at work. No grace after a signal: the tasks at work are stopping
+        // and removing their files, and the launcher ends a job that lost one.
+        let mut request = self.world.immediate_barrier();
+        loop {
+            request = match request.test() {
+                Ok(_) => return Ok(()),
+                Err(pending) => pending,
+            };
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     fn broadcast(&self, root: usize, data: &mut Vec<u8>) -> Result<(), CommError> {
         let process = self.world.process_at_rank(root as i32);
         let mut len = vec![data.len() as u64];

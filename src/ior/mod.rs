@@ -19,6 +19,7 @@ pub mod results;
 pub mod runner;
 pub mod sink;
 pub mod stonewall;
+pub mod sweep;
 mod test;
 pub mod text;
 mod timed;

@@ -13,7 +13,7 @@ use crate::units::{
     parse_count, parse_int, parse_non_negative, parse_positive, parse_seconds, parse_size,
 };
 
-use super::params::IorParams;
+use super::params::{IorParams, Sweep};
 use super::IorTest;
 
 /// IOR 3's short flags for what IOR 4 made module options.
@@ -266,6 +266,10 @@ pub fn grammar() -> Grammar<IorParams> {
             p.output.save_rank_details_csv = Some(s.value().to_string());
             Ok(())
         }),
+        directive(&["sweep"], "0", "-- run the test on N, N/2, ... 1 nodes ('nodes') or on each of a list of task counts (e.g. 8,4,2), then print a scaling table", |p: &mut IorParams, s| {
+            p.geometry.sweep = Sweep::parse(s.value())?;
+            Ok(())
+        }).listed(),
         directive(&["memoryPerTask"], "0", "-- hog this much memory on each task (e.g.: 512m)", |p, s| {
             p.memory.per_task = Some(parse_size(s.value())?);
             p.memory.per_node = None;

@@ -22,6 +22,39 @@ pub enum Ordering {
     Random,
 }
 
+/// `sweep`: the test run again on fewer tasks, step by step, each step's
+/// tasks on a communicator of their own (the others wait).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sweep {
+    /// IOTest's way: all N nodes, then N/2, ... down to 1, each node with all
+    /// its tasks.
+    Nodes,
+    /// The first N ranks, for each N of the list in its order.
+    Tasks(Vec<usize>),
+}
+
+impl Sweep {
+    /// `nodes`, or a comma list of task counts; `0` or nothing for none.
+    pub fn parse(value: &str) -> Result<Option<Sweep>, String> {
+        match value.trim() {
+            "" | "0" => Ok(None),
+            "nodes" => Ok(Some(Sweep::Nodes)),
+            list => {
+                let counts = list
+                    .split(',')
+                    .map(|c| match c.trim().parse::<usize>() {
+                        Ok(n) if n >= 1 => Ok(n),
+                        _ => Err(format!(
+                            "'{c}' is not a task count: give 'nodes' or task counts such as 8,4,2,1"
+                        )),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Some(Sweep::Tasks(counts)))
+            }
+        }
+    }
+}
+
 /// One test, as IOR's `IOR_param_t`.
 #[derive(Debug, Clone)]
 pub struct IorParams {
@@ -52,6 +85,8 @@ pub struct Geometry {
     pub segment_count: u64,
     /// `-N`: tasks taking part; `None` means every task.
     pub num_tasks: Option<usize>,
+    /// `sweep`: steps over fewer nodes or tasks.
+    pub sweep: Option<Sweep>,
     pub file_per_proc: bool,
     /// 0: sequential, 1: shuffled (`-z`), 2 or more: random (`-z -z`).
     pub random_offset: u32,
@@ -179,6 +214,7 @@ impl Default for Geometry {
             block_size: 1 << 20,
             segment_count: 1,
             num_tasks: None,
+            sweep: None,
             file_per_proc: false,
             random_offset: 0,
             random_offset_seed: -1,

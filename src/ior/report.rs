@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::params::IorParams;
 use super::results::{OperationSummary, PhaseResult};
+use super::sweep::{ScalingRow, SweepStep};
 use crate::backend::FsUsage;
 use crate::run::info::ParioInfo;
 use crate::run::tally::WrongData;
@@ -340,6 +341,9 @@ pub struct TestReport {
     #[serde(rename = "dataErrors", serialize_with = "data_errors")]
     pub data_errors: WrongData,
     pub warnings: Vec<String>,
+    /// The sweep step this test ran as (`sweep`).
+    #[serde(rename = "sweepStep", skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepStep>,
 }
 
 impl TestReport {
@@ -471,6 +475,9 @@ pub struct RunReport {
     pub pario: ParioInfo,
     pub tests: Vec<TestReport>,
     pub summary: Vec<SummaryRow>,
+    /// Every swept test's steps, side by side (`sweep`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scaling: Vec<ScalingRow>,
     #[serde(rename = "Finished")]
     pub finished: String,
     #[serde(skip_serializing_if = "Option::is_none")]

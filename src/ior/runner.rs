@@ -7,12 +7,15 @@
 //! together and rank 0 reports the lowest failing rank. Cleanup removes only
 //! the files this run wrote and the directories it created.
 
-use super::report::{RunReport, SummaryRow};
+use super::params::Sweep;
+use super::report::{RunReport, SummaryRow, TestReport};
 use super::results::summarize;
 use super::sink::IorSink;
+use super::sweep::{plan, run_step, scaling, SweepStep};
 use super::test::{Stopped, TestRun};
-use super::IorRun;
+use super::{IorRun, IorTest};
 use crate::comm::Comm;
+use crate::error::Error;
 use crate::output::Outputs;
 use crate::run::info::{machine, now_string, version, ParioInfo};
 use crate::run::tally::WrongData;
@@ -32,6 +35,7 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
         pario: ParioInfo::of(comm),
         tests: Vec::new(),
         summary: Vec::new(),
+        scaling: Vec::new(),
         finished: String::new(),
         error: None,
     };
@@ -39,25 +43,25 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
     let mut data_errors = WrongData::default();
     let mut failure = None;
     for (id, test) in run.tests.iter().enumerate() {
-        let outcome = TestRun::new(comm, out, id, test)
-            .map_err(Stopped::from)
-            .and_then(TestRun::run);
-        let (done, error) = match outcome {
-            Ok(test) => (Some(test), None),
-            Err(Stopped(e, partial)) => (partial.map(|t| *t), Some(e)),
-        };
-        if let Some(test) = done {
-            data_errors.add(test.data_errors);
-            if comm.rank() == 0 {
-                out.each(|s| s.test_done(&test));
-                report.tests.push(test);
+        let error = match &test.params.geometry.sweep {
+            Some(sweep) => run_sweep(comm, out, id, test, sweep, &mut report, &mut data_errors),
+            None => {
+                let (done, error) = run_test(comm, out, id, test);
+                if let Some(test) = done {
+                    data_errors.add(test.data_errors);
+                    if comm.rank() == 0 {
+                        report.tests.push(test);
+                    }
+                }
+                error
             }
-        }
+        };
         if error.is_some() {
             failure = error;
             break;
         }
     }
+    report.scaling = scaling(&report);
     report.summary = summary_rows(&report);
     report.finished = now_string();
     report.error = failure.as_ref().map(|e| e.to_string());
@@ -67,6 +71,74 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
         None => Ok(()),
     };
     Finished { report, result }
+}
+
+/// One test on `comm`: its report (complete on rank 0; partial after a
+/// signal) and its error, told to the outputs.
+fn run_test(
+    comm: &dyn Comm,
+    out: &mut Out,
+    id: usize,
+    test: &IorTest,
+) -> (Option<TestReport>, Option<Error>) {
+    let outcome = TestRun::new(comm, out, id, test)
+        .map_err(Stopped::from)
+        .and_then(TestRun::run);
+    let (done, error) = match outcome {
+        Ok(test) => (Some(test), None),
+        Err(Stopped(e, partial)) => (partial.map(|t| *t), Some(e)),
+    };
+    if let (Some(test), 0) = (&done, comm.rank()) {
+        out.each(|s| s.test_done(test));
+    }
+    (done, error)
+}
+
+/// A swept test: each step on its own communicator. Returns the error that
+/// ended the sweep, the same on every task.
+fn run_sweep(
+    comm: &dyn Comm,
+    out: &mut Out,
+    id: usize,
+    test: &IorTest,
+    sweep: &Sweep,
+    report: &mut RunReport,
+    data_errors: &mut WrongData,
+) -> Option<Error> {
+    let steps = plan(sweep, comm.topology());
+    for (i, step) in steps.iter().enumerate() {
+        let at = SweepStep {
+            step: i + 1,
+            steps: steps.len(),
+            nodes: step.nodes,
+            tasks: step.ranks.len(),
+        };
+        if comm.rank() == 0 {
+            out.each(|s| s.step_started(&at));
+        }
+        let outcome = run_step(comm, step, |c| {
+            let (done, error) = run_test(c, out, id, test);
+            (
+                done.map(|t| TestReport {
+                    sweep: Some(at),
+                    ..t
+                }),
+                error,
+            )
+        });
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => return Some(e),
+        };
+        data_errors.add(outcome.data_errors);
+        if let (Some(t), 0) = (outcome.report, comm.rank()) {
+            report.tests.push(t);
+        }
+        if outcome.error.is_some() {
+            return outcome.error;
+        }
+    }
+    None
 }
 
 /// "Summary of all tests": per test, a row for its writes and its reads.

@@ -10,6 +10,7 @@ use hdrhistogram::Histogram;
 use super::params::IorParams;
 use super::report::{RunReport, TestReport};
 use super::results::{PhaseResult, TaskTimes};
+use super::sweep::SweepStep;
 use crate::output::{LogSink, NotesOnly};
 use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};
 use crate::units::MIB;
@@ -30,6 +31,10 @@ pub struct PhaseDone<'a> {
 pub trait IorSink: LogSink + Send {
     /// Header of the run (before any test).
     fn run_started(&mut self, _report: &RunReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// A sweep step starts (before its test's header).
+    fn step_started(&mut self, _step: &SweepStep) -> io::Result<()> {
         Ok(())
     }
     /// A test's header, options and table header.

@@ -379,6 +379,7 @@ fn header(
         max: Default::default(),
         data_errors: WrongData::default(),
         warnings: Vec::new(),
+        sweep: None,
     }
 }
 

@@ -8,6 +8,7 @@ use super::report::{RunReport, SummaryRow, TestReport};
 use super::results::{PhaseResult, TaskSpread};
 use super::sink::{IorSink, PhaseDone};
 use super::stonewall::StonewallResult;
+use super::sweep::{scaling_text, SweepStep};
 use super::Ior;
 use crate::latency::Percentiles;
 use crate::output::{key_value, TextSink};
@@ -228,6 +229,13 @@ impl IorSink for TextSink<Ior> {
         self.emit(&t)
     }
 
+    fn step_started(&mut self, s: &SweepStep) -> io::Result<()> {
+        self.emit(&format!(
+            "Sweep step {} of {}: {} nodes, {} tasks\n",
+            s.step, s.steps, s.nodes, s.tasks
+        ))
+    }
+
     fn test_started(&mut self, test: &TestReport) -> io::Result<()> {
         let mut t = key_value("TestID", &test.test_id.to_string());
         t.push_str(&key_value("StartTime", &test.start_time));
@@ -288,6 +296,10 @@ impl IorSink for TextSink<Ior> {
             for row in &r.summary {
                 t.push_str(&summary_row(row));
             }
+        }
+        if !r.scaling.is_empty() {
+            t.push('\n');
+            t.push_str(&scaling_text(&r.scaling));
         }
         t.push_str(&key_value("Finished", &r.finished));
         self.emit(&t)

@@ -11,7 +11,7 @@ use crate::run::limits;
 use crate::tool::Tasks;
 use crate::units::human_bytes;
 
-use super::super::params::{IorParams, Ordering};
+use super::super::params::{IorParams, Ordering, Sweep};
 
 type Check = Result<(), UsageError>;
 
@@ -56,6 +56,11 @@ fn check_geometry(p: &IorParams) -> Check {
     let (t, b) = (g.transfer_size, g.block_size);
     if t == 0 {
         return err("-t 0: the transfer size must be positive".into());
+    }
+    if let (Some(_), Some(n)) = (&g.sweep, g.num_tasks) {
+        return err(format!(
+            "-N {n} and sweep both choose the tasks of the test: give one of them"
+        ));
     }
     if b == 0 {
         return err("-b 0: the block size must be positive".into());
@@ -219,7 +224,15 @@ pub fn check_tasks(p: &IorParams, tasks: Tasks) -> Check {
     if let Some(n) = g.num_tasks.filter(|&n| n > size) {
         return err(format!("-N {n}: only {size} tasks are running"));
     }
-    let taking_part = g.num_tasks.unwrap_or(size) as u64;
+    if let Some(Sweep::Tasks(counts)) = &g.sweep {
+        if let Some(n) = counts.iter().find(|&&n| n > size) {
+            return err(format!("sweep={n}: only {size} tasks are running"));
+        }
+    }
+    let taking_part = match &g.sweep {
+        Some(Sweep::Tasks(counts)) => counts.iter().copied().max().unwrap_or(size),
+        _ => g.num_tasks.unwrap_or(size),
+    } as u64;
     g.segment_count
         .checked_mul(g.block_size)
         .and_then(|v| v.checked_mul(taking_part))
