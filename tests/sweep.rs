@@ -232,3 +232,55 @@ fn a_script_sweeps_one_test_and_not_the_next() {
     let _ = std::fs::remove_file(&script);
     assert!(entries(dir.path()).is_empty());
 }
+
+/// mdtest's `-f/-l/-s` sweep runs each step on its own communicator: the
+/// step's tasks, its items, every task's figures and nothing left.
+#[test]
+fn mdtest_sweep_runs_each_step_on_its_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = mdtest(
+        dir.path(),
+        6,
+        &[
+            "-n",
+            "4",
+            "-u",
+            "-w",
+            "8",
+            "-e",
+            "8",
+            "-f",
+            "2",
+            "-l",
+            "6",
+            "-s",
+            "2",
+            "-d",
+            out.to_str().unwrap(),
+            "--summaryFormat=JSON",
+            "--summaryFile=md.json",
+        ],
+    );
+    run.ok();
+    for n in [2, 4, 6] {
+        assert!(run
+            .stdout
+            .contains(&format!("\n{n} tasks, {} files/directories\n", 4 * n)));
+    }
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("md.json")).unwrap())
+            .unwrap();
+    for (test, n) in doc["tests"].as_array().unwrap().iter().zip([2u64, 4, 6]) {
+        assert_eq!(test["tasks"].as_u64(), Some(n));
+        let it = &test["iterations"][0];
+        let create = it["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["operation"] == "File creation");
+        assert_eq!(create.unwrap()["items"].as_u64(), Some(4 * n));
+        assert_eq!(test["verification_errors"].as_u64(), Some(0));
+    }
+    assert!(!out.exists(), "the run removes its directory");
+}

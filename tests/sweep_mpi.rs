@@ -70,3 +70,24 @@ fn task_sweep_with_collective_mpiio() {
     assert_eq!(steps(&doc), [(2, 3, 3 * 32768), (1, 1, 32768)]);
     assert_eq!(doc["scaling"].as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn mdtest_sweep_over_mpi_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n", "3", "-F", "-f", "1", "-l", "4", "-s", "3", "-d", "out",
+    ];
+    let run = mpirun(env!("CARGO_BIN_EXE_mdtest"), dir.path(), 4, &args, &[]);
+    run.ok();
+    assert!(
+        run.stdout.contains("\n1 tasks, 3 files\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\n4 tasks, 12 files\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(entries(dir.path()).is_empty());
+}

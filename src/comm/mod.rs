@@ -185,6 +185,8 @@ pub fn agree<T>(comm: &dyn Comm, outcome: Result<T, Error>) -> Result<T, Error> 
 struct SharedError {
     usage: bool,
     message: String,
+    /// The signal of an agreed stop, which keeps its exit status everywhere.
+    signal: Option<(i32, String)>,
 }
 
 impl From<&Error> for SharedError {
@@ -193,14 +195,22 @@ impl From<&Error> for SharedError {
             Error::Usage(u) => SharedError {
                 usage: true,
                 message: u.0.clone(),
+                signal: None,
             },
             Error::Task(t) => SharedError {
                 usage: false,
                 message: t.message.clone(),
+                signal: None,
+            },
+            Error::Interrupted { signal, name } => SharedError {
+                usage: false,
+                message: e.to_string(),
+                signal: Some((*signal, name.clone())),
             },
             other => SharedError {
                 usage: false,
                 message: other.to_string(),
+                signal: None,
             },
         }
     }
@@ -208,6 +218,9 @@ impl From<&Error> for SharedError {
 
 impl SharedError {
     fn into_error(self, rank: usize) -> Error {
+        if let Some((signal, name)) = self.signal {
+            return Error::Interrupted { signal, name };
+        }
         if self.usage {
             Error::Usage(crate::error::UsageError(self.message))
         } else {

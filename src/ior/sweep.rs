@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::params::Sweep;
 use super::report::{RunReport, TestReport};
 use super::results::summarize;
-use crate::comm::{agree, Comm, ReduceOp, Topology};
+use crate::comm::{agree, Comm, Topology};
 use crate::error::{Error, TaskError};
 use crate::run::tally::WrongData;
 
@@ -83,20 +83,10 @@ where
     let error = error.map(|e| in_job_ranks(e, &step.ranks));
     let error = agree(comm, error.map_or(Ok(()), Err)).err();
     // Rank 0 is in every step and holds the step's agreed counts.
-    let mine = report.as_ref().map(|r| r.data_errors).unwrap_or_default();
-    let mut counts = match comm.rank() {
-        0 => [mine.wrong, mine.bytes, mine.checked],
-        _ => [0; 3],
-    };
-    comm.all_reduce_u64(&mut counts, ReduceOp::Sum)?;
-    let [wrong, bytes, checked] = counts;
+    let data_errors = report.as_ref().map(|r| r.data_errors).unwrap_or_default();
     Ok(StepOutcome {
+        data_errors: data_errors.from_rank0(comm)?,
         report,
-        data_errors: WrongData {
-            wrong,
-            bytes,
-            checked,
-        },
         error,
     })
 }

@@ -23,6 +23,7 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod sink;
+mod steps;
 pub mod text;
 pub mod tree;
 mod trees;

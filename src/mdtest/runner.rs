@@ -20,12 +20,12 @@
 use std::path::PathBuf;
 
 use super::items::Verifier;
-use super::options::sweep;
 use super::params::MdtestParams;
 use super::report::{
     Interruption, IterationDone, IterationReport, MdtestReport, MdtestSink, Stonewall, SweepReport,
 };
 use super::results::{reduce, summarize, Op, Sample, SummaryRow, TaskIteration, OPS};
+use super::steps::{self, Step};
 use super::tree::Layout;
 use super::trees::Created;
 use super::MdtestRun;
@@ -68,7 +68,19 @@ pub fn run(comm: &dyn Comm, m: &MdtestRun, out: &mut Out) -> Finished<MdtestRepo
             };
         }
     };
-    let mut run = Run::new(comm, p, out, setup, report);
+    // Every step's communicator is made before the run, so that the run
+    // can borrow them.
+    let steps = match steps::split(comm, p) {
+        Ok(steps) => steps,
+        Err(e) => {
+            report.error = Some(e.to_string());
+            return Finished {
+                report,
+                result: Err(e),
+            };
+        }
+    };
+    let mut run = Run::new(comm, p, out, setup, report, &steps);
     let outcome = run.body();
     if let Err(e) = &outcome {
         if !matches!(e, Error::Data { .. }) {
@@ -195,7 +207,9 @@ pub(super) struct Buffers {
 
 /// One task's run.
 pub(super) struct Run<'a> {
+    /// The tasks of the current sweep step.
     pub comm: &'a dyn Comm,
+    pub steps: &'a [Step],
     pub p: &'a MdtestParams,
     pub out: &'a mut Out,
     pub backend: Box<dyn Backend>,
@@ -225,6 +239,7 @@ impl<'a> Run<'a> {
         out: &'a mut Out,
         setup: Setup,
         report: MdtestReport,
+        steps: &'a [Step],
     ) -> Run<'a> {
         let (data_seed, random_seed) = setup.seeds;
         let rank = comm.rank();
@@ -236,6 +251,7 @@ impl<'a> Run<'a> {
         let lines = out.task_lines();
         Run {
             comm,
+            steps,
             p,
             out,
             backend: setup.backend,
@@ -291,8 +307,8 @@ impl<'a> Run<'a> {
             self.out.each(|s| s.run_started(report));
             self.describe();
         }
-        for tasks in sweep(self.p, self.task.size) {
-            self.sweep_step(tasks)?;
+        for step in self.steps {
+            self.step(step)?;
         }
         self.remove_root()?;
         match self.wrong_total.error("files") {
@@ -316,8 +332,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// One step of the task-count sweep.
-    fn sweep_step(&mut self, tasks: usize) -> Result<()> {
+    /// One step of the task-count sweep, on its members.
+    pub(super) fn sweep_step(&mut self, tasks: usize) -> Result<()> {
         self.task.tasks = tasks;
         self.task.active = self.task.rank < tasks;
         self.verifier.found = WrongData::default();

@@ -30,6 +30,16 @@ impl WrongData {
         })
     }
 
+    /// Rank 0's counts, on every task (after work only some tasks did, such
+    /// as a sweep step, which rank 0 is always part of).
+    pub fn from_rank0(self, comm: &dyn Comm) -> Result<WrongData> {
+        let mine = match comm.rank() {
+            0 => self,
+            _ => WrongData::default(),
+        };
+        mine.sum(comm)
+    }
+
     /// The data error (exit status 3), if anything was wrong; `units` names
     /// what was counted.
     pub fn error(&self, units: &'static str) -> Option<Error> {
