@@ -175,12 +175,12 @@ impl Run<'_> {
         if self.p.order.collective_creates {
             // Task 0 makes every task's items; then (files) each task opens
             // its own and writes them.
-            let outcome = match self.task.active && self.task.rank == 0 {
+            let outcome = match self.task.rank == 0 {
                 true => self.create_for_all(j, kind),
                 false => Ok(()),
             };
             if kind == Kind::Dir {
-                return outcome.map(|_| if self.task.active { per_task } else { 0 });
+                return outcome.map(|_| per_task);
             }
             agree(self.comm, outcome)?;
         }
@@ -188,16 +188,14 @@ impl Run<'_> {
         let deadline = stonewall.map(|s| start + s);
         let mut done = 0;
         let mut outcome = Ok(());
-        if self.task.active {
-            for l in 0..self.layout.loops {
-                let (tree, owner) = self.target(Role::Create, j, l);
-                let count = self.layout.items_per_loop;
-                match self.create_range(j, kind, (&tree, owner), 0..count, deadline) {
-                    Ok(n) => done += n,
-                    Err(e) => {
-                        outcome = Err(e);
-                        break;
-                    }
+        for l in 0..self.layout.loops {
+            let (tree, owner) = self.target(Role::Create, j, l);
+            let count = self.layout.items_per_loop;
+            match self.create_range(j, kind, (&tree, owner), 0..count, deadline) {
+                Ok(n) => done += n,
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
                 }
             }
         }
@@ -217,8 +215,7 @@ impl Run<'_> {
         outcome: Result<u64>,
     ) -> Result<u64> {
         let done = agree(self.comm, outcome)?;
-        let active = self.task.active;
-        let reached = Reached::agree(self.comm, active.then_some(done))?;
+        let reached = Reached::agree(self.comm, Some(done))?;
         let (min, max, sum) = (reached.min, reached.max, reached.sum);
         self.measure.stonewall = Some(Stonewall {
             time_s: self.comm.wtime() - start,
@@ -233,9 +230,6 @@ impl Run<'_> {
             self.out.note(0, &text);
         }
         self.file_layout = self.layout.with_item_count(max).map_err(Error::usage)?;
-        if !active {
-            return Ok(0);
-        }
         if done < max {
             let (tree, owner) = self.target(Role::Create, j, 0);
             // Short of `max` only when a signal stops the run.
@@ -360,9 +354,6 @@ impl Run<'_> {
 
     /// The stat phase: each task stats the items of task `rank+N`.
     pub fn stat_items(&mut self, j: u64, kind: Kind) -> Result<u64> {
-        if !self.task.active {
-            return Ok(0);
-        }
         let layout = match kind {
             Kind::File => self.file_layout.clone(),
             Kind::Dir => self.layout.clone(),
@@ -398,9 +389,6 @@ impl Run<'_> {
 
     /// The read phase: open, read `-e` bytes (verified with `-X`), close.
     pub fn read_files(&mut self, j: u64) -> Result<u64> {
-        if !self.task.active {
-            return Ok(0);
-        }
         let p = self.p;
         let layout = self.file_layout.clone();
         let (first, count, order) = self.visiting_order(&layout);
@@ -449,7 +437,7 @@ impl Run<'_> {
     pub fn rename_dirs(&mut self, j: u64) -> Result<u64> {
         let layout = self.layout.clone();
         let count = layout.items_per_loop;
-        if !self.task.active || count <= 1 {
+        if count <= 1 {
             return Ok(0);
         }
         let mut done = 0;
@@ -510,9 +498,6 @@ impl Run<'_> {
     /// The remove phase: each task removes the items of task `rank+3N`
     /// (task 0 removes all with `-c`, and the shared files with `-S`).
     pub fn remove_items(&mut self, j: u64, kind: Kind) -> Result<u64> {
-        if !self.task.active {
-            return Ok(0);
-        }
         let layout = match kind {
             Kind::File => self.file_layout.clone(),
             Kind::Dir => self.layout.clone(),

@@ -79,7 +79,7 @@ impl Run<'_> {
             l.finish();
             self.measure.recorders[op as usize] = Some(l);
         }
-        if self.task.active && outcome.is_ok() {
+        if outcome.is_ok() {
             outcome = self.phase_epilogue().and(outcome);
         }
         let items = match self.p.order.no_barriers {
@@ -119,7 +119,7 @@ impl Run<'_> {
     /// the latency recorder and the progress display. Returns the start.
     fn phase_start(&mut self, op: Op) -> Result<f64> {
         let p = self.p;
-        if self.task.active && self.measure.pending.is_none() {
+        if self.measure.pending.is_none() {
             if let Some(cmd) = &p.phases.run_cmd_before_phase {
                 if let Err(e) = self.run_command(cmd, "prologue") {
                     self.measure.pending = Some(e);
@@ -144,7 +144,7 @@ impl Run<'_> {
             l.start();
         }
         let shown = progress::wanted(p.output.progress, self.task.rank);
-        if self.task.active && shown && !op.is_tree() {
+        if shown && !op.is_tree() {
             let items = match op.is_dir() {
                 true => self.layout.items_per_task(),
                 false => self.file_layout.items_per_task(),
@@ -171,7 +171,7 @@ impl Run<'_> {
     }
 
     fn pre_delay(&self) {
-        if self.task.active && self.p.phases.pre_delay > 0 {
+        if self.p.phases.pre_delay > 0 {
             stop::sleep(Duration::from_secs(self.p.phases.pre_delay));
         }
     }

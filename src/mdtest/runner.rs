@@ -142,9 +142,9 @@ pub(super) struct Task {
     pub rank: usize,
     /// Tasks of the run.
     pub size: usize,
-    /// Tasks of the current sweep step.
+    /// Tasks of the current sweep step (which this task is part of: the
+    /// others do not run it).
     pub tasks: usize,
-    pub active: bool,
     /// `-N`, multiplied by the tasks per node on multi-node block placements.
     pub stride: usize,
     /// Where its own lines (traces, verification errors) go.
@@ -259,7 +259,6 @@ impl<'a> Run<'a> {
                 rank,
                 size: comm.size(),
                 tasks: comm.size(),
-                active: true,
                 stride,
                 lines,
                 trace: p.output.verbose >= 5 || (rank == 0 && p.output.verbose >= 3),
@@ -335,7 +334,6 @@ impl<'a> Run<'a> {
     /// One step of the task-count sweep, on its members.
     pub(super) fn sweep_step(&mut self, tasks: usize) -> Result<()> {
         self.task.tasks = tasks;
-        self.task.active = self.task.rank < tasks;
         self.verifier.found = WrongData::default();
         let p = self.p;
         let total = self.layout.items_per_task() * tasks as u64;

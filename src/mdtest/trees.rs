@@ -63,15 +63,14 @@ impl Run<'_> {
     /// them on task 0 with `-c`), the shared one on task 0.
     pub fn my_trees(&self, j: u64) -> Vec<Tree> {
         let (rank, tasks) = (self.task.rank, self.task.tasks);
-        let owners: Vec<Option<usize>> = match (self.task.active, self.p.tree.unique_dir) {
-            (false, _) => Vec::new(),
-            (true, true) if self.p.order.collective_creates => match rank {
+        let owners: Vec<Option<usize>> = match self.p.tree.unique_dir {
+            true if self.p.order.collective_creates => match rank {
                 0 => (0..tasks).map(Some).collect(),
                 _ => Vec::new(),
             },
-            (true, true) => vec![Some(rank)],
-            (true, false) if rank == 0 => vec![None],
-            (true, false) => Vec::new(),
+            true => vec![Some(rank)],
+            false if rank == 0 => vec![None],
+            false => Vec::new(),
         };
         let mut trees = Vec::new();
         for l in 0..self.layout.loops {
@@ -86,7 +85,7 @@ impl Run<'_> {
     /// Test directories (tasks below the number of `-d` directories), then
     /// the trees, timed as "Tree creation".
     pub fn create_trees(&mut self, j: u64) -> Result<()> {
-        let outcome = match self.task.active && self.task.rank < self.p.dirs.len() {
+        let outcome = match self.task.rank < self.p.dirs.len() {
             true => self.create_test_dirs(j),
             false => Ok(()),
         };
@@ -178,7 +177,7 @@ impl Run<'_> {
         };
         agree(self.comm, outcome)?;
         self.tree_sample(Op::TreeRemove, start);
-        let outcome = match self.task.active && self.task.rank < self.p.dirs.len() {
+        let outcome = match self.task.rank < self.p.dirs.len() {
             true => self.remove_test_dirs(j),
             false => Ok(()),
         };
