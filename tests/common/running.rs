@@ -31,10 +31,13 @@ pub struct Ended {
 
 impl Running {
     /// Starts `cmd`; its output goes to files outside any scratch directory.
+    /// An `mpirun` gets a session directory of its own there (mpiruns
+    /// started together race on the shared one).
     pub fn start(mut cmd: Command) -> Running {
         let logs = tempfile::tempdir().unwrap();
         let out = File::create(logs.path().join("stdout")).unwrap();
         let err = File::create(logs.path().join("stderr")).unwrap();
+        cmd.env("OMPI_MCA_orte_tmpdir_base", logs.path());
         let child = cmd.stdout(out).stderr(err).spawn().expect("start");
         Running { child, logs }
     }
