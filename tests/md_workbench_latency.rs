@@ -272,3 +272,38 @@ fn one_v_prints_each_ranks_stonewall_line() {
     }
     assert!(r.stdout.contains("stonewall wear out "), "{}", r.stdout);
 }
+
+/// A latency file that cannot be written once the run is under way ends the
+/// run naming the task, the file and the cause, and the run removes every
+/// object and directory it made (its data directory included).
+#[test]
+fn an_unwritable_latency_file_fails_the_run_and_cleans_up() {
+    let dir = tempdir().unwrap();
+    let lat = dir.path().join("lat");
+    // The benchmark phase's create file is a directory: the precreate phase
+    // writes its file, the benchmark phase cannot.
+    std::fs::create_dir(dir.path().join("lat-0.00-0-create.csv")).unwrap();
+    let data = dir.path().join("data");
+    let args = [
+        "-I=3".to_string(),
+        "-P=3".into(),
+        "-D=2".into(),
+        format!("-o={}", data.display()),
+        format!("-L={}", lat.display()),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = md_workbench(dir.path(), 2, &args);
+    run.fails(1, "task 0: latency file");
+    assert!(
+        run.stderr.contains("lat-0.00-0-create.csv: Is a directory"),
+        "{}",
+        run.stderr
+    );
+    assert!(!data.exists(), "the data directory is removed");
+    let left: BTreeSet<String> = entries(dir.path()).into_iter().collect();
+    assert!(left.contains("lat-0.00-0-precreate.csv"), "{left:?}");
+    assert!(
+        left.iter().all(|n| n.starts_with("lat-0.00-0-")),
+        "{left:?}"
+    );
+}

@@ -329,6 +329,8 @@ impl<'a> Rank<'a> {
         for dir in self.created_dirs.drain(..).rev() {
             let _ = c_path(&dir).and_then(|c| self.backend.namespace().rmdir(&c));
         }
+        // Every task's data sets are gone before the prefix can be.
+        let _ = self.comm.barrier();
         if self.created_prefix {
             let _ = c_path(&self.prefix).and_then(|c| self.backend.namespace().rmdir(&c));
         }
