@@ -326,6 +326,9 @@ impl<'a> Rank<'a> {
                 let _ = self.backend.remove(names.name(owner, d, index));
             }
         }
+        // Tasks create objects in each other's data sets: every object is
+        // gone before any data set can be.
+        let _ = self.comm.barrier();
         for dir in self.created_dirs.drain(..).rev() {
             let _ = c_path(&dir).and_then(|c| self.backend.namespace().rmdir(&c));
         }
