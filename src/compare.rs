@@ -80,8 +80,13 @@ pub fn figures(doc: &Value) -> Result<BTreeMap<String, Figure>, String> {
     match (tests, phases) {
         (Some(tests), _) if tests.iter().any(|t| t["Results"].is_array()) => {
             for t in tests {
+                // A sweep's steps are one test each: a figure per step.
+                let test = match t["sweepStep"]["tasks"].as_u64() {
+                    Some(n) => format!("{} at {n} tasks", t["TestID"]),
+                    None => t["TestID"].to_string(),
+                };
                 for r in t["Results"].as_array().into_iter().flatten() {
-                    let name = format!("test {} {}", t["TestID"], text(&r["access"]));
+                    let name = format!("test {test} {}", text(&r["access"]));
                     add(name, "MiB/s", r["bwMiB"].as_f64());
                 }
             }

@@ -167,6 +167,21 @@ fn json_holds_every_step_with_its_own_results() {
         write["bwPerTaskMIB"].as_f64().unwrap() / scaling[0]["bwPerTaskMIB"].as_f64().unwrap();
     assert!((write["efficiency"].as_f64().unwrap() - ratio).abs() < 1e-9);
     assert_eq!(doc["summary"].as_array().unwrap().len(), 6);
+    // pario compare keeps the steps apart: a figure per step and access.
+    let json = dir.path().join("out.json");
+    let json = json.to_str().unwrap();
+    let compared = pario(dir.path(), &["compare", json, json]);
+    compared.ok();
+    for n in [6, 4, 1] {
+        for access in ["write", "read"] {
+            let figure = format!("test 0 at {n} tasks {access}");
+            assert!(
+                compared.stdout.contains(&figure),
+                "{figure}:\n{}",
+                compared.stdout
+            );
+        }
+    }
 }
 
 #[test]
