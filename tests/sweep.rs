@@ -299,3 +299,53 @@ fn mdtest_sweep_runs_each_step_on_its_tasks() {
     }
     assert!(!out.exists(), "the run removes its directory");
 }
+
+/// `pario report` draws a sweep: bandwidth (ior) and rates (mdtest) against
+/// the step's tasks, a mark per step, and the efficiency table.
+#[test]
+fn report_plots_the_scaling_of_a_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    swept(dir.path(), "6,3,1", &[]).ok();
+    let out = dir.path().join("out");
+    let md = mdtest(
+        dir.path(),
+        4,
+        &[
+            "-n",
+            "4",
+            "-F",
+            "-f",
+            "1",
+            "-l",
+            "4",
+            "-s",
+            "1",
+            "-d",
+            out.to_str().unwrap(),
+            "--summaryFormat=JSON",
+            "--summaryFile=md.json",
+        ],
+    );
+    md.ok();
+    let html = dir.path().join("r.html");
+    let (ior_json, md_json) = (dir.path().join("out.json"), dir.path().join("md.json"));
+    let args = [
+        "report",
+        ior_json.to_str().unwrap(),
+        md_json.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ];
+    pario(dir.path(), &args).ok();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let section = &page[page.find("<h2>Scaling</h2>").expect("a Scaling section")..];
+    for (title, marks) in [("Scaling: bandwidth", 2 * 3), ("Scaling: File creation", 4)] {
+        let start = section.find(title).unwrap_or_else(|| panic!("{title}"));
+        let svg = &section[start..start + section[start..].find("</svg>").unwrap()];
+        assert_eq!(svg.matches("<circle").count(), marks, "{title}");
+    }
+    assert!(
+        section.contains("<td>out.json test 0 write</td><td>3</td>"),
+        "{section}"
+    );
+}

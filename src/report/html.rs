@@ -8,6 +8,7 @@ use plotters::style::Color;
 
 use super::charts;
 use super::model::Loaded;
+use super::scaling;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:70em}\
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}\
@@ -56,6 +57,7 @@ pub fn page(results: &[Loaded]) -> (String, Vec<(String, String)>) {
         h.push_str(&table(&["run", ""], &about));
     }
     h.push_str(&figures(results, &mut images));
+    h.push_str(&scaling::section(results, &mut images));
     h.push_str(&latency(results, &mut images));
     for r in results {
         if let Some((head, rows)) = r.details() {

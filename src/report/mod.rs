@@ -1,12 +1,13 @@
 //! `pario report RESULT.json... -o report.html`: results of any of pario's
 //! tools in one self-contained HTML page, compared side by side: each
 //! figure's repetitions, latency percentile curves on a log axis, and each
-//! tool's details. [`model`] reads the documents, [`charts`] draws the
-//! SVG, [`html`] writes the page.
+//! tool's details, sweeps' scaling. [`model`] reads the documents,
+//! [`charts`] and [`scaling`] draw the SVG, [`html`] writes the page.
 
 pub mod charts;
 pub mod html;
 pub mod model;
+pub mod scaling;
 
 use std::process::ExitCode;
 
