@@ -220,3 +220,28 @@ fn aio_sigint_completes_the_requests_in_flight_then_removes_the_files() {
     );
     assert_eq!(entries(dir.path()), ["user.txt"]);
 }
+
+/// A signal during a sweep step with a task waiting outside it: the step's
+/// partial row, no further step, every task stops with the signal's status.
+#[test]
+fn ior_sigint_in_a_sweep_step_stops_the_sweep() {
+    let dir = scratch();
+    let mut run = long_ior(dir.path(), &["-O", "sweep=1,2"]);
+    run.wait_until("step 1's write", || dir.path().join("t.00000000").exists());
+    run.signal(Signal::INT);
+    let end = run.ended();
+    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert!(
+        end.stdout.contains("Sweep step 1 of 2: 1 nodes, 1 tasks"),
+        "{}",
+        end.stdout
+    );
+    assert!(!end.stdout.contains("Sweep step 2"), "{}", end.stdout);
+    assert!(
+        end.stdout
+            .contains("interrupted by SIGINT: the write-0 row"),
+        "{}",
+        end.stdout
+    );
+    assert_eq!(entries(dir.path()), ["user.txt"]);
+}
