@@ -129,6 +129,9 @@ pub fn run_tasks<F>(tool: &str, local_tasks: usize, body: F) -> ExitCode
 where
     F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
 {
+    // Read before MPI starts: a singleton MPI sets launcher variables of
+    // its own.
+    crate::launcher::job();
     #[cfg(feature = "mpi")]
     if uses_mpi(local_tasks) {
         return run_mpi(tool, body);

@@ -54,3 +54,81 @@ pub fn refusal(l: &Launched, why: &str) -> String {
         l.launcher, l.tasks, l.evidence, l.tasks
     )
 }
+
+/// The launcher and batch job a run belongs to, so that its results can be
+/// traced back to them (`pario.job` in JSON, a `Job` line in the header).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Job {
+    /// `mpirun (Open MPI)`, `srun`, `a PMI launcher (MPICH, Intel MPI)`, or
+    /// `none` in a batch script run without one.
+    pub launcher: String,
+    #[serde(rename = "slurmJobId", skip_serializing_if = "Option::is_none")]
+    pub slurm_job_id: Option<String>,
+    #[serde(rename = "slurmStepId", skip_serializing_if = "Option::is_none")]
+    pub slurm_step_id: Option<String>,
+    #[serde(rename = "slurmJobName", skip_serializing_if = "Option::is_none")]
+    pub slurm_job_name: Option<String>,
+    #[serde(rename = "nodeList", skip_serializing_if = "Option::is_none")]
+    pub node_list: Option<String>,
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// This process's launcher and Slurm job, when there is either, as the
+/// environment said at the first call (the engine makes it before MPI
+/// starts).
+pub fn job() -> Option<Job> {
+    static JOB: std::sync::OnceLock<Option<Job>> = std::sync::OnceLock::new();
+    JOB.get_or_init(read_job).clone()
+}
+
+fn read_job() -> Option<Job> {
+    let slurm = var("SLURM_JOB_ID").or_else(|| var("SLURM_JOBID"));
+    // Open MPI's mpirun starts its daemons with srun inside a job, so its
+    // own variables come first.
+    let launcher = if var("OMPI_COMM_WORLD_SIZE").is_some() {
+        "mpirun (Open MPI)"
+    } else if var("SLURM_STEP_ID").is_some() {
+        "srun"
+    } else if var("PMI_SIZE").is_some() {
+        "a PMI launcher (MPICH, Intel MPI)"
+    } else if slurm.is_some() {
+        "none"
+    } else {
+        return None;
+    };
+    Some(Job {
+        launcher: launcher.into(),
+        slurm_step_id: slurm.as_ref().and_then(|_| var("SLURM_STEP_ID")),
+        slurm_job_name: slurm.as_ref().and_then(|_| var("SLURM_JOB_NAME")),
+        node_list: slurm
+            .as_ref()
+            .and_then(|_| var("SLURM_JOB_NODELIST").or_else(|| var("SLURM_NODELIST"))),
+        slurm_job_id: slurm,
+    })
+}
+
+impl Job {
+    /// One line: `srun in Slurm job 1234 step 0 (ior-test) on node[01-04]`.
+    pub fn describe(&self) -> String {
+        let mut t = match self.launcher.as_str() {
+            "none" => "no launcher".to_string(),
+            l => l.to_string(),
+        };
+        if let Some(id) = &self.slurm_job_id {
+            t.push_str(&format!(" in Slurm job {id}"));
+        }
+        if let Some(step) = &self.slurm_step_id {
+            t.push_str(&format!(" step {step}"));
+        }
+        if let Some(name) = &self.slurm_job_name {
+            t.push_str(&format!(" ({name})"));
+        }
+        if let Some(nodes) = &self.node_list {
+            t.push_str(&format!(" on {nodes}"));
+        }
+        t
+    }
+}

@@ -11,8 +11,18 @@ use common::entries;
 use tempfile::tempdir;
 
 fn ior(dir: &std::path::Path, env: &[(&str, &str)]) -> common::Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
-    cmd.args(["-a", "DUMMY", "-w", "-o", "f"]).current_dir(dir);
+    tool(
+        env!("CARGO_BIN_EXE_ior"),
+        &["-a", "DUMMY", "-w", "-o", "f"],
+        dir,
+        env,
+    )
+}
+
+/// `binary args` in `dir` with no launcher's variables but `env`.
+fn tool(binary: &str, args: &[&str], dir: &std::path::Path, env: &[(&str, &str)]) -> common::Run {
+    let mut cmd = Command::new(binary);
+    cmd.args(args).current_dir(dir);
     for v in [
         "OMPI_COMM_WORLD_SIZE",
         "OMPI_COMM_WORLD_RANK",
@@ -22,6 +32,11 @@ fn ior(dir: &std::path::Path, env: &[(&str, &str)]) -> common::Run {
         "SLURM_STEP_NUM_TASKS",
         "SLURM_PROCID",
         "SLURM_NTASKS",
+        "SLURM_JOB_ID",
+        "SLURM_JOBID",
+        "SLURM_JOB_NAME",
+        "SLURM_JOB_NODELIST",
+        "SLURM_NODELIST",
         "PARIO_TASKS",
     ] {
         cmd.env_remove(v);
@@ -118,4 +133,48 @@ fn an_mpi_build_refuses_a_lone_rank_or_threads_under_srun() {
         r.stderr
     );
     assert_eq!(entries(dir.path()), Vec::<String>::new());
+}
+
+/// The header and the JSON name the launcher and the Slurm job.
+#[test]
+fn the_job_is_named_in_header_and_json() {
+    let dir = tempdir().unwrap();
+    let step = [
+        ("SLURM_JOB_ID", "4242"),
+        ("SLURM_STEP_ID", "0"),
+        ("SLURM_STEP_NUM_TASKS", "1"),
+        ("SLURM_PROCID", "0"),
+        ("SLURM_JOB_NAME", "bench"),
+        ("SLURM_JOB_NODELIST", "node[01-02]"),
+    ];
+    let line = "srun in Slurm job 4242 step 0 (bench) on node[01-02]";
+    let r = ior(dir.path(), &step);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains(&format!("\nJob                 : {line}\n")),
+        "{}",
+        r.stdout
+    );
+    let json = ["-a", "DUMMY", "-w", "-o", "f", "-O", "summaryFormat=JSON"];
+    let r = tool(env!("CARGO_BIN_EXE_ior"), &json, dir.path(), &step);
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let job = &doc["pario"]["job"];
+    assert_eq!(job["launcher"], "srun");
+    assert_eq!(
+        (&job["slurmJobId"], &job["nodeList"]),
+        (&"4242".into(), &"node[01-02]".into())
+    );
+    let md = ["-n", "2", "-d", "md"];
+    let r = tool(env!("CARGO_BIN_EXE_mdtest"), &md, dir.path(), &step[..1]);
+    assert!(
+        r.stdout
+            .contains("\nLaunched by: no launcher in Slurm job 4242\n"),
+        "{}",
+        r.stdout
+    );
+    // Without a launcher or a job, no line.
+    let r = ior(dir.path(), &[]);
+    assert!(!r.stdout.contains("Job "), "{}", r.stdout);
+    assert!(entries(dir.path()).is_empty());
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// `Tool`) form the layer named `TOOLS`, found by reading the code.
 const LAYERS: &[&[&str]] = &[
     &[
-        "units", "random", "buffer", "stats", "error", "console", "signals",
+        "units", "random", "buffer", "stats", "error", "console", "signals", "launcher",
     ],
     &["options"],
     &["comm"],
@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["run"],
     &["tool"],
     &["TOOLS"],
-    &["engine", "launcher"],
+    &["engine"],
     // Drivers: they run several tools in one engine.
     &["io500", "compare", "report"],
     &["cli"],

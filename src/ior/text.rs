@@ -226,6 +226,9 @@ impl IorSink for TextSink<Ior> {
         t.push_str(&key_value("Began", &r.began));
         t.push_str(&key_value("Command line", &r.command_line));
         t.push_str(&key_value("Machine", &r.machine));
+        if let Some(job) = &r.pario.job {
+            t.push_str(&key_value("Job", &job.describe()));
+        }
         self.emit(&t)
     }
 

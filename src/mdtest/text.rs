@@ -22,6 +22,9 @@ pub fn header(r: &MdtestReport) -> String {
         r.version, r.pario.tasks, r.pario.nodes
     ));
     t.push_str(&format!("Command line used: {}\n", r.command_line));
+    if let Some(job) = &r.pario.job {
+        t.push_str(&format!("Launched by: {}\n", job.describe()));
+    }
     for w in &r.warnings {
         t.push_str(&format!("{w}\n"));
     }

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::comm::Comm;
+use crate::launcher::{self, Job};
 
 /// The version IOR parsers see: IOR's format version plus pario's own.
 pub fn version() -> String {
@@ -49,6 +50,9 @@ pub struct ParioInfo {
     pub engine: String,
     pub tasks: usize,
     pub nodes: usize,
+    /// The launcher and Slurm job, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<Job>,
 }
 
 impl ParioInfo {
@@ -59,6 +63,7 @@ impl ParioInfo {
             engine: comm.engine().to_string(),
             tasks: comm.size(),
             nodes: comm.topology().num_nodes(),
+            job: launcher::job(),
         }
     }
 }
