@@ -10,6 +10,9 @@ use std::time::Instant;
 
 use super::{Comm, CommError, ReduceOp, Topology};
 
+/// The name of this engine ([`Comm::engine`]).
+pub const ENGINE: &str = "threads";
+
 #[derive(Debug, Clone)]
 enum Payload {
     Empty,
@@ -124,7 +127,7 @@ impl Comm for LocalComm<'_> {
     }
 
     fn engine(&self) -> &'static str {
-        "threads"
+        ENGINE
     }
 
     fn barrier(&self) -> Result<(), CommError> {
