@@ -100,8 +100,6 @@ pub struct Demands {
     pub collective: bool,
     /// A task may stop its phase early on its own (`-D` without `-c`).
     pub own_deadline: bool,
-    /// Writes of another size fill the file first (`--randomPrefill`).
-    pub prefill: bool,
     /// The tasks are threads of one process (the local engine, more than one).
     pub threads: bool,
 }

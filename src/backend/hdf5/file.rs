@@ -15,7 +15,7 @@ use hdf5_metno_sys::h5::herr_t;
 use hdf5_metno_sys::h5d::{H5Dread, H5Dwrite};
 use hdf5_metno_sys::h5f::H5Fget_vfd_handle;
 use hdf5_metno_sys::h5i::hid_t;
-use hdf5_metno_sys::h5p::{H5FD_mpio_xfer_t, H5Pclose, H5Pcreate, H5Pset_dxpl_mpio};
+use hdf5_metno_sys::h5p::{H5FD_mpio_xfer_t, H5Pclose, H5Pcreate, H5Pset_dxpl_mpio, H5P_DEFAULT};
 use hdf5_metno_sys::h5s::{H5S_seloper_t, H5Sselect_all, H5Sselect_hyperslab, H5Sselect_none};
 use hdf5_metno_sys::LOCK;
 use mpi::ffi::{MPI_Comm, MPI_File};
@@ -296,14 +296,15 @@ impl H5File {
             return Ok(None);
         }
         let file = self.file()?;
-        let fapl = file.fapl().map_err(|e| failed("H5Fget_access_plist", e))?;
         let mut handle: *mut c_void = ptr::null_mut();
         {
             let _lock = LOCK.lock();
-            // SAFETY: the file and its access list are live; HDF5 stores a
-            // pointer to its MPI_File handle in `handle`.
+            // SAFETY: the file is live; HDF5 stores a pointer to its
+            // MPI_File handle in `handle`. The default access list: the
+            // file's own would duplicate its communicator, a collective call
+            // that only rank 0 makes here.
             check(
-                unsafe { H5Fget_vfd_handle(file.id(), fapl.id(), &mut handle) },
+                unsafe { H5Fget_vfd_handle(file.id(), H5P_DEFAULT, &mut handle) },
                 "H5Fget_vfd_handle",
             )?;
         }

@@ -158,9 +158,6 @@ impl Config for Options {
         if d.random_offsets {
             return Err("-z: random offsets are not available with -a HDF5 (IOR refuses them too: a transfer is a hyperslab of its segment's dataset, written in order)".into());
         }
-        if d.prefill {
-            return Err("--randomPrefill is not available with -a HDF5".into());
-        }
         if d.own_deadline && d.shared_file {
             return Err("-D with -a HDF5 on a shared file needs -c: the tasks create each segment's dataset together, so none may stop alone".into());
         }

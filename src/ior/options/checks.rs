@@ -219,7 +219,6 @@ fn demands(p: &IorParams, threads: bool) -> Demands {
         shared_file: !p.geometry.file_per_proc,
         collective: p.transfers.collective,
         own_deadline: p.stonewall.deadline > 0 && !p.transfers.collective,
-        prefill: p.geometry.random_prefill > 0,
         threads,
     }
 }
