@@ -311,7 +311,13 @@ fn unknown_things() {
         "unknown option '--no-such-thing' (see 'ior -h')"
     );
     assert_eq!(error("-L"), "unknown option '-L' (see 'ior -h')");
-    if cfg!(feature = "mpi") {
+    if cfg!(feature = "hdf5") {
+        assert_eq!(
+            error("-a FOO"),
+            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO, HDF5)"
+        );
+        assert!(one("-a HDF5").api == "HDF5");
+    } else if cfg!(feature = "mpi") {
         assert_eq!(
             error("-a FOO"),
             "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO)"
