@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests use (Open MPI and libclang for the `mpi` feature,
-# gcc for the C reference of IOR's data pattern, util-linux's `script` for
-# the terminal test); installed only when missing and when we can.
-packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils)
+# parallel HDF5 for the `hdf5` feature, gcc for the C reference of IOR's data
+# pattern, util-linux's `script` for the terminal test); installed only when
+# missing and when we can.
+packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -29,6 +30,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --all-features -- -D warnings
-# Without MPI (threads), then with MPI: the same tests plus real mpirun runs.
+# Without MPI (threads), then with MPI and HDF5 (which needs MPI): the same
+# tests plus real mpirun runs and -a HDF5's. One build serves both MPI and
+# HDF5 (a separate `--features mpi` run would compile everything again).
 cargo test --all-targets
-cargo test --all-targets --features mpi
+cargo test --all-targets --features mpi,hdf5

@@ -38,6 +38,8 @@ pub struct Tasks {
     pub total: usize,
     /// The tasks on this task's node.
     pub here: usize,
+    /// Whether the tasks are threads of one process (the local engine).
+    pub threads: bool,
 }
 
 impl Tasks {
@@ -46,6 +48,7 @@ impl Tasks {
         Tasks {
             total: comm.size(),
             here: topology.ranks_on(topology.node_of(comm.rank())).len(),
+            threads: comm.engine() == crate::comm::local::ENGINE && comm.size() > 1,
         }
     }
 }

@@ -612,3 +612,19 @@ fn directives_cannot_be_nested() {
     );
     assert!(entries(dir.path()).is_empty());
 }
+
+/// Without the `hdf5` feature, `-a HDF5` and its options say how to get it,
+/// before anything is touched.
+#[cfg(not(feature = "hdf5"))]
+#[test]
+fn hdf5_needs_a_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = common::ior(dir.path(), 1, &["-a", "HDF5", "-w", "-o", "h"]);
+    run.fails(
+        2,
+        "-a HDF5: this API needs parallel HDF5: rebuild pario with '--features hdf5'",
+    );
+    let run = common::ior(dir.path(), 1, &["-a", "POSIX", "--hdf5.noFill", "-o", "h"]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(common::entries(dir.path()).is_empty());
+}

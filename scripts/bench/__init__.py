@@ -39,6 +39,10 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            write and read; target MPI/local >= 0.95
   mpiio    mpirun -n TASKS ior -a MPIIO -t 1m -b 256m -F against -a POSIX (MPI
            build): write and read MiB/s, target MPIIO/POSIX >= 0.95
+  hdf5     mpirun -n TASKS ior -a HDF5 -t 1m -b 256m (one shared file)
+           against -a MPIIO, independent and with -c, both from the HDF5 build
+           (--hdf5-ior, --features hdf5): write and read MiB/s, target
+           HDF5/MPIIO >= 0.9
   fixedcost  wall time of mpirun -n TASKS ior -a DUMMY -t 1m -b 1m against
            mpirun -n TASKS true (and a C program that only starts and stops
            MPI, when mpicc is there), --fixedcost-runs runs each, rotating;
@@ -105,7 +109,8 @@ used (and the hypervisor stole) meanwhile: on a shared machine, see
 
 Unless --no-build, the chosen workloads' binaries are built first: cargo build
 --release --bins; with mpi, mpiio or fixedcost also --features mpi
---target-dir target-mpi; with residency, --example residency. The binaries are
+--target-dir target-mpi; with hdf5, --features hdf5 --target-dir
+target-hdf5; with residency, --example residency. The binaries are
 target/release/ior and, next to it, mdtest and md-workbench (--ior, --mdtest,
 --md-workbench; or CARGO_TARGET_DIR for another target directory).
 

@@ -24,6 +24,7 @@ MODES = ("write/fresh", "write/overwrite", "read")
 WORKLOADS = {
     "bw": fio.bw, "iops": fio.iops, "dummy": dummy.run, "mem": mem.run,
     "syscalls": syscalls.run, "mpi": mpi.engines, "mpiio": mpi.mpiio,
+    "hdf5": mpi.hdf5,
     "fixedcost": mpi.fixedcost, "latency": latency.run, "residency": residency.run,
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
@@ -75,9 +76,12 @@ def options():
                             "--fio-option=--gtod_reduce=1 (repeatable)")
     group.add_argument("--iops-block", type=parse_size, default=64 * MIB,
                        help="block of the 4k workloads (iops, mpi, latency, build; default 64m)")
-    group = ap.add_argument_group("mpi, mpiio, fixedcost")
+    group = ap.add_argument_group("mpi, mpiio, fixedcost, hdf5")
     group.add_argument("--mpi-ior", default=os.path.join(REPO, "target-mpi", "release", "ior"),
                        help="ior built with --features mpi (default target-mpi/release/ior)")
+    group.add_argument("--hdf5-ior", default=os.path.join(REPO, "target-hdf5", "release", "ior"),
+                       help="hdf5: ior built with --features hdf5 (default "
+                            "target-hdf5/release/ior)")
     group.add_argument("--mpirun-option", action="append", default=[], metavar="OPT",
                        help="extra option for every mpirun, e.g. --mpirun-option=--bind-to "
                             "--mpirun-option=none (repeatable; always -n TASKS --oversubscribe)")
@@ -157,6 +161,8 @@ def build(args):
     if any(w in args.workloads for w in MPI):
         # A target directory of its own, so target/release stays non-MPI.
         steps.append(steps[0] + ["--features", "mpi", "--target-dir", "target-mpi"])
+    if "hdf5" in args.workloads:
+        steps.append(steps[0] + ["--features", "hdf5", "--target-dir", "target-hdf5"])
     if "residency" in args.workloads:
         steps.append(["cargo", "build", "--release", "--example", "residency"])
     if "find" in args.workloads:
@@ -191,6 +197,7 @@ def main(argv=None):
     args.md_workbench = os.path.abspath(
         args.md_workbench or os.path.join(os.path.dirname(args.ior), "md-workbench"))
     args.mpi_ior = os.path.abspath(args.mpi_ior)
+    args.hdf5_ior = os.path.abspath(args.hdf5_ior)
     args.also = [os.path.abspath(p) for p in args.also]  # commands run in the work directory
     if not os.access(args.ior, os.X_OK):
         sys.exit(f"bench: no ior binary at {args.ior} (build it, or --ior PATH)")
@@ -208,7 +215,7 @@ def main(argv=None):
     started = time.time()
     work = tempfile.mkdtemp(prefix="pario-bench.", dir=args.dir)
     session = Session(args, work)
-    info = report.machine_info(args, any(w in args.workloads for w in MPI))
+    info = report.machine_info(args, any(w in args.workloads for w in MPI + ["hdf5"]))
     log(f"work directory {work} on {info['dir']}; tasks {args.tasks}")
     try:
         status = measure(session)

@@ -16,6 +16,8 @@ pub mod registry;
 pub mod ring;
 pub mod transfer;
 
+#[cfg(feature = "hdf5")]
+pub mod hdf5;
 #[cfg(feature = "mpi")]
 pub mod mpiio;
 
@@ -26,7 +28,7 @@ pub use crate::options::ModuleOption;
 pub use namespace::{FsUsage, Namespace};
 pub use registry::{
     all_module_options, configure, registry, BackendInfo, Capabilities, Choice, Config, Context,
-    Settings,
+    Demands, Settings,
 };
 pub use transfer::{read_fully, write_fully, Retry};
 
@@ -52,6 +54,9 @@ pub struct OpenSpec {
     /// For a shared file: the blocks of the task whose data this is, for
     /// backends that can describe them (MPI-IO file views).
     pub blocks: Option<BlockView>,
+    /// The bytes of one segment (IOR's `-s`): every task's block of a shared
+    /// file, or one block of a file per task (HDF5 keeps each in a dataset).
+    pub segment: u64,
 }
 
 /// Where one task's blocks lie in a shared file: `block` bytes at
@@ -106,9 +111,10 @@ pub trait File: Send {
     fn collective(&self) -> bool {
         false
     }
-    /// Takes part in one collective transfer without moving data (a task that
-    /// already failed keeps the others from waiting for it).
-    fn skip(&mut self) -> io::Result<()> {
+    /// Takes part in one collective transfer, the one at `offset`, without
+    /// moving data (a task that already failed keeps the others from waiting
+    /// for it).
+    fn skip(&mut self, _offset: u64) -> io::Result<()> {
         Ok(())
     }
     /// A queue for transfers of up to `len` bytes kept in flight together,
@@ -178,6 +184,7 @@ pub trait Backend: Send + Sync {
             rank,
             sequential: true,
             blocks: None,
+            segment: buf.len() as u64,
         };
         let mut file = self.open(path, &spec)?;
         if !buf.is_empty() {

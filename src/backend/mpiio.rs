@@ -110,7 +110,7 @@ pub fn parse_hints(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn hints_from_env() -> Vec<(String, String)> {
+pub(super) fn hints_from_env() -> Vec<(String, String)> {
     std::env::vars()
         .filter_map(|(k, v)| k.strip_prefix(HINT_PREFIX).map(|k| (k.to_string(), v)))
         .collect()
@@ -125,7 +125,7 @@ struct Options {
 }
 
 /// A communicator handle for the tasks of a shared file.
-struct RawComm(SimpleCommunicator);
+pub(super) struct RawComm(pub(super) SimpleCommunicator);
 
 // SAFETY: an MPI rank runs pario's task on one thread; the communicator is
 // only ever used from that thread.
@@ -181,10 +181,10 @@ fn path_string(path: &CStr) -> io::Result<CString> {
 }
 
 /// An `MPI_Info` holding the hints; freed on drop.
-struct Info(ffi::MPI_Info);
+pub(super) struct Info(pub(super) ffi::MPI_Info);
 
 impl Info {
-    fn new(hints: &[(String, String)]) -> io::Result<Info> {
+    pub(super) fn new(hints: &[(String, String)]) -> io::Result<Info> {
         let mut info = MaybeUninit::uninit();
         // SAFETY: MPI_Info_create writes a new handle into `info`.
         check(
@@ -213,7 +213,7 @@ impl Drop for Info {
 }
 
 /// The hints an open file reports.
-fn file_hints(handle: ffi::MPI_File) -> io::Result<Vec<(String, String)>> {
+pub(super) fn file_hints(handle: ffi::MPI_File) -> io::Result<Vec<(String, String)>> {
     let mut info = MaybeUninit::uninit();
     // SAFETY: `handle` is an open file; MPI_File_get_info returns a new info.
     check(
@@ -568,7 +568,7 @@ impl File for MpiFile {
         self.collective
     }
 
-    fn skip(&mut self) -> io::Result<()> {
+    fn skip(&mut self, _offset: u64) -> io::Result<()> {
         // A zero-length transfer keeps every task's count of collective calls
         // equal.
         let mut nothing = [0u8; 1];

@@ -76,6 +76,32 @@ pub trait Config: Send + Sync + fmt::Debug {
     }
     /// Makes the backend of a run; every task calls it (it may be collective).
     fn build(&self, context: &Context<'_>) -> Result<Box<dyn Backend>, String>;
+    /// Whether a written file holds exactly the bytes written, which ior
+    /// checks after a write (HDF5's files hold metadata too).
+    fn exact_file_size(&self) -> bool {
+        true
+    }
+    /// Refuses, with the line to print, what this backend cannot run (HDF5:
+    /// random offsets). Touches nothing.
+    fn refuse(&self, _demands: &Demands) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// How a test uses its files, for the combinations a backend refuses
+/// ([`Config::refuse`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Demands {
+    /// Offsets in a shuffled or random order (`-z`).
+    pub random_offsets: bool,
+    /// Tasks share one file (no `-F`).
+    pub shared_file: bool,
+    /// Collective transfers (`-c`).
+    pub collective: bool,
+    /// A task may stop its phase early on its own (`-D` without `-c`).
+    pub own_deadline: bool,
+    /// The tasks are threads of one process (the local engine, more than one).
+    pub threads: bool,
 }
 
 /// A backend's option check (see [`BackendInfo::configure`]).
@@ -99,6 +125,8 @@ pub fn registry() -> &'static [BackendInfo] {
         super::mmap::INFO,
         #[cfg(feature = "mpi")]
         super::mpiio::INFO,
+        #[cfg(feature = "hdf5")]
+        super::hdf5::INFO,
     ]
 }
 
@@ -110,27 +138,52 @@ pub const MPIIO_CAPABILITIES: Capabilities = Capabilities {
     posix_namespace: true,
 };
 
-/// IOR APIs that a rebuild of pario adds: name, why, capabilities.
-const REBUILD: &[(&str, &str, Capabilities)] = &[
+/// The capabilities of HDF5 (known to builds without it, for messages).
+pub const HDF5_CAPABILITIES: Capabilities = Capabilities {
+    collective: true,
+    metadata: false,
+    stores_data: true,
+    posix_namespace: true,
+};
+
+/// An IOR API that a rebuild of pario adds.
+struct Rebuild {
+    name: &'static str,
+    why: &'static str,
+    feature: &'static str,
+    capabilities: Capabilities,
+}
+
+/// IOR APIs that a rebuild of pario adds.
+const REBUILD: &[Rebuild] = &[
     #[cfg(not(feature = "mpi"))]
-    (
-        "MPIIO",
-        "needs MPI: rebuild pario with '--features mpi'",
-        MPIIO_CAPABILITIES,
-    ),
+    Rebuild {
+        name: "MPIIO",
+        why: "needs MPI: rebuild pario with '--features mpi'",
+        feature: "mpi",
+        capabilities: MPIIO_CAPABILITIES,
+    },
+    #[cfg(not(feature = "hdf5"))]
+    Rebuild {
+        name: "HDF5",
+        why: "needs parallel HDF5: rebuild pario with '--features hdf5' \
+              (Debian: libhdf5-openmpi-dev)",
+        feature: "hdf5",
+        capabilities: HDF5_CAPABILITIES,
+    },
 ];
 
 /// Other IOR APIs, which pario does not have.
 const NOT_SUPPORTED: &[&str] = &[
-    "HDF5", "NCMPI", "S3", "S3-4C", "S3-LIBS3", "DFS", "DAOS", "HDFS", "RADOS", "CEPHFS", "IME",
-    "GFARM", "PMDK", "LIBNFS",
+    "NCMPI", "S3", "S3-4C", "S3-LIBS3", "DFS", "DAOS", "HDFS", "RADOS", "CEPHFS", "IME", "GFARM",
+    "PMDK", "LIBNFS",
 ];
 
 /// Why this build cannot run `api`.
 fn missing(api: &str) -> String {
     let names: Vec<&str> = registry().iter().map(|b| b.name).collect();
-    if let Some((_, why, _)) = REBUILD.iter().find(|r| r.0.eq_ignore_ascii_case(api)) {
-        return format!("-a {api}: this API {why}");
+    if let Some(r) = REBUILD.iter().find(|r| r.name.eq_ignore_ascii_case(api)) {
+        return format!("-a {api}: this API {}", r.why);
     }
     if NOT_SUPPORTED.iter().any(|n| n.eq_ignore_ascii_case(api)) {
         return format!("-a {api}: this API is not supported by pario");
@@ -185,8 +238,8 @@ pub fn names_able(wanted: fn(&Capabilities) -> bool) -> Vec<&'static str> {
     }
     REBUILD
         .iter()
-        .filter(|r| wanted(&r.2))
-        .map(|r| r.0)
+        .filter(|r| wanted(&r.capabilities))
+        .map(|r| r.name)
         .collect()
 }
 
@@ -236,6 +289,15 @@ impl Choice {
             .map_err(|e| format!("-a {}: {e}", self.info.name))
     }
 
+    pub fn exact_file_size(&self) -> bool {
+        self.config.exact_file_size()
+    }
+
+    /// Refuses what the backend cannot run (see [`Config::refuse`]).
+    pub fn refuse(&self, demands: &Demands) -> Result<(), String> {
+        self.config.refuse(demands)
+    }
+
     /// DUMMY with its defaults (`--dryRun`).
     pub fn dummy() -> Choice {
         configure("DUMMY", &BTreeMap::new()).expect("DUMMY's defaults are valid")
@@ -262,8 +324,12 @@ pub fn configure(api: &str, options: &BTreeMap<String, String>) -> Result<Choice
             }
             None => {
                 let owner = name.split('.').next().unwrap_or(name).to_uppercase();
+                let feature = REBUILD
+                    .iter()
+                    .find(|r| r.name == owner)
+                    .map_or("mpi", |r| r.feature);
                 return Err(format!(
-                    "--{name} needs -a {owner}, which this build does not have (rebuild with '--features mpi')"
+                    "--{name} needs -a {owner}, which this build does not have (rebuild with '--features {feature}')"
                 ));
             }
         }
@@ -281,7 +347,8 @@ mod tests {
     #[test]
     fn capabilities_decide_the_lists() {
         assert_eq!(names_with(|c| c.metadata), ["POSIX", "AIO", "DUMMY"]);
-        assert_eq!(names_able(|c| c.collective), ["MPIIO"]);
+        #[cfg(not(feature = "mpi"))]
+        assert_eq!(names_able(|c| c.collective), ["MPIIO", "HDF5"]);
         assert_eq!(either(&["POSIX", "DUMMY", "MMAP"]), "POSIX, DUMMY or MMAP");
         assert_eq!(either(&["POSIX"]), "POSIX");
     }
@@ -300,7 +367,7 @@ mod tests {
         options.insert("posix.odirect".to_string(), "x".to_string());
         let e = configure("POSIX", &options).unwrap_err();
         assert_eq!(e, "-a POSIX: --posix.odirect=x: expected 0 or 1");
-        assert!(configure("HDF5", &BTreeMap::new())
+        assert!(configure("NCMPI", &BTreeMap::new())
             .unwrap_err()
             .contains("not supported by pario"));
         assert!(configure("NOPE", &BTreeMap::new())

@@ -10,6 +10,9 @@ use std::time::Instant;
 
 use super::{Comm, CommError, ReduceOp, Topology};
 
+/// The name of this engine ([`Comm::engine`]).
+pub const ENGINE: &str = "threads";
+
 #[derive(Clone)]
 enum Payload {
     Empty,
@@ -145,7 +148,7 @@ impl Comm for LocalComm {
     }
 
     fn engine(&self) -> &'static str {
-        "threads"
+        ENGINE
     }
 
     fn barrier(&self) -> Result<(), CommError> {

@@ -108,7 +108,7 @@ impl Tool for Ior {
     fn check_tasks(&self, run: &IorRun, tasks: Tasks) -> Result<(), UsageError> {
         run.tests
             .iter()
-            .try_for_each(|t| options::check_tasks(&t.params, tasks))
+            .try_for_each(|t| options::check_tasks(&t.params, &t.backend, tasks))
     }
 
     /// The first test's choice (stdout has one format).

@@ -312,7 +312,10 @@ impl TestRun<'_> {
 
     /// After a write: the files should hold exactly what was written.
     fn check_file_size(&mut self, rep: u64) -> Result<()> {
-        if !self.choice.capabilities().stores_data || self.layout.ordering == Ordering::Random {
+        if !self.choice.capabilities().stores_data
+            || !self.choice.exact_file_size()
+            || self.layout.ordering == Ordering::Random
+        {
             return Ok(());
         }
         let size = match self.responsible() {

@@ -156,6 +156,7 @@ impl TestRun<'_> {
             rank: self.task.rank,
             sequential,
             blocks: self.block_view(pretend),
+            segment: self.segment_bytes(),
         };
         let action = match access {
             Access::Write => "cannot open for writing",
@@ -188,6 +189,15 @@ impl TestRun<'_> {
                 .close()
                 .map_err(|e| Error::io(self.task.rank, "cannot close", path, &e)),
             None => Ok(()),
+        }
+    }
+
+    /// One segment of a file: every task's block of a shared file, one block
+    /// of a file per task.
+    fn segment_bytes(&self) -> u64 {
+        match self.p.geometry.file_per_proc {
+            true => self.layout.block,
+            false => self.layout.block * self.layout.tasks,
         }
     }
 

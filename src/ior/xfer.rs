@@ -190,7 +190,7 @@ impl Pass<'_> {
             count += 1;
             if progress.failure.is_some() {
                 // Only collective files get here: keep the call count equal.
-                let _ = self.file.skip();
+                let _ = self.file.skip(offset);
             } else {
                 if trace {
                     let verb = if self.access == Access::Write {

@@ -578,5 +578,6 @@ fn open_spec(access: Access, rank: usize, bytes: u64) -> OpenSpec {
         rank,
         sequential: true,
         blocks: None,
+        segment: bytes,
     }
 }

@@ -153,3 +153,38 @@ def fixedcost(s):
             s.ab_row(what, "MPI start-up", "s", "s", init, ("true", w["true"]), noise, diff=True)
             s.ab_row(what, "pario's own", "s", "s", (ior, w["ior"]), init, noise, diff=True)
     shutil.rmtree(d)
+
+
+TARGET_HDF5_RATIO = 0.9
+
+
+def hdf5(s):
+    """-a HDF5 against -a MPIIO on one shared file, independent and collective
+    (-c), both from the HDF5 build (--hdf5-ior) under mpirun."""
+    if not os.access(s.args.hdf5_ior, os.X_OK):
+        raise BenchError(f"no HDF5 build of ior at {s.args.hdf5_ior} (cargo build --release "
+                         "--features hdf5 --target-dir target-hdf5, or --hdf5-ior PATH)")
+    if not shutil.which("mpirun"):
+        raise BenchError("mpirun is missing (apt-get install openmpi-bin)")
+    d = s.path("hdf5")
+    for mode in ([], ["-c"]):
+        clear(d)
+        shape = ["-t", "1m", "-b", "256m"] + mode
+
+        def variant(api, shape=shape):
+            cmd = mpirun(s, [s.args.hdf5_ior, "-a", api] + shape
+                         + ["-o", os.path.join(d, "testFile")])
+
+            def once():
+                rows = s.ior_cmd(cmd, mpi_env(), f"hdf5 -a {api} {' '.join(shape)}", s.tasks)
+                expect_no_files(d, "pario without -k")
+                return pario.one_each(rows, "bwMiB", f"-a {api}")
+            return (f"-a {api}", once)
+
+        values, noise = s.alternate(f"hdf5 {' '.join(shape)}",
+                                    [variant("HDF5"), variant("MPIIO")])
+        for access in ("write", "read"):
+            s.ab_row("mpirun ior " + " ".join(shape), access, "MiB/s", "bw",
+                     ("-a HDF5", values["-a HDF5"][access]),
+                     ("-a MPIIO", values["-a MPIIO"][access]), noise, TARGET_HDF5_RATIO)
+    shutil.rmtree(d)

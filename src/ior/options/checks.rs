@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::backend::{self, registry, Choice};
+use crate::backend::{self, registry, Choice, Demands};
 use crate::error::UsageError;
 use crate::memhog::{self, NodeMemory};
 use crate::run::limits;
@@ -213,12 +213,27 @@ fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
             choice.name()
         ))?;
     }
+    choice.refuse(&demands(p, false)).map_err(UsageError)?;
     Ok(choice)
+}
+
+/// How the test uses its files, for the backend's own refusals.
+fn demands(p: &IorParams, threads: bool) -> Demands {
+    Demands {
+        random_offsets: p.geometry.random_offset > 0,
+        shared_file: !p.geometry.file_per_proc,
+        collective: p.transfers.collective,
+        own_deadline: p.stonewall.deadline > 0 && !p.transfers.collective,
+        threads,
+    }
 }
 
 /// The checks that need the running tasks: `-N` within them, totals that
 /// fit 64 bits, and buffers that fit the node's memory.
-pub fn check_tasks(p: &IorParams, tasks: Tasks) -> Check {
+pub fn check_tasks(p: &IorParams, backend: &Choice, tasks: Tasks) -> Check {
+    if tasks.threads {
+        backend.refuse(&demands(p, true)).map_err(UsageError)?;
+    }
     let g = &p.geometry;
     let size = tasks.total;
     if let Some(n) = g.num_tasks.filter(|&n| n > size) {

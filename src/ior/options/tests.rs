@@ -311,7 +311,13 @@ fn unknown_things() {
         "unknown option '--no-such-thing' (see 'ior -h')"
     );
     assert_eq!(error("-L"), "unknown option '-L' (see 'ior -h')");
-    if cfg!(feature = "mpi") {
+    if cfg!(feature = "hdf5") {
+        assert_eq!(
+            error("-a FOO"),
+            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO, HDF5)"
+        );
+        assert!(one("-a HDF5").api == "HDF5");
+    } else if cfg!(feature = "mpi") {
         assert_eq!(
             error("-a FOO"),
             "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO)"
@@ -327,9 +333,14 @@ fn unknown_things() {
             "-a MPIIO: this API needs MPI: rebuild pario with '--features mpi'"
         );
     }
+    #[cfg(not(feature = "hdf5"))]
     assert_eq!(
         error("-a HDF5"),
-        "-a HDF5: this API is not supported by pario"
+        "-a HDF5: this API needs parallel HDF5: rebuild pario with '--features hdf5' (Debian: libhdf5-openmpi-dev)"
+    );
+    assert_eq!(
+        error("-a NCMPI"),
+        "-a NCMPI: this API is not supported by pario"
     );
     assert_eq!(
         error("-O bogus=1"),
@@ -351,9 +362,14 @@ fn unknown_things() {
 
 #[test]
 fn features_not_built_are_rejected_not_ignored() {
+    // The backends built, or else those a rebuild adds.
+    let collective = match cfg!(all(feature = "mpi", not(feature = "hdf5"))) {
+        true => "MPIIO",
+        false => "MPIIO or HDF5",
+    };
     assert_eq!(
         error("-c"),
-        "-c: collective I/O needs -a MPIIO, not -a POSIX"
+        format!("-c: collective I/O needs -a {collective}, not -a POSIX")
     );
     assert_eq!(error("-C -Z"), "-C and -Z both reorder tasks: choose one");
     for (flag, module) in [

@@ -7,7 +7,11 @@ fn args(s: &str) -> Vec<String> {
 
 /// `n` tasks, all on one node.
 fn tasks(n: usize) -> crate::tool::Tasks {
-    crate::tool::Tasks { total: n, here: n }
+    crate::tool::Tasks {
+        total: n,
+        here: n,
+        threads: true,
+    }
 }
 
 fn help() -> String {
