@@ -119,7 +119,7 @@ fn bad_arguments_are_one_line() {
 }
 
 #[test]
-fn images_are_written_as_svg_files() {
+fn images_are_written_as_svg_and_png_files() {
     let dir = tempdir().unwrap();
     let (a, b) = (format!("{DATA}/a.json"), format!("{DATA}/b.json"));
     let out = dir.path().join("r.html");
@@ -136,7 +136,40 @@ fn images_are_written_as_svg_files() {
     pario(dir.path(), &args).ok();
     let mut names: Vec<String> = common::entries(&img);
     names.sort();
-    assert_eq!(names, ["01-test-0-read.svg", "02-test-0-write.svg"]);
+    assert_eq!(
+        names,
+        [
+            "01-test-0-read.png",
+            "01-test-0-read.svg",
+            "02-test-0-write.png",
+            "02-test-0-write.svg"
+        ]
+    );
+    // The PNG is the chart at twice its size: the bars in the first
+    // result's colour, the axes and text in black, the rest white.
+    let png = std::fs::read(img.join("02-test-0-write.png")).unwrap();
+    let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
+    assert_eq!((pixmap.width(), pixmap.height()), (1280, 560));
+    let count = |want: fn(u8, u8, u8) -> bool| {
+        let pixels = pixmap.pixels().iter();
+        pixels
+            .filter(|p| want(p.red(), p.green(), p.blue()))
+            .count()
+    };
+    assert!(
+        count(|r, g, b| (r, g, b) == (31, 119, 180)) > 10_000,
+        "bars"
+    );
+    assert!(
+        count(|r, g, b| r < 60 && g < 60 && b < 60) > 2_000,
+        "axes and text"
+    );
+    // The title's text, drawn with the machine's fonts, above the plot.
+    let title = (20..60)
+        .flat_map(|y| (500..780).map(move |x| (x, y)))
+        .filter(|&(x, y)| pixmap.pixel(x, y).is_some_and(|p| p.red() < 100))
+        .count();
+    assert!(title > 100, "the title is drawn ({title} dark pixels)");
     let svg = std::fs::read_to_string(img.join("02-test-0-write.svg")).unwrap();
     assert!(
         svg.starts_with("<svg") && svg.contains("test 0 write"),

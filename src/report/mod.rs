@@ -7,6 +7,7 @@
 pub mod charts;
 pub mod html;
 pub mod model;
+pub mod png;
 pub mod scaling;
 
 use std::process::ExitCode;
@@ -20,7 +21,8 @@ results of ior (-O summaryFormat=JSON), mdtest and md-workbench
 with mean, min and max, latency percentiles on a log axis, each tool's
 details (ior's slowest task, page cache and stonewall; io500's phases).
 Several results are compared side by side. --images DIR also writes each
-chart as an SVG file there (01-<figure>.svg, ...), for papers and slides.
+chart as SVG and PNG files there (01-<figure>.svg, 01-<figure>.png, ...),
+for papers and slides.
 ";
 
 /// The exit status (2 for bad arguments or unreadable files).
@@ -75,9 +77,14 @@ fn run(args: &[String]) -> Result<String, String> {
     ))
 }
 
-/// Each chart as `NN-<title>.svg` in `dir` (made if needed).
+/// Each chart as `NN-<title>.svg` and `NN-<title>.png` in `dir` (made if
+/// needed).
 fn write_images(dir: &str, charts: &[(String, String)]) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+    let renderer = png::Renderer::new();
+    if !renderer.has_fonts() {
+        eprintln!("report: warning: no fonts found: the PNG images have no text (install fonts-dejavu-core)");
+    }
     for (i, (title, svg)) in charts.iter().enumerate() {
         let slug: String = title
             .chars()
@@ -86,8 +93,12 @@ fn write_images(dir: &str, charts: &[(String, String)]) -> Result<(), String> {
                 false => '-',
             })
             .collect();
-        let path = format!("{dir}/{:02}-{}.svg", i + 1, slug.trim_matches('-'));
+        let stem = format!("{dir}/{:02}-{}", i + 1, slug.trim_matches('-'));
+        let path = format!("{stem}.svg");
         std::fs::write(&path, svg).map_err(|e| format!("{path}: {e}"))?;
+        let path = format!("{stem}.png");
+        let png = renderer.png(svg).map_err(|e| format!("{path}: {e}"))?;
+        std::fs::write(&path, png).map_err(|e| format!("{path}: {e}"))?;
     }
     Ok(())
 }
