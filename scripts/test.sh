@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 # Debian packages the tests use (Open MPI and libclang for the `mpi` feature,
 # parallel HDF5 for the `hdf5` feature, gcc for the C reference of IOR's data
 # pattern, util-linux's `script` for the terminal test, a font for the
-# report's PNG images); installed only when
+# report's PNG images, chromium for the report's browser test); installed only when
 # missing and when we can.
-packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev fonts-dejavu-core)
+packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev fonts-dejavu-core chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -16,7 +16,8 @@ from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
 from .workloads import (aio, dummy, find, fio, instructions, integrity, io500, latency, mdtest,
-                        mdworkbench, mem, mpi, residency, stops, sweep, syscalls)
+                        mdworkbench, mem, mpi, page, residency, stops, sweep,
+                        syscalls)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
@@ -29,6 +30,7 @@ WORKLOADS = {
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
     "find": find.run, "io500": io500.run, "aio": aio.run, "sweep": sweep.run,
+    "report": page.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]
