@@ -177,3 +177,37 @@ fn images_are_written_as_svg_and_png_files() {
         &svg[..200]
     );
 }
+
+/// A read served from the page cache: the report gives its share and the
+/// warning the text output gives.
+#[test]
+fn page_cache_residency_and_its_warning_are_reported() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let file = d.join("f");
+    let args = [
+        "ior",
+        "-w",
+        "-r",
+        "-t",
+        "64k",
+        "-b",
+        "1m",
+        "-O",
+        "summaryFormat=JSON",
+    ];
+    let ior = pario(d, &[&args[..], &["-o", file.to_str().unwrap()]].concat());
+    ior.ok();
+    std::fs::write(d.join("ior.json"), &ior.stdout).unwrap();
+    let out = d.join("r.html");
+    pario(d, &["report", "ior.json", "-o", out.to_str().unwrap()]).ok();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("<td>test 0 read #0</td>"), "{html}");
+    let row = &html[html.find("<td>test 0 read #0</td>").unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains("<td>100.0%</td>"), "{row}");
+    assert!(html.contains("<h2>Warnings: ior.json</h2>"));
+    let warning =
+        "<li>test 0 read #0: WARNING: 100% of the data read was in this node's page cache";
+    assert!(html.contains(warning), "{html}");
+}

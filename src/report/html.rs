@@ -64,6 +64,14 @@ pub fn page(results: &[Loaded]) -> (String, Vec<(String, String)>) {
             let _ = writeln!(h, "<h2>Details: {}</h2>", escape(&r.name));
             h.push_str(&table(&head, &rows));
         }
+        let warnings = r.warnings();
+        if !warnings.is_empty() {
+            let _ = writeln!(h, "<h2>Warnings: {}</h2>\n<ul>", escape(&r.name));
+            for w in warnings {
+                let _ = writeln!(h, "<li>{}</li>", escape(&w));
+            }
+            h.push_str("</ul>\n");
+        }
     }
     h.push_str("</body></html>\n");
     (h, images)

@@ -85,6 +85,36 @@ impl Loaded {
         out
     }
 
+    /// The warnings of the run and of each read row (a read served from the
+    /// page cache), in order.
+    pub fn warnings(&self) -> Vec<String> {
+        let d = &self.doc;
+        let mut out: Vec<String> = Vec::new();
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|w| w.as_str().map(str::to_string))
+                .collect()
+        };
+        out.extend(strings(&d["warnings"]));
+        for t in d["tests"].as_array().into_iter().flatten() {
+            out.extend(strings(&t["warnings"]));
+            for r in t["Results"].as_array().into_iter().flatten() {
+                if let Some(w) = r["pageCache"]["warning"].as_str() {
+                    let row = format!(
+                        "test {} {} #{}",
+                        t["TestID"],
+                        text(&r["access"]),
+                        r["iteration"]
+                    );
+                    out.push(format!("{row}: {w}"));
+                }
+            }
+        }
+        out
+    }
+
     /// A table of what else the tool says: ior's slowest task, page cache
     /// and stonewall per row; io500's phases with their verdicts.
     pub fn details(&self) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
@@ -135,7 +165,7 @@ impl Loaded {
                     seconds(&tt["xferMin"]),
                     seconds(&tt["xferMax"]),
                     text(&tt["slowest"]),
-                    text(&r["pageCache"]["residentBefore"]),
+                    cached(&r["pageCache"]),
                     text(&r["stonewall"]["pairsMax"]),
                 ]
             })
@@ -152,6 +182,20 @@ impl Loaded {
             ],
             rows,
         ))
+    }
+}
+
+/// The share of a read's data in the page cache before it (and after an
+/// eviction), as the text output gives it.
+fn cached(pc: &Value) -> String {
+    let pct = |r: &Value| {
+        let (resident, examined) = (r["resident"].as_f64()?, r["examined"].as_f64()?);
+        Some(100.0 * resident / examined.max(1.0))
+    };
+    match (pct(&pc["cachedBeforeRead"]), pct(&pc["afterEviction"])) {
+        (Some(before), Some(after)) => format!("{before:.1}%, {after:.1}% after eviction"),
+        (Some(before), None) => format!("{before:.1}%"),
+        _ => "-".into(),
     }
 }
 
