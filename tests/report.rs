@@ -211,3 +211,22 @@ fn page_cache_residency_and_its_warning_are_reported() {
         "<li>test 0 read #0: WARNING: 100% of the data read was in this node's page cache";
     assert!(html.contains(warning), "{html}");
 }
+
+/// io500's result: its score and parts in the run's lines, every phase in
+/// the details with its score and validity.
+#[test]
+fn io500_score_and_phases_are_reported() {
+    let dir = tempdir().unwrap();
+    let out = dir.path().join("r.html");
+    let result = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/report/io500.json");
+    pario(dir.path(), &["report", result, "-o", out.to_str().unwrap()]).ok();
+    let html = std::fs::read_to_string(&out).unwrap();
+    let score = "<td>score</td><td>7.075161 (bandwidth 0.477568 GiB/s, metadata 104.818301 kIOPS), INVALID</td>";
+    assert!(html.contains(score), "{html}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(result).unwrap()).unwrap();
+    for phase in doc["phases"].as_array().unwrap() {
+        let name = phase["name"].as_str().unwrap();
+        assert!(html.contains(&format!("<tr><td>{name}</td>")), "{name}");
+    }
+}

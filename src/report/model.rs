@@ -46,6 +46,17 @@ impl Loaded {
         if let Some(v) = d["version"].as_str() {
             out.push(("version".into(), v.into()));
         }
+        // io500: the score, its parts and whether it is valid.
+        let s = &d["score"];
+        if let Some(total) = s["total"].as_f64() {
+            let parts = format!(
+                "{total:.6} (bandwidth {:.6} GiB/s, metadata {:.6} kIOPS){}",
+                s["bandwidth_gib_s"].as_f64().unwrap_or(0.0),
+                s["metadata_kiops"].as_f64().unwrap_or(0.0),
+                if s["valid"] == false { ", INVALID" } else { "" }
+            );
+            out.push(("score".into(), parts));
+        }
         out
     }
 
@@ -162,8 +173,10 @@ impl Loaded {
                         r["iteration"]
                     ),
                     format!("{:.2}", r["bwMiB"].as_f64().unwrap_or(0.0)),
+                    seconds(&tt["openMax"]),
                     seconds(&tt["xferMin"]),
                     seconds(&tt["xferMax"]),
+                    seconds(&tt["closeMax"]),
                     text(&tt["slowest"]),
                     cached(&r["pageCache"]),
                     text(&r["stonewall"]["pairsMax"]),
@@ -174,8 +187,10 @@ impl Loaded {
             vec![
                 "row",
                 "MiB/s",
+                "slowest open (s)",
                 "fastest task's transfers (s)",
                 "slowest task's (s)",
+                "slowest close (s)",
                 "slowest task",
                 "page cache before",
                 "stonewall pairs (max)",
