@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 # Debian packages the tests use (Open MPI and libclang for the `mpi` feature,
 # parallel HDF5 for the `hdf5` feature, gcc for the C reference of IOR's data
 # pattern, util-linux's `script` for the terminal test, a font for the
-# report's PNG images, chromium for the report's browser test); installed only when
-# missing and when we can.
-packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev fonts-dejavu-core chromium)
+# report's PNG images, chromium for the report's browser test, Slurm and munge
+# for the Slurm group); installed only when missing and when we can.
+packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev
+          fonts-dejavu-core chromium slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -36,3 +37,6 @@ cargo clippy --all-targets --all-features -- -D warnings
 # HDF5 (a separate `--features mpi` run would compile everything again).
 cargo test --all-targets
 cargo test --all-targets --features mpi,hdf5
+# The groups that start real components (a Slurm cluster on this machine),
+# after the unit and integration tests.
+cargo test --features mpi,hdf5 --test slurm -- --ignored

@@ -215,9 +215,9 @@ def main(argv=None):
         signal.signal(sig, on_signal)
 
     started = time.time()
+    info = report.machine_info(args, any(w in args.workloads for w in MPI + ["hdf5"]))
     work = tempfile.mkdtemp(prefix="pario-bench.", dir=args.dir)
     session = Session(args, work)
-    info = report.machine_info(args, any(w in args.workloads for w in MPI + ["hdf5"]))
     log(f"work directory {work} on {info['dir']}; tasks {args.tasks}")
     try:
         status = measure(session)

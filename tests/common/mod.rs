@@ -3,6 +3,7 @@
 
 pub mod mount;
 pub mod running;
+pub mod slurm;
 
 use std::path::Path;
 use std::process::{Command, Output};
