@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 # parallel HDF5 for the `hdf5` feature, gcc for the C reference of IOR's data
 # pattern, util-linux's `script` for the terminal test, a font for the
 # report's PNG images, chromium for the report's browser test, Slurm and munge
-# for the Slurm group); installed only when missing and when we can.
+# for the Slurm group, iproute2 for the multi-host group); installed only when
+# missing and when we can.
 packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev
-          fonts-dejavu-core chromium slurm-wlm munge)
+          fonts-dejavu-core chromium slurm-wlm munge iproute2)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -37,6 +38,6 @@ cargo clippy --all-targets --all-features -- -D warnings
 # HDF5 (a separate `--features mpi` run would compile everything again).
 cargo test --all-targets
 cargo test --all-targets --features mpi,hdf5
-# The groups that start real components (a Slurm cluster on this machine),
-# after the unit and integration tests.
-cargo test --features mpi,hdf5 --test slurm -- --ignored
+# The groups that start real components (a Slurm cluster, three hosts in
+# network namespaces), after the unit and integration tests.
+cargo test --features mpi,hdf5 --test slurm --test multihost -- --ignored

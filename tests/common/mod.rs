@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod mount;
+pub mod netns;
 pub mod running;
 pub mod slurm;
 
