@@ -5,9 +5,10 @@
 //!
 //! The handler only stores the signal's number in a flag. Every task checks
 //! the flag after each transfer or metadata operation, with one relaxed load
-//! as for `-D`'s deadline. At a second signal the handler writes one line
+//! as for `-D`'s deadline. At a second SIGINT the handler writes one line
 //! saying where the run's files are, prepared beforehand, and ends the
 //! process at once: `write(2)` and `_exit(2)`, both async-signal-safe.
+//! Other signals after the first are ignored.
 //!
 //! No thread watches for signals: a single-task process stays
 //! single-threaded, which the kernel rewards on every file-descriptor call
@@ -50,11 +51,15 @@ pub fn install(tool: &'static str) {
     });
 }
 
-/// The handler. The first signal only sets the flag; a second one ends the
-/// process with `128 + signal`, after one line saying what may be left where.
+/// The handler. The first signal only sets the flag; a second SIGINT ends
+/// the process with 130, after one line saying what may be left where.
 fn on_signal(sig: i32) {
     let first = SIGNAL.compare_exchange(0, sig as usize, Ordering::Relaxed, Ordering::Relaxed);
-    if first.is_ok() {
+    // Only a person presses Ctrl-C twice. Launchers and batch systems send
+    // SIGTERM and the others more than once (at a Slurm time limit a task
+    // gets one from slurmstepd and one through srun within a second): the
+    // stop under way goes on, and SIGKILL is theirs to end it sooner.
+    if first.is_ok() || sig != SIGINT {
         return;
     }
     let tool = TOOL.get().copied().unwrap_or("pario");

@@ -240,17 +240,20 @@ fn scancel_stops_a_job_cleanly(cluster: &Cluster) {
     assert!(out.contains("interrupted by SIGTERM"), "{out}");
 }
 
-/// `--time=1 --signal=INT@50`: Slurm sends SIGINT once fewer than 50 s are
-/// left (its checks come every 30 s, so 10 to 40 s into the job).
+/// `--time=1 --signal=INT@50`: Slurm should send SIGINT once fewer than
+/// 50 s are left, but its checks are coarse and the signal may come only
+/// with the limit itself (SIGTERM, from slurmstepd and again through srun).
+/// Either way the run stops cleanly: the partial row, then nothing left.
 fn a_time_limit_stops_a_job_cleanly(cluster: &Cluster) {
     let dir = scratch();
     let id = long_job(cluster, dir.path(), &["--time=1", "--signal=INT@50"]);
     let out = ended(cluster, dir.path(), &id);
-    assert!(
-        out.contains(
-            "interrupted by SIGINT: the write-0 row above covers the transfers made until then"
-        ),
-        "{out}"
-    );
+    let stopped = ["SIGINT", "SIGTERM"].iter().any(|sig| {
+        out.contains(&format!(
+            "interrupted by {sig}: the write-0 row above covers the transfers made until then"
+        ))
+    });
+    assert!(stopped, "{out}");
+    assert!(!out.contains("again"), "{out}");
     assert_eq!(common::rows(&out).len(), 1, "the partial write row:\n{out}");
 }
