@@ -100,8 +100,8 @@ fn real_results_chart_latency_and_details() {
         "ior's latency curve"
     );
     assert!(html.contains("benchmark read: latency"), "md-workbench's");
-    assert!(html.contains("<h2>Details: ior.json</h2>"));
-    assert!(html.contains("slowest task"));
+    assert!(html.contains("test 0 write: fastest to slowest task"));
+    assert!(html.contains("<h2>Task times (stragglers)</h2>"));
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn bad_arguments_are_one_line() {
 }
 
 #[test]
-fn images_are_written_as_svg_files() {
+fn images_are_written_as_svg_and_png() {
     let dir = tempdir().unwrap();
     let (a, b) = (format!("{DATA}/a.json"), format!("{DATA}/b.json"));
     let out = dir.path().join("r.html");
@@ -136,11 +136,38 @@ fn images_are_written_as_svg_files() {
     pario(dir.path(), &args).ok();
     let mut names: Vec<String> = common::entries(&img);
     names.sort();
-    assert_eq!(names, ["01-test-0-read.svg", "02-test-0-write.svg"]);
+    assert_eq!(
+        names,
+        [
+            "01-test-0-read.png",
+            "01-test-0-read.svg",
+            "02-test-0-write.png",
+            "02-test-0-write.svg"
+        ]
+    );
     let svg = std::fs::read_to_string(img.join("02-test-0-write.svg")).unwrap();
     assert!(
         svg.starts_with("<svg") && svg.contains("test 0 write"),
         "{}",
         &svg[..200]
     );
+    for name in ["01-test-0-read.png", "02-test-0-write.png"] {
+        check_png(&std::fs::read(img.join(name)).unwrap());
+    }
+}
+
+/// A PNG of the chart's size at twice the SVG's (640 x 280): its header,
+/// its pixels (decoded) and that they are not all one colour.
+fn check_png(bytes: &[u8]) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((frame.width, frame.height), (1280, 560));
+    let pixels = &pixels[..frame.buffer_size()];
+    let step = frame.color_type.samples();
+    let first = &pixels[..step];
+    let other = pixels.chunks(step).filter(|p| *p != first).count();
+    // Bars, axes and text: far more than a few stray pixels.
+    assert!(other > 10_000, "{other} pixels differ from the background");
 }
