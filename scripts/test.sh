@@ -6,17 +6,26 @@ cd "$(dirname "$0")/.."
 
 # Debian packages the tests use (Open MPI and libclang for the `mpi` feature,
 # gcc for the C reference of IOR's data pattern, util-linux's `script` for
-# the terminal test); installed only when missing and when we can.
-packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils)
+# the terminal test, a font for the report's PNG images); installed only
+# when missing and when we can.
+packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils fonts-dejavu-core)
+# chromium opens the report in tests/report_browser.rs, which skips itself
+# (one line) when chromium is missing and cannot be installed here.
+optional=(chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    for p in "${optional[@]}"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+fi
 if ((${#missing[@]})); then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "installing: ${missing[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+        apt-get -o DPkg::Lock::Timeout=600 update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" >/dev/null
     else
         echo "missing packages (install them first): ${missing[*]}" >&2
         exit 1
