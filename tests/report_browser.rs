@@ -212,7 +212,16 @@ impl Browser {
 }
 
 impl Drop for Browser {
+    /// Asks chromium to close (it takes its helper processes with it),
+    /// and kills it if it has not within the patience.
     fn drop(&mut self) {
+        let close = b"{\"id\":0,\"method\":\"Browser.close\"}\0";
+        let _ = self.commands.write_all(close);
+        let _ = self.commands.flush();
+        let start = Instant::now();
+        while self.child.try_wait().is_ok_and(|s| s.is_none()) && start.elapsed() < PATIENCE {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
