@@ -63,17 +63,29 @@ impl Verdict {
     }
 }
 
-/// The figures of a result document of any of pario's tools, by name.
-pub fn figures(doc: &Value) -> Result<BTreeMap<String, Figure>, String> {
-    let mut out: BTreeMap<String, Figure> = BTreeMap::new();
-    let mut add = |name: String, unit: &str, v: Option<f64>| {
-        if let Some(v) = v {
-            let f = out.entry(name).or_insert_with(|| Figure {
-                unit: unit.into(),
-                values: Vec::new(),
-            });
-            f.values.push(v);
-        }
+/// One repetition of a figure in a result document: the figure's name and
+/// unit, its value, and the JSON object it was read from (the row of ior's
+/// Results, mdtest's phase, md-workbench's phase, io500's phase), where the
+/// report finds the rest of what that repetition says.
+pub struct Sample<'a> {
+    pub figure: String,
+    pub unit: String,
+    pub value: Option<f64>,
+    pub source: &'a Value,
+}
+
+/// Every repetition of every figure of a result document of any of pario's
+/// tools, in document order: the one walk over the tools' layouts that
+/// `compare` and `report` share.
+pub fn samples(doc: &Value) -> Result<Vec<Sample<'_>>, String> {
+    let mut out = Vec::new();
+    let mut add = |figure: String, unit: &str, value: Option<f64>, source| {
+        out.push(Sample {
+            figure,
+            unit: unit.into(),
+            value,
+            source,
+        })
     };
     let tests = doc["tests"].as_array();
     let phases = doc["phases"].as_array();
@@ -87,7 +99,7 @@ pub fn figures(doc: &Value) -> Result<BTreeMap<String, Figure>, String> {
                 };
                 for r in t["Results"].as_array().into_iter().flatten() {
                     let name = format!("test {test} {}", text(&r["access"]));
-                    add(name, "MiB/s", r["bwMiB"].as_f64());
+                    add(name, "MiB/s", r["bwMiB"].as_f64(), r);
                 }
             }
         }
@@ -96,29 +108,54 @@ pub fn figures(doc: &Value) -> Result<BTreeMap<String, Figure>, String> {
                 for it in step["iterations"].as_array().into_iter().flatten() {
                     for ph in it["phases"].as_array().into_iter().flatten() {
                         let name = format!("{} tasks: {}", step["tasks"], text(&ph["operation"]));
-                        add(name, "ops/s", ph["rate"].as_f64());
+                        add(name, "ops/s", ph["rate"].as_f64(), ph);
                     }
                 }
             }
         }
         (None, Some(phases)) if phases.iter().any(|p| p["name"].is_string()) => {
             for p in phases {
-                add(
-                    text(&p["name"]),
-                    text(&p["unit"]).as_str(),
-                    p["score"].as_f64(),
-                );
+                let unit = text(&p["unit"]);
+                add(text(&p["name"]), &unit, p["score"].as_f64(), p);
             }
-            add("score".into(), "", doc["score"]["total"].as_f64());
+            add(
+                "score".into(),
+                "",
+                doc["score"]["total"].as_f64(),
+                &doc["score"],
+            );
         }
         (None, Some(phases)) => {
             for p in phases {
-                add(text(&p["phase"]), "iops/s", p["rate"].as_f64());
+                add(text(&p["phase"]), "iops/s", p["rate"].as_f64(), p);
             }
         }
         _ => return Err("not a result document of ior, mdtest, md-workbench or io500".into()),
     }
     Ok(out)
+}
+
+/// The figures of a result document of any of pario's tools, by name.
+pub fn figures(doc: &Value) -> Result<BTreeMap<String, Figure>, String> {
+    Ok(collect(&samples(doc)?))
+}
+
+/// The samples' values gathered per figure (a sample without a value adds
+/// nothing).
+pub fn collect(samples: &[Sample<'_>]) -> BTreeMap<String, Figure> {
+    let mut out: BTreeMap<String, Figure> = BTreeMap::new();
+    for s in samples {
+        if let Some(v) = s.value {
+            out.entry(s.figure.clone())
+                .or_insert_with(|| Figure {
+                    unit: s.unit.clone(),
+                    values: Vec::new(),
+                })
+                .values
+                .push(v);
+        }
+    }
+    out
 }
 
 fn text(v: &Value) -> String {

@@ -100,8 +100,8 @@ fn real_results_chart_latency_and_details() {
         "ior's latency curve"
     );
     assert!(html.contains("benchmark read: latency"), "md-workbench's");
-    assert!(html.contains("<h2>Details: ior.json</h2>"));
-    assert!(html.contains("slowest task"));
+    assert!(html.contains("test 0 write: fastest to slowest task"));
+    assert!(html.contains("<h2>Task times (stragglers)</h2>"));
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn bad_arguments_are_one_line() {
 }
 
 #[test]
-fn images_are_written_as_svg_and_png_files() {
+fn images_are_written_as_svg_and_png() {
     let dir = tempdir().unwrap();
     let (a, b) = (format!("{DATA}/a.json"), format!("{DATA}/b.json"));
     let out = dir.path().join("r.html");
@@ -145,88 +145,29 @@ fn images_are_written_as_svg_and_png_files() {
             "02-test-0-write.svg"
         ]
     );
-    // The PNG is the chart at twice its size: the bars in the first
-    // result's colour, the axes and text in black, the rest white.
-    let png = std::fs::read(img.join("02-test-0-write.png")).unwrap();
-    let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
-    assert_eq!((pixmap.width(), pixmap.height()), (1280, 560));
-    let count = |want: fn(u8, u8, u8) -> bool| {
-        let pixels = pixmap.pixels().iter();
-        pixels
-            .filter(|p| want(p.red(), p.green(), p.blue()))
-            .count()
-    };
-    assert!(
-        count(|r, g, b| (r, g, b) == (31, 119, 180)) > 10_000,
-        "bars"
-    );
-    assert!(
-        count(|r, g, b| r < 60 && g < 60 && b < 60) > 2_000,
-        "axes and text"
-    );
-    // The title's text, drawn with the machine's fonts, above the plot.
-    let title = (20..60)
-        .flat_map(|y| (500..780).map(move |x| (x, y)))
-        .filter(|&(x, y)| pixmap.pixel(x, y).is_some_and(|p| p.red() < 100))
-        .count();
-    assert!(title > 100, "the title is drawn ({title} dark pixels)");
     let svg = std::fs::read_to_string(img.join("02-test-0-write.svg")).unwrap();
     assert!(
         svg.starts_with("<svg") && svg.contains("test 0 write"),
         "{}",
         &svg[..200]
     );
-}
-
-/// A read served from the page cache: the report gives its share and the
-/// warning the text output gives.
-#[test]
-fn page_cache_residency_and_its_warning_are_reported() {
-    let dir = tempdir().unwrap();
-    let d = dir.path();
-    let file = d.join("f");
-    let args = [
-        "ior",
-        "-w",
-        "-r",
-        "-t",
-        "64k",
-        "-b",
-        "1m",
-        "-O",
-        "summaryFormat=JSON",
-    ];
-    let ior = pario(d, &[&args[..], &["-o", file.to_str().unwrap()]].concat());
-    ior.ok();
-    std::fs::write(d.join("ior.json"), &ior.stdout).unwrap();
-    let out = d.join("r.html");
-    pario(d, &["report", "ior.json", "-o", out.to_str().unwrap()]).ok();
-    let html = std::fs::read_to_string(&out).unwrap();
-    assert!(html.contains("<td>test 0 read #0</td>"), "{html}");
-    let row = &html[html.find("<td>test 0 read #0</td>").unwrap()..];
-    let row = &row[..row.find("</tr>").unwrap()];
-    assert!(row.contains("<td>100.0%</td>"), "{row}");
-    assert!(html.contains("<h2>Warnings: ior.json</h2>"));
-    let warning =
-        "<li>test 0 read #0: WARNING: 100% of the data read was in this node's page cache";
-    assert!(html.contains(warning), "{html}");
-}
-
-/// io500's result: its score and parts in the run's lines, every phase in
-/// the details with its score and validity.
-#[test]
-fn io500_score_and_phases_are_reported() {
-    let dir = tempdir().unwrap();
-    let out = dir.path().join("r.html");
-    let result = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/report/io500.json");
-    pario(dir.path(), &["report", result, "-o", out.to_str().unwrap()]).ok();
-    let html = std::fs::read_to_string(&out).unwrap();
-    let score = "<td>score</td><td>7.075161 (bandwidth 0.477568 GiB/s, metadata 104.818301 kIOPS), INVALID</td>";
-    assert!(html.contains(score), "{html}");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(result).unwrap()).unwrap();
-    for phase in doc["phases"].as_array().unwrap() {
-        let name = phase["name"].as_str().unwrap();
-        assert!(html.contains(&format!("<tr><td>{name}</td>")), "{name}");
+    for name in ["01-test-0-read.png", "02-test-0-write.png"] {
+        check_png(&std::fs::read(img.join(name)).unwrap());
     }
+}
+
+/// A PNG of the chart's size at twice the SVG's (640 x 280): its header,
+/// its pixels (decoded) and that they are not all one colour.
+fn check_png(bytes: &[u8]) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((frame.width, frame.height), (1280, 560));
+    let pixels = &pixels[..frame.buffer_size()];
+    let step = frame.color_type.samples();
+    let first = &pixels[..step];
+    let other = pixels.chunks(step).filter(|p| *p != first).count();
+    // Bars, axes and text: far more than a few stray pixels.
+    assert!(other > 10_000, "{other} pixels differ from the background");
 }

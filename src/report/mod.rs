@@ -1,28 +1,37 @@
 //! `pario report RESULT.json... -o report.html`: results of any of pario's
 //! tools in one self-contained HTML page, compared side by side: each
 //! figure's repetitions, latency percentile curves on a log axis, and each
-//! tool's details, sweeps' scaling. [`model`] reads the documents,
-//! [`charts`] and [`scaling`] draw the SVG, [`html`] writes the page.
+//! tool's details. [`model`] reads the documents, [`charts`] draws the
+//! SVG, [`html`] writes the page.
 
 pub mod charts;
 pub mod html;
+pub mod images;
 pub mod model;
-pub mod png;
 pub mod scaling;
+pub mod sidefiles;
 
 use std::process::ExitCode;
 
 pub const HELP: &str =
-    "Usage: pario report RESULT.json [RESULT.json ...] -o report.html [--images DIR]
+    "Usage: pario report RESULT.json [SIDE.csv ...] [RESULT.json ...] -o report.html [--images DIR]
 
 One self-contained HTML page (inline SVG, no script, nothing fetched) for
 results of ior (-O summaryFormat=JSON), mdtest and md-workbench
-(--summaryFormat=JSON) and io500 (result.json): each figure's repetitions
-with mean, min and max, latency percentiles on a log axis, each tool's
-details (ior's slowest task, page cache and stonewall; io500's phases).
-Several results are compared side by side. --images DIR also writes each
-chart as SVG and PNG files there (01-<figure>.svg, 01-<figure>.png, ...),
-for papers and slides.
+(--summaryFormat=JSON) and io500 (result.json): the run's parameters, each
+figure's repetitions with mean, min and max, latency percentiles on a log
+axis, the fastest and slowest task of each repetition, the page cache
+before each read, stonewall counts, io500's phases and score. Several
+results are compared side by side.
+
+CSV files given after a result add to it: a latency histogram file
+(ior -O latencyHistogramFile=F, mdtest --latencyHistogramFile=F) gives
+each figure's full percentile curve, every repetition merged; ior's task
+file (-O saveRankPerformanceDetailsCSV=F) charts every task's open,
+transfer and close in the phase whose tasks differ most.
+
+--images DIR also writes each chart there as SVG and PNG
+(01-<title>.svg, 01-<title>.png, ...), for papers and slides.
 ";
 
 /// The exit status (2 for bad arguments or unreadable files).
@@ -61,44 +70,26 @@ fn run(args: &[String]) -> Result<String, String> {
     if inputs.is_empty() {
         return Err("no result file (pario report RESULT.json... -o report.html)".into());
     }
-    let loaded = inputs
-        .iter()
-        .map(|p| model::Loaded::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut loaded: Vec<model::Loaded> = Vec::new();
+    for path in &inputs {
+        if path.ends_with(".csv") {
+            let side = sidefiles::read(path)?;
+            let owner = loaded
+                .last_mut()
+                .ok_or_else(|| format!("{path}: a CSV file goes after the result it belongs to"))?;
+            owner.attach(side);
+        } else {
+            loaded.push(model::Loaded::read(path)?);
+        }
+    }
     let (page, charts) = html::page(&loaded);
     std::fs::write(&out, &page).map_err(|e| format!("{out}: {e}"))?;
     if let Some(dir) = &images {
-        write_images(dir, &charts)?;
+        images::write(dir, &charts)?;
     }
     Ok(format!(
         "wrote {out} ({} bytes, {} result(s))",
         page.len(),
         loaded.len()
     ))
-}
-
-/// Each chart as `NN-<title>.svg` and `NN-<title>.png` in `dir` (made if
-/// needed).
-fn write_images(dir: &str, charts: &[(String, String)]) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
-    let renderer = png::Renderer::new();
-    if !renderer.has_fonts() {
-        eprintln!("report: warning: no fonts found: the PNG images have no text (install fonts-dejavu-core)");
-    }
-    for (i, (title, svg)) in charts.iter().enumerate() {
-        let slug: String = title
-            .chars()
-            .map(|c| match c.is_ascii_alphanumeric() {
-                true => c.to_ascii_lowercase(),
-                false => '-',
-            })
-            .collect();
-        let stem = format!("{dir}/{:02}-{}", i + 1, slug.trim_matches('-'));
-        let path = format!("{stem}.svg");
-        std::fs::write(&path, svg).map_err(|e| format!("{path}: {e}"))?;
-        let path = format!("{stem}.png");
-        let png = renderer.png(svg).map_err(|e| format!("{path}: {e}"))?;
-        std::fs::write(&path, png).map_err(|e| format!("{path}: {e}"))?;
-    }
-    Ok(())
 }

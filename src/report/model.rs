@@ -1,29 +1,97 @@
 //! What the report shows of a result document: its figures (those `pario
-//! compare` reads), their latency percentiles, a few lines about the run,
-//! and a table of details per tool.
+//! compare` reads) and, from the same walk over the document, each figure's
+//! latency, task times, page cache and stonewall per repetition; a few lines
+//! about the run and its parameters; and what the CSV files given after it
+//! add (full histograms, every task's times).
+//!
+//! Sweeps (issue 17, item 1): a result whose steps differ in task or node
+//! count would add a scaling chart here (figure per step against tasks);
+//! mdtest's `tests` array is such a list of steps already.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::compare::{figures, Figure};
+use super::sidefiles::{self, Side, TaskRow};
+use crate::compare::{collect, samples, Figure, Sample};
+
+/// A latency curve: (fraction of operations at or below, seconds).
+pub type Curve = Vec<(f64, f64)>;
+
+/// The fastest, mean and slowest task's open-to-close time of a repetition.
+pub type Spread = (f64, f64, f64);
+
+/// A read's page cache: (row, fraction resident before the read, warning).
+pub type CacheRow = (String, f64, Option<String>);
 
 /// A result file, read.
 pub struct Loaded {
     pub name: String,
     pub doc: Value,
     pub figures: BTreeMap<String, Figure>,
+    /// Per figure: from the merged histograms when a histogram file was
+    /// given, else the percentiles of its first repetition that has them.
+    pub latency: BTreeMap<String, Curve>,
+    /// Which figures' curves come from a histogram file.
+    pub merged: Vec<String>,
+    /// Per figure, per repetition (ior's `taskTimes`).
+    pub spread: BTreeMap<String, Vec<Spread>>,
+    /// The same as a table: row, fastest, mean, slowest (s), slowest task.
+    pub times: Vec<Vec<String>>,
+    pub cache: Vec<CacheRow>,
+    /// ior's stonewall per row: row, hit, pairs min, pairs max, seconds, MiB/s.
+    pub stonewall: Vec<Vec<String>>,
+    /// Every task's times, from ior's task file.
+    pub tasks: Vec<TaskRow>,
 }
 
 impl Loaded {
     pub fn read(path: &str) -> Result<Loaded, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-        let figures = figures(&doc).map_err(|e| format!("{path}: {e}"))?;
         let name = std::path::Path::new(path)
             .file_name()
             .map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
-        Ok(Loaded { name, doc, figures })
+        let walked = samples(&doc).map_err(|e| format!("{path}: {e}"))?;
+        let figures = collect(&walked);
+        let latency = latency(&walked);
+        let IorRows {
+            spread,
+            times,
+            cache,
+            stonewall,
+        } = ior_rows(&walked);
+        drop(walked);
+        Ok(Loaded {
+            name,
+            doc,
+            figures,
+            latency,
+            merged: Vec::new(),
+            spread,
+            times,
+            cache,
+            stonewall,
+            tasks: Vec::new(),
+        })
+    }
+
+    /// Adds what a CSV file given after this result holds.
+    pub fn attach(&mut self, side: Side) {
+        match side {
+            Side::Histograms(h) => {
+                for (figure, histogram) in h {
+                    self.latency
+                        .insert(figure.clone(), sidefiles::curve(&histogram));
+                    self.merged.push(figure);
+                }
+            }
+            Side::Tasks(rows) => self.tasks.extend(rows),
+        }
+    }
+
+    pub fn is_io500(&self) -> bool {
+        self.doc["score"].is_object()
     }
 
     /// The run in a few lines: the command, when, where, how many tasks.
@@ -31,194 +99,186 @@ impl Loaded {
         let d = &self.doc;
         let keys = [
             ("command", &d["Command line"]),
+            ("command", &d["args"]),
             ("began", &d["Began"]),
+            ("began", &d["began"]),
+            ("began", &d["started"]),
             ("machine", &d["Machine"]),
             ("version", &d["Version"]),
+            ("version", &d["version"]),
             ("mode", &d["mode"]),
-            ("tasks", &d["pario"]["tasks"]),
             ("engine", &d["pario"]["engine"]),
+            ("tasks", &d["pario"]["tasks"]),
+            ("tasks", &d["procs"]),
+            ("nodes", &d["pario"]["nodes"]),
+            ("path", &d["Path"]),
+            ("path", &d["data_dir"]),
         ];
         let mut out: Vec<(String, String)> = keys
             .iter()
             .filter(|(_, v)| !v.is_null())
             .map(|(k, v)| (k.to_string(), text(v)))
             .collect();
-        if let Some(v) = d["version"].as_str() {
-            out.push(("version".into(), v.into()));
-        }
-        // io500: the score, its parts and whether it is valid.
-        let s = &d["score"];
-        if let Some(total) = s["total"].as_f64() {
-            let parts = format!(
-                "{total:.6} (bandwidth {:.6} GiB/s, metadata {:.6} kIOPS){}",
-                s["bandwidth_gib_s"].as_f64().unwrap_or(0.0),
-                s["metadata_kiops"].as_f64().unwrap_or(0.0),
-                if s["valid"] == false { ", INVALID" } else { "" }
-            );
-            out.push(("score".into(), parts));
-        }
+        out.dedup_by(|a, b| a.0 == b.0);
         out
     }
 
-    /// Each figure's latency percentiles (its first repetition that has
-    /// them): `[(p50, s), (p90, s), (p99, s), (p99.9, s), (max, s)]`.
-    pub fn latency(&self) -> BTreeMap<String, Vec<(String, f64)>> {
-        let mut out = BTreeMap::new();
-        let mut keep = |name: String, p: &Value| {
-            if p.is_object() && !out.contains_key(&name) {
-                let points: Vec<(String, f64)> = ["p50", "p90", "p99", "p99.9", "max"]
-                    .iter()
-                    .filter_map(|k| p[*k].as_f64().map(|v| (k.to_string(), v)))
-                    .collect();
-                out.insert(name, points);
-            }
-        };
+    /// The run's parameters and environment as the tool wrote them: the
+    /// scalars at the top, the `Parameters`, each ior test's options and
+    /// the file system.
+    pub fn parameters(&self) -> Vec<(String, String)> {
         let d = &self.doc;
+        let mut out = Vec::new();
+        if let Some(top) = d.as_object() {
+            for (k, v) in top.iter().filter(|(_, v)| !v.is_object() && !v.is_array()) {
+                out.push((k.clone(), text(v)));
+            }
+        }
+        flatten("", &d["Parameters"], &mut out);
+        flatten("file system ", &d["FS"], &mut out);
         for t in d["tests"].as_array().into_iter().flatten() {
-            for r in t["Results"].as_array().into_iter().flatten() {
-                keep(
-                    format!("test {} {}", t["TestID"], text(&r["access"])),
-                    &r["latencyPercentiles"],
+            if t["Options"].is_object() {
+                flatten(&format!("test {} ", t["TestID"]), &t["Options"], &mut out);
+                out.push((format!("test {} path", t["TestID"]), text(&t["Path"])));
+                flatten(
+                    &format!("test {} file system ", t["TestID"]),
+                    &t["FS"],
+                    &mut out,
                 );
             }
-            for it in t["iterations"].as_array().into_iter().flatten() {
-                for ph in it["phases"].as_array().into_iter().flatten() {
-                    let name = format!("{} tasks: {}", t["tasks"], text(&ph["operation"]));
-                    keep(name, &ph["latencyPercentiles"]);
-                }
-            }
-        }
-        for ph in d["phases"].as_array().into_iter().flatten() {
-            for op in ph["latencyPercentiles"].as_array().into_iter().flatten() {
-                keep(format!("{} {}", text(&ph["phase"]), text(&op["op"])), op);
-            }
         }
         out
     }
 
-    /// The warnings of the run and of each read row (a read served from the
-    /// page cache), in order.
-    pub fn warnings(&self) -> Vec<String> {
-        let d = &self.doc;
-        let mut out: Vec<String> = Vec::new();
-        let strings = |v: &Value| -> Vec<String> {
-            v.as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|w| w.as_str().map(str::to_string))
-                .collect()
-        };
-        out.extend(strings(&d["warnings"]));
-        for t in d["tests"].as_array().into_iter().flatten() {
-            out.extend(strings(&t["warnings"]));
-            for r in t["Results"].as_array().into_iter().flatten() {
-                if let Some(w) = r["pageCache"]["warning"].as_str() {
-                    let row = format!(
-                        "test {} {} #{}",
-                        t["TestID"],
-                        text(&r["access"]),
-                        r["iteration"]
-                    );
-                    out.push(format!("{row}: {w}"));
-                }
-            }
-        }
-        out
+    /// io500's score: total, bandwidth, metadata, validity.
+    pub fn score(&self) -> Option<Vec<(String, String)>> {
+        let s = self.doc["score"].as_object()?;
+        let mut rows: Vec<(String, String)> = s.iter().map(|(k, v)| (k.clone(), text(v))).collect();
+        rows.sort_by_key(|(k, _)| k != "total");
+        Some(rows)
     }
 
-    /// A table of what else the tool says: ior's slowest task, page cache
-    /// and stonewall per row; io500's phases with their verdicts.
-    pub fn details(&self) -> Option<(Vec<&'static str>, Vec<Vec<String>>)> {
-        let d = &self.doc;
-        if let Some(phases) = d["phases"]
-            .as_array()
-            .filter(|p| p.iter().any(|x| x["name"].is_string()))
-        {
-            let rows = phases
-                .iter()
-                .map(|p| {
-                    let invalid = p["invalid"].as_array().map_or(0, Vec::len);
-                    vec![
-                        text(&p["name"]),
-                        format!("{:.6}", p["score"].as_f64().unwrap_or(0.0)),
-                        text(&p["unit"]),
-                        format!("{:.3}", p["t_delta_s"].as_f64().unwrap_or(0.0)),
-                        if invalid == 0 {
-                            "valid".into()
-                        } else {
-                            format!("INVALID ({invalid})")
-                        },
-                    ]
-                })
-                .collect();
-            return Some((vec!["phase", "score", "unit", "time (s)", "validity"], rows));
-        }
-        let tests = d["tests"].as_array()?;
-        let rows: Vec<Vec<String>> = tests
-            .iter()
-            .flat_map(|t| {
-                t["Results"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(move |r| (t, r))
-            })
-            .map(|(t, r)| {
-                let tt = &r["taskTimes"];
+    /// io500's phases with their verdicts.
+    pub fn io500_phases(&self) -> Vec<Vec<String>> {
+        let phases = self.doc["phases"].as_array().into_iter().flatten();
+        phases
+            .filter(|p| p["name"].is_string())
+            .map(|p| {
+                let invalid = p["invalid"].as_array().map_or(0, Vec::len);
                 vec![
-                    format!(
-                        "test {} {} #{}",
-                        t["TestID"],
-                        text(&r["access"]),
-                        r["iteration"]
-                    ),
-                    format!("{:.2}", r["bwMiB"].as_f64().unwrap_or(0.0)),
-                    seconds(&tt["openMax"]),
-                    seconds(&tt["xferMin"]),
-                    seconds(&tt["xferMax"]),
-                    seconds(&tt["closeMax"]),
-                    text(&tt["slowest"]),
-                    cached(&r["pageCache"]),
-                    text(&r["stonewall"]["pairsMax"]),
+                    text(&p["name"]),
+                    format!("{:.6}", p["score"].as_f64().unwrap_or(0.0)),
+                    text(&p["unit"]),
+                    format!("{:.3}", p["t_delta_s"].as_f64().unwrap_or(0.0)),
+                    match invalid {
+                        0 => "valid".into(),
+                        n => format!("INVALID ({n})"),
+                    },
                 ]
             })
+            .collect()
+    }
+}
+
+/// Each figure's latency curve: the percentiles of its first repetition
+/// that has them (md-workbench's per operation, as "phase op").
+fn latency(walked: &[Sample<'_>]) -> BTreeMap<String, Curve> {
+    let mut out = BTreeMap::new();
+    let mut keep = |name: String, p: &Value| {
+        if p.is_object() && !out.contains_key(&name) {
+            let points: Curve = [
+                ("p50", 0.5),
+                ("p90", 0.9),
+                ("p99", 0.99),
+                ("p99.9", 0.999),
+                ("max", 1.0),
+            ]
+            .iter()
+            .filter_map(|(k, f)| p[*k].as_f64().map(|v| (*f, v)))
             .collect();
-        (!rows.is_empty()).then_some((
-            vec![
-                "row",
-                "MiB/s",
-                "slowest open (s)",
-                "fastest task's transfers (s)",
-                "slowest task's (s)",
-                "slowest close (s)",
-                "slowest task",
-                "page cache before",
-                "stonewall pairs (max)",
-            ],
-            rows,
-        ))
-    }
-}
-
-/// The share of a read's data in the page cache before it (and after an
-/// eviction), as the text output gives it.
-fn cached(pc: &Value) -> String {
-    let pct = |r: &Value| {
-        let (resident, examined) = (r["resident"].as_f64()?, r["examined"].as_f64()?);
-        Some(100.0 * resident / examined.max(1.0))
+            if !points.is_empty() {
+                out.insert(name, points);
+            }
+        }
     };
-    match (pct(&pc["cachedBeforeRead"]), pct(&pc["afterEviction"])) {
-        (Some(before), Some(after)) => format!("{before:.1}%, {after:.1}% after eviction"),
-        (Some(before), None) => format!("{before:.1}%"),
-        _ => "-".into(),
+    for s in walked {
+        match &s.source["latencyPercentiles"] {
+            Value::Array(ops) => {
+                for op in ops {
+                    keep(format!("{} {}", s.figure, text(&op["op"])), op);
+                }
+            }
+            p => keep(s.figure.clone(), p),
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct IorRows {
+    spread: BTreeMap<String, Vec<Spread>>,
+    times: Vec<Vec<String>>,
+    cache: Vec<CacheRow>,
+    stonewall: Vec<Vec<String>>,
+}
+
+/// ior's rows: task spread per figure, page cache of each read, stonewall.
+fn ior_rows(walked: &[Sample<'_>]) -> IorRows {
+    let mut out = IorRows::default();
+    for s in walked {
+        let r = s.source;
+        let row = format!("{} #{}", s.figure, r["iteration"]);
+        let t = &r["taskTimes"];
+        if let (Some(lo), Some(mean), Some(hi)) = (
+            t["totalMin"].as_f64(),
+            t["totalMean"].as_f64(),
+            t["totalMax"].as_f64(),
+        ) {
+            let v: &mut Vec<Spread> = out.spread.entry(s.figure.clone()).or_default();
+            v.push((lo, mean, hi));
+            let secs = |v: f64| format!("{v:.6}");
+            out.times.push(vec![
+                row.clone(),
+                secs(lo),
+                secs(mean),
+                secs(hi),
+                text(&t["slowest"]),
+            ]);
+        }
+        let before = &r["pageCache"]["cachedBeforeRead"];
+        if let (Some(res), Some(exam)) = (before["resident"].as_f64(), before["examined"].as_f64())
+        {
+            let warning = r["pageCache"]["warning"].as_str().map(str::to_string);
+            out.cache.push((row.clone(), res / exam.max(1.0), warning));
+        }
+        let w = &r["stonewall"];
+        if w.is_object() {
+            out.stonewall.push(vec![
+                row,
+                text(&w["hit"]),
+                text(&w["pairsMin"]),
+                text(&w["pairsMax"]),
+                format!("{:.6}", w["time"].as_f64().unwrap_or(0.0)),
+                format!("{:.2}", w["bwMiB"].as_f64().unwrap_or(0.0)),
+            ]);
+        }
+    }
+    out
+}
+
+/// An object's scalars (and arrays of scalars) as `prefix key` rows.
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    for (k, v) in v.as_object().into_iter().flatten() {
+        let shown = match v {
+            Value::Array(a) => a.iter().map(text).collect::<Vec<_>>().join(", "),
+            Value::Object(_) => continue,
+            v => text(v),
+        };
+        out.push((format!("{prefix}{k}"), shown));
     }
 }
 
-fn seconds(v: &Value) -> String {
-    v.as_f64().map_or("-".into(), |s| format!("{s:.6}"))
-}
-
-fn text(v: &Value) -> String {
+pub fn text(v: &Value) -> String {
     match v {
         Value::Null => "-".into(),
         Value::String(s) => s.clone(),

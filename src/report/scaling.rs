@@ -55,27 +55,24 @@ fn text(v: &Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
 
-/// The "Scaling" section (empty without a sweep): a chart per figure, and a
-/// table of each point with its efficiency against the curve's first.
-pub fn section(results: &[Loaded], images: &mut Vec<(String, String)>) -> String {
+/// The scaling charts (none without a sweep): per figure its title, its
+/// chart, and a table of each point with its efficiency against the
+/// curve's first.
+pub fn charts(results: &[Loaded]) -> Vec<(String, String, String)> {
     let mut charts: BTreeMap<(String, &'static str), Vec<Curve>> = BTreeMap::new();
     for r in results {
         for (key, curves) in curves_of(r) {
             charts.entry(key).or_default().extend(curves);
         }
     }
-    if charts.is_empty() {
-        return String::new();
-    }
-    let mut h = String::from("<h2>Scaling</h2>\n");
-    for ((name, unit), curves) in charts {
-        let title = format!("Scaling: {name}");
-        let svg = draw(&title, unit, &curves);
-        h.push_str(&svg);
-        images.push((title, svg));
-        h.push_str(&points_table(unit, &curves));
-    }
-    h
+    charts
+        .into_iter()
+        .map(|((name, unit), curves)| {
+            let title = format!("Scaling: {name}");
+            let svg = draw(&title, unit, &curves);
+            (title, svg, points_table(unit, &curves))
+        })
+        .collect()
 }
 
 fn points_table(unit: &str, curves: &[Curve]) -> String {

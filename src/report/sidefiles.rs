@@ -1,0 +1,139 @@
+//! The CSV files a run writes next to its JSON result, given to the report
+//! after that result: the full latency histograms (ior's
+//! `latencyHistogramFile`, mdtest's `--latencyHistogramFile`) and every
+//! task's times (ior's `saveRankPerformanceDetailsCSV`). Each is known by
+//! its header line.
+
+use std::collections::BTreeMap;
+
+/// ior's per-task file, one row per task and phase.
+const RANK_HEADER: &str =
+    "access,iteration,rank,open_start,open_end,xfer_start,xfer_end,close_start,close_end";
+
+/// One task's times in one phase (seconds from the run's clock origin).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRow {
+    pub access: String,
+    pub iteration: u64,
+    pub rank: u64,
+    pub open: (f64, f64),
+    pub xfer: (f64, f64),
+    pub close: (f64, f64),
+}
+
+/// A figure's latency distribution, every repetition merged: (seconds,
+/// operations at that bucket), by bucket.
+pub type Histogram = Vec<(f64, u64)>;
+
+/// What a side file holds.
+pub enum Side {
+    /// Per figure (named as `compare` names it).
+    Histograms(BTreeMap<String, Histogram>),
+    Tasks(Vec<TaskRow>),
+}
+
+/// Reads a side file, known by its header.
+pub fn read(path: &str) -> Result<Side, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let header = text.lines().next().unwrap_or("");
+    let bad = |n: usize| format!("{path}:{}: not a row of this file", n + 2);
+    let rows = text.lines().skip(1).filter(|l| !l.is_empty()).enumerate();
+    if header.starts_with(RANK_HEADER) {
+        let mut tasks = Vec::new();
+        for (n, line) in rows {
+            tasks.push(task_row(line).ok_or_else(|| bad(n))?);
+        }
+        return Ok(Side::Tasks(tasks));
+    }
+    let name: fn(&str, &str) -> String = match header {
+        "test,access,iteration,latency_s,cumulative_fraction,count" => |a, b| format!("test {a} {b}"),
+        "tasks,operation,iteration,latency_s,cumulative_fraction,count" => {
+            |a, b| format!("{a} tasks: {b}")
+        }
+        _ => {
+            return Err(format!(
+                "{path}: neither a result (JSON) nor a latency histogram or task times file (CSV) of pario"
+            ))
+        }
+    };
+    // Buckets are the same values in every repetition (one histogram
+    // layout), so merging is adding the counts of equal values.
+    let mut merged: BTreeMap<String, BTreeMap<u64, u64>> = BTreeMap::new();
+    for (n, line) in rows {
+        let f: Vec<&str> = line.split(',').collect();
+        let (Some(seconds), Some(count)) = (
+            f.get(3).and_then(|s| s.parse::<f64>().ok()),
+            f.get(5).and_then(|s| s.parse::<u64>().ok()),
+        ) else {
+            return Err(bad(n));
+        };
+        let buckets = merged.entry(name(f[0], f[1])).or_default();
+        *buckets.entry(seconds.to_bits()).or_default() += count;
+    }
+    let histograms = merged
+        .into_iter()
+        .map(|(k, b)| {
+            let mut h: Histogram = b.into_iter().map(|(s, c)| (f64::from_bits(s), c)).collect();
+            h.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (k, h)
+        })
+        .collect();
+    Ok(Side::Histograms(histograms))
+}
+
+fn task_row(line: &str) -> Option<TaskRow> {
+    let f: Vec<&str> = line.split(',').collect();
+    let num = |i: usize| f.get(i)?.parse::<f64>().ok();
+    Some(TaskRow {
+        access: f.first()?.to_string(),
+        iteration: f.get(1)?.parse().ok()?,
+        rank: f.get(2)?.parse().ok()?,
+        open: (num(3)?, num(4)?),
+        xfer: (num(5)?, num(6)?),
+        close: (num(7)?, num(8)?),
+    })
+}
+
+/// A merged histogram as a percentile curve: (fraction of operations at
+/// or below, seconds) at each bucket.
+pub fn curve(h: &Histogram) -> Vec<(f64, f64)> {
+    let total: u64 = h.iter().map(|(_, c)| c).sum();
+    let mut below = 0;
+    h.iter()
+        .map(|(s, c)| {
+            below += c;
+            (below as f64 / total.max(1) as f64, *s)
+        })
+        .collect()
+}
+
+/// The phase of `access` whose tasks differ most (slowest open-to-close
+/// over fastest): its rows, by rank. Stragglers show best there.
+pub fn widest_phase<'a>(tasks: &'a [TaskRow], access: &str) -> Vec<&'a TaskRow> {
+    let mut phases: BTreeMap<u64, Vec<&TaskRow>> = BTreeMap::new();
+    for t in tasks.iter().filter(|t| t.access == access) {
+        phases.entry(t.iteration).or_default().push(t);
+    }
+    let spread = |rows: &Vec<&TaskRow>| {
+        let totals = rows.iter().map(|t| t.close.1 - t.open.0);
+        let (lo, hi) = totals.fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+        hi / lo.max(f64::MIN_POSITIVE)
+    };
+    let mut rows = phases
+        .into_values()
+        .max_by(|a, b| spread(a).total_cmp(&spread(b)))
+        .unwrap_or_default();
+    rows.sort_by_key(|t| t.rank);
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curve_of_a_histogram() {
+        let c = curve(&vec![(1e-6, 1), (2e-6, 2), (4e-6, 1)]);
+        assert_eq!(c, [(0.25, 1e-6), (0.75, 2e-6), (1.0, 4e-6)]);
+    }
+}
