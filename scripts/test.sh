@@ -5,11 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests use (Open MPI and libclang for the `mpi` feature,
-# parallel HDF5 for the `hdf5` feature, gcc for the C reference of IOR's data
-# pattern, util-linux's `script` for the terminal test, a font for the
-# report's PNG images, chromium for the report's browser test, Slurm and munge
-# for the Slurm group, iproute2 for the multi-host group); installed only when
-# missing and when we can.
+# parallel HDF5 for the `hdf5` feature and its h5pcc for the C reference of
+# IOR's HDF5 backend, gcc for the C reference of IOR's data pattern,
+# util-linux's `script` for the terminal test, a font for the report's PNG
+# images, chromium for the report's browser test, Slurm and munge for the
+# Slurm group, iproute2 for the multi-host group); installed only when missing
+# and when we can.
 packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev
           fonts-dejavu-core chromium slurm-wlm munge iproute2)
 missing=()

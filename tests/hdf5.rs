@@ -154,6 +154,14 @@ fn alignment_chunks_and_fill_reach_the_file() {
     // Chunked and filled, read back and checked.
     let checked = with(&base, &["-r", "-R", "-W", "--hdf5.chunkSize=4096"]);
     assert_clean(&mpirun(dir.path(), 2, &checked, &[]), "chunked");
+    // Without noFill the fill time is H5Pcreate's default, as IOR's.
+    let file = h5::File::open(&path).unwrap();
+    let d = file.dataset("Dataset-0000.0000").unwrap();
+    assert_eq!(
+        d.dcpl().unwrap().fill_time(),
+        h5::plist::dataset_create::FillTime::IfSet
+    );
+    drop((d, file));
     std::fs::remove_file(&path).unwrap();
 }
 

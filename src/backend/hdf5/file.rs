@@ -11,6 +11,7 @@ use std::path::Path;
 use std::ptr;
 
 use hdf5_metno as h5;
+use hdf5_metno::plist::dataset_create::FillTime;
 use hdf5_metno_sys::h5::herr_t;
 use hdf5_metno_sys::h5d::{H5Dread, H5Dwrite};
 use hdf5_metno_sys::h5f::H5Fget_vfd_handle;
@@ -174,9 +175,13 @@ impl H5File {
                 if self.chunk > 0 {
                     builder = builder.chunk(self.chunk as usize);
                 }
-                if self.no_fill {
-                    builder = builder.fill_time(h5::plist::dataset_create::FillTime::Never);
-                }
+                // IFSET is H5Pcreate's default and IOR's; the bindings
+                // would make chunked datasets ALLOC.
+                let fill_time = match self.no_fill {
+                    true => FillTime::Never,
+                    false => FillTime::IfSet,
+                };
+                builder = builder.fill_time(fill_time);
                 builder
                     .create(name.as_str())
                     .map_err(|e| failed("H5Dcreate", e))
