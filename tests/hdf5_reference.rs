@@ -359,7 +359,9 @@ fn the_reference_writes_the_layout_ior_wrote() {
     reference
         .run(dir.path(), TASKS, &case.reference("-w", &h))
         .ok();
-    let layout = reference.describe(dir.path(), std::slice::from_ref(&h)).remove(0);
+    let layout = reference
+        .describe(dir.path(), std::slice::from_ref(&h))
+        .remove(0);
     assert!(layout[0].starts_with("file size 1050624 "), "{layout:?}");
     for (dataset, offset) in ["Dataset-0000.0000 ", "Dataset-0000.0001 "]
         .iter()
