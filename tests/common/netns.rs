@@ -140,6 +140,10 @@ impl Hosts {
             ("btl_tcp_if_include", net.clone()),
             ("oob_tcp_if_include", net),
             ("orte_tmpdir_base", self.dir.path().display().to_string()),
+            // Open MPI's SIGKILL comes 1 s after its SIGTERM by default:
+            // time for the survivors of a dead rank to remove their files
+            // (as the README advises for real jobs).
+            ("odls_base_sigkill_timeout", "30".into()),
         ] {
             mpirun.extend(["--mca".into(), k.into(), v]);
         }
