@@ -164,6 +164,11 @@ fn run_mpi<F>(tool: &str, body: F) -> ExitCode
 where
     F: Fn(&dyn Comm) -> Result<(), Error> + Sync,
 {
+    if let Some(l) = crate::launcher::several().filter(crate::launcher::srun_without_pmi) {
+        let why = "srun gave its tasks no PMI (no --mpi, or --mpi=none), so MPI would \
+                   start each as a lone rank (try srun --mpi=pmix)";
+        return refuse(tool, &crate::launcher::refusal(&l, why));
+    }
     let Some(universe) = mpi::initialize() else {
         return report_failure(tool, &Error::Comm("MPI was initialised twice".into()));
     };

@@ -37,6 +37,18 @@ pub fn several() -> Option<Launched> {
         .map(|n| found("srun", "SLURM_STEP_NUM_TASKS", n))
 }
 
+/// Whether `l` is an `srun` step that gave its tasks no PMI (`--mpi=none`,
+/// or no `--mpi` where `MpiDefault=none`: srun then sets no
+/// `SLURM_MPI_TYPE` and no `PMI*` variable): their MPI cannot find the
+/// others. Open MPI would abort in its initialisation with a page of
+/// advice; this is known before.
+pub fn srun_without_pmi(l: &Launched) -> bool {
+    let set = |v: &str| std::env::var_os(v).is_some();
+    l.launcher == "srun"
+        && std::env::var("SLURM_MPI_TYPE").map_or(true, |t| t.trim() == "none")
+        && !["PMIX_RANK", "PMI_RANK", "PMI_FD"].into_iter().any(set)
+}
+
 /// Whether this process is the launcher's first task (it alone prints).
 pub fn first_task() -> bool {
     ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"]

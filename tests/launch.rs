@@ -32,6 +32,7 @@ fn tool(binary: &str, args: &[&str], dir: &std::path::Path, env: &[(&str, &str)]
         "SLURM_STEP_NUM_TASKS",
         "SLURM_PROCID",
         "SLURM_NTASKS",
+        "SLURM_MPI_TYPE",
         "SLURM_JOB_ID",
         "SLURM_JOBID",
         "SLURM_JOB_NAME",
@@ -117,7 +118,11 @@ fn an_mpi_build_refuses_a_lone_rank_or_threads_under_srun() {
         ("SLURM_STEP_NUM_TASKS", "2"),
         ("SLURM_PROCID", "0"),
     ];
-    let r = ior(dir.path(), &srun);
+    // srun with an MPI plugin whose PMI did not work: MPI is up, alone.
+    let r = ior(
+        dir.path(),
+        &[&srun[..], &[("SLURM_MPI_TYPE", "pmix")]].concat(),
+    );
     assert_eq!(r.status, 2, "{}", r.stderr);
     assert!(
         r.stderr
@@ -125,6 +130,15 @@ fn an_mpi_build_refuses_a_lone_rank_or_threads_under_srun() {
         "{}",
         r.stderr
     );
+    // srun without a plugin (no --mpi, or --mpi=none): refused before MPI
+    // starts (Open MPI would abort with a page of advice).
+    for plugin in [&[][..], &[("SLURM_MPI_TYPE", "none")]] {
+        let r = ior(dir.path(), &[&srun[..], plugin].concat());
+        assert_eq!(r.status, 2, "{}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        let line = "srun gave its tasks no PMI (no --mpi, or --mpi=none)";
+        assert!(r.stderr.contains(line), "{}", r.stderr);
+    }
     let r = ior(dir.path(), &[&srun[..], &[("PARIO_TASKS", "2")]].concat());
     assert_eq!(r.status, 2, "{}", r.stderr);
     assert!(

@@ -131,6 +131,19 @@ fn srun_with_pmix(cluster: &Cluster) {
     assert!(r.stdout.contains("srun in Slurm job "), "{}", r.stdout);
     assert_eq!(common::rows(&r.stdout).len(), 2);
 
+    // Without a PMI plugin: refused in one line before MPI starts.
+    let none = ["--mpi=none"];
+    let mut cmd = cluster.command("timeout");
+    cmd.args(["60", "srun"])
+        .args(none)
+        .args(["-n", "2", IOR, "-o"])
+        .arg(&f);
+    let r = finish(cmd.current_dir(dir.path()).output().unwrap());
+    assert_ne!(r.status, 0);
+    let line = "srun gave its tasks no PMI (no --mpi, or --mpi=none)";
+    assert_eq!(r.stderr.matches(line).count(), 1, "{}", r.stderr);
+    assert!(entries(dir.path()).is_empty());
+
     let md = dir.path().join("md");
     let r = srun(
         cluster,
