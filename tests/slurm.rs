@@ -253,15 +253,15 @@ fn scancel_stops_a_job_cleanly(cluster: &Cluster) {
     assert!(out.contains("interrupted by SIGTERM"), "{out}");
 }
 
-/// `--time=1 --signal=INT@30`: Slurm should send SIGINT once fewer than
-/// 30 s are left (well after pario is up: a signal before its handlers
-/// would kill it outright), but its checks are coarse and the signal may
-/// come only with the limit itself (SIGTERM, from slurmstepd and again
-/// through srun).
+/// `--time=2 --signal=INT@30`: Slurm sends SIGINT once fewer than 30 s are
+/// left, up to 60 s early by its own account, so 30 to 90 s into the job:
+/// well after pario is up (a signal before its handlers would kill it
+/// outright). Its checks are coarse enough that the signal may come only
+/// with the limit itself (SIGTERM, from slurmstepd and again through srun).
 /// Either way the run stops cleanly: the partial row, then nothing left.
 fn a_time_limit_stops_a_job_cleanly(cluster: &Cluster) {
     let dir = scratch();
-    let id = long_job(cluster, dir.path(), &["--time=1", "--signal=INT@30"]);
+    let id = long_job(cluster, dir.path(), &["--time=2", "--signal=INT@30"]);
     let out = ended(cluster, dir.path(), &id);
     let stopped = ["SIGINT", "SIGTERM"].iter().any(|sig| {
         out.contains(&format!(
