@@ -65,6 +65,7 @@ pub fn pario(dir: &Path, args: &[&str]) -> Run {
         Command::new(env!("CARGO_BIN_EXE_pario"))
             .args(args)
             .current_dir(dir)
+            .env("OMPI_MCA_orte_tmpdir_base", session_base())
             .output()
             .expect("run pario"),
     )
@@ -235,13 +236,27 @@ pub fn io500(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     )
 }
 
+/// An Open MPI session directory base of its own for one process, in
+/// cargo's scratch directory for tests: an MPI build started as a single
+/// task is an MPI singleton, and singletons started together race on the
+/// shared /tmp/ompi.<host>.<uid> ("unable to create ... File exists").
+pub fn session_base() -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let base =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ompi-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&base).expect("a session directory base");
+    base
+}
+
 /// `binary args` in `dir` with `tasks` local tasks, and none of the fake
 /// topologies a developer's environment may carry.
 fn local_command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {
     let mut cmd = Command::new(binary);
     cmd.args(args)
         .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
+        .env("PARIO_TASKS", tasks.to_string())
+        .env("OMPI_MCA_orte_tmpdir_base", session_base());
     for var in [
         "IOR_FAKE_NODES",
         "IOR_FAKE_TASK_PER_NODES",
