@@ -213,6 +213,19 @@ impl Drop for Info {
 }
 
 /// The hints an open file reports.
+/// A block of hints as IOR prints them (`-H`, `--hdf5.showHints`).
+pub(super) fn print_hints(
+    lines: &crate::console::TaskLines,
+    title: &str,
+    hints: &[(String, String)],
+) {
+    lines.print(format_args!("{title} {{"));
+    for (k, v) in hints {
+        lines.print(format_args!("\t{k} = {v}"));
+    }
+    lines.print(format_args!("}}"));
+}
+
 pub(super) fn file_hints(handle: ffi::MPI_File) -> io::Result<Vec<(String, String)>> {
     let mut info = MaybeUninit::uninit();
     // SAFETY: `handle` is an open file; MPI_File_get_info returns a new info.
@@ -370,13 +383,11 @@ impl MpiIo {
             }
         }
         if self.options.show_hints && self.rank == 0 {
-            let hints = file_hints(file.handle)?;
-            self.lines
-                .print(format_args!("hints returned from opened file {{"));
-            for (k, v) in hints {
-                self.lines.print(format_args!("\t{k} = {v}"));
-            }
-            self.lines.print(format_args!("}}"));
+            print_hints(
+                &self.lines,
+                "hints returned from opened file",
+                &file_hints(file.handle)?,
+            );
         }
         Ok(())
     }

@@ -343,3 +343,19 @@ pub fn mpirun(binary: &str, dir: &Path, ranks: usize, args: &[&str], env: &[(&st
     cmd.arg(binary).args(args);
     finish(cmd.output().expect("run mpirun"))
 }
+
+/// Why a test group that starts real components cannot run here: not root,
+/// or the first of `tools` not on the PATH (`packages` says where from).
+pub fn missing(tools: &[&str], packages: &str) -> Option<String> {
+    if !rustix::process::geteuid().is_root() {
+        return Some("not root".into());
+    }
+    let on_path = |tool: &&str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let tool = tools.iter().find(|t| !on_path(t))?;
+    Some(format!("{tool} is not installed (Debian: {packages})"))
+}

@@ -23,21 +23,10 @@ pub struct Hosts {
 
 /// Why the hosts cannot be made here, or nothing.
 pub fn unavailable() -> Option<String> {
-    if !rustix::process::geteuid().is_root() {
-        return Some("not root".into());
-    }
-    for tool in ["ip", "unshare", "mpirun"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !found {
-            return Some(format!(
-                "{tool} is not installed (Debian: iproute2, util-linux, openmpi-bin)"
-            ));
-        }
-    }
-    None
+    super::missing(
+        &["ip", "unshare", "mpirun"],
+        "iproute2, util-linux, openmpi-bin",
+    )
 }
 
 fn ip(args: &[&str]) -> Result<(), String> {

@@ -17,21 +17,10 @@ pub struct Cluster {
 
 /// Why the cluster cannot be had here, or nothing.
 pub fn unavailable() -> Option<String> {
-    if !rustix::process::geteuid().is_root() {
-        return Some("not root".into());
-    }
-    for tool in ["munged", "slurmctld", "slurmd", "srun", "sbatch", "mpirun"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !found {
-            return Some(format!(
-                "{tool} is not installed (Debian: slurm-wlm, munge)"
-            ));
-        }
-    }
-    None
+    super::missing(
+        &["munged", "slurmctld", "slurmd", "srun", "sbatch", "mpirun"],
+        "slurm-wlm, munge",
+    )
 }
 
 /// A free TCP port (the daemons bind it a moment later).

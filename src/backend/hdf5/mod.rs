@@ -25,7 +25,7 @@ use mpi::topology::Color;
 use mpi::traits::*;
 
 use super::cpath::path_of;
-use super::mpiio::{hints_from_env, parse_hints, RawComm};
+use super::mpiio::{hints_from_env, parse_hints, print_hints, RawComm};
 use super::namespace::{Namespace, PosixNamespace};
 use super::registry::HDF5_CAPABILITIES;
 use super::{
@@ -216,19 +216,10 @@ impl Hdf5 {
         if !self.options.show_hints || self.rank != 0 {
             return Ok(());
         }
-        self.lines
-            .print(format_args!("hints passed to access property list {{"));
-        for (k, v) in &self.options.hints {
-            self.lines.print(format_args!("\t{k} = {v}"));
-        }
-        self.lines.print(format_args!("}}"));
+        let passed = "hints passed to access property list";
+        print_hints(&self.lines, passed, &self.options.hints);
         if let Some(hints) = file.mpi_hints()? {
-            self.lines
-                .print(format_args!("hints returned from opened file {{"));
-            for (k, v) in hints {
-                self.lines.print(format_args!("\t{k} = {v}"));
-            }
-            self.lines.print(format_args!("}}"));
+            print_hints(&self.lines, "hints returned from opened file", &hints);
         }
         Ok(())
     }
