@@ -10,7 +10,7 @@ use crate::error::{Error, UsageError};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
-use crate::options::ArgKind;
+use crate::options::{ArgKind, Grammar};
 use crate::run::stop;
 use crate::tool::{self, Parsed, Tool};
 
@@ -50,30 +50,35 @@ impl<T: Tool> Command for T {
     }
 
     fn options(&self) -> Vec<Spelling> {
-        let mut all = Vec::new();
-        for spec in self.grammar().specs {
-            let value = spec.kind != ArgKind::Flag;
-            if let Some(c) = spec.short {
-                all.push(Spelling {
-                    name: format!("-{c}"),
-                    value,
-                    directive: false,
-                });
-            }
-            for name in &spec.names {
-                all.push(Spelling {
-                    name: format!("--{name}"),
-                    value,
-                    directive: spec.kind != ArgKind::Directives,
-                });
-            }
-        }
-        all
+        spellings(&self.grammar())
     }
 
     fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError> {
         self.parse(program, args).map(|_| ())
     }
+}
+
+/// A grammar's options as spelled on a command line.
+fn spellings<T>(grammar: &Grammar<T>) -> Vec<Spelling> {
+    let mut all = Vec::new();
+    for spec in &grammar.specs {
+        let value = spec.kind != ArgKind::Flag;
+        if let Some(c) = spec.short {
+            all.push(Spelling {
+                name: format!("-{c}"),
+                value,
+                directive: false,
+            });
+        }
+        for name in &spec.names {
+            all.push(Spelling {
+                name: format!("--{name}"),
+                value,
+                directive: spec.kind != ArgKind::Directives,
+            });
+        }
+    }
+    all
 }
 
 /// Every tool of the suite, in `pario --help` order.
@@ -96,15 +101,11 @@ impl Command for Report {
     }
 
     fn options(&self) -> Vec<Spelling> {
-        vec![Spelling {
-            name: "-o".into(),
-            value: true,
-            directive: false,
-        }]
+        spellings(&crate::report::args::grammar())
     }
 
-    fn check(&self, _program: &str, _args: &[String]) -> Result<(), UsageError> {
-        Ok(())
+    fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
+        crate::report::args::parse(args).map(|_| ())
     }
 }
 
@@ -125,15 +126,11 @@ impl Command for Compare {
     }
 
     fn options(&self) -> Vec<Spelling> {
-        vec![Spelling {
-            name: "--json".into(),
-            value: false,
-            directive: false,
-        }]
+        spellings(&crate::compare::grammar())
     }
 
-    fn check(&self, _program: &str, _args: &[String]) -> Result<(), UsageError> {
-        Ok(())
+    fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
+        crate::compare::parse(args).map(|_| ())
     }
 }
 

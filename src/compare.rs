@@ -14,6 +14,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::error::UsageError;
+use crate::options::{long_flag, Grammar, ModuleOptions, Setting};
+
 /// A figure's repetitions in one result, higher is better.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Figure {
@@ -52,6 +55,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict in a few words, without the ratio (the report's
+    /// overview).
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::WithinNoise => "within the noise",
+            Verdict::Faster => "faster, beyond the noise",
+            Verdict::Slower => "slower, beyond the noise",
+            Verdict::NoRepetitions => "one repetition: no noise to judge by",
+        }
+    }
+
     fn text(self, ratio: f64) -> String {
         let pct = ((ratio - 1.0) * 100.0).abs();
         match self {
@@ -69,9 +83,22 @@ impl Verdict {
 /// report finds the rest of what that repetition says.
 pub struct Sample<'a> {
     pub figure: String,
+    /// The figure without its step: what a sweep's steps have in common
+    /// (`test 0 write`, `File creation`).
+    pub what: String,
+    /// The step of a sweep (ior's `-O sweep`, mdtest's `-f/-l/-s`) the
+    /// sample is from.
+    pub step: Option<Step>,
     pub unit: String,
     pub value: Option<f64>,
     pub source: &'a Value,
+}
+
+/// A sweep's step: its tasks and, when the document says, its nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Step {
+    pub tasks: u64,
+    pub nodes: Option<u64>,
 }
 
 /// Every repetition of every figure of a result document of any of pario's
@@ -79,9 +106,11 @@ pub struct Sample<'a> {
 /// `compare` and `report` share.
 pub fn samples(doc: &Value) -> Result<Vec<Sample<'_>>, String> {
     let mut out = Vec::new();
-    let mut add = |figure: String, unit: &str, value: Option<f64>, source| {
+    let mut add = |figure: String, what: String, step, unit: &str, value, source| {
         out.push(Sample {
             figure,
+            what,
+            step,
             unit: unit.into(),
             value,
             source,
@@ -93,41 +122,54 @@ pub fn samples(doc: &Value) -> Result<Vec<Sample<'_>>, String> {
         (Some(tests), _) if tests.iter().any(|t| t["Results"].is_array()) => {
             for t in tests {
                 // A sweep's steps are one test each: a figure per step.
-                let test = match t["sweepStep"]["tasks"].as_u64() {
-                    Some(n) => format!("{} at {n} tasks", t["TestID"]),
+                let sweep = &t["sweepStep"];
+                let step = sweep["tasks"].as_u64().map(|tasks| Step {
+                    tasks,
+                    nodes: sweep["nodes"].as_u64(),
+                });
+                let test = match step {
+                    Some(s) => format!("{} at {} tasks", t["TestID"], s.tasks),
                     None => t["TestID"].to_string(),
                 };
                 for r in t["Results"].as_array().into_iter().flatten() {
-                    let name = format!("test {test} {}", text(&r["access"]));
-                    add(name, "MiB/s", r["bwMiB"].as_f64(), r);
+                    let access = text(&r["access"]);
+                    let name = format!("test {test} {access}");
+                    let what = format!("test {} {access}", t["TestID"]);
+                    add(name, what, step, "MiB/s", r["bwMiB"].as_f64(), r);
                 }
             }
         }
         (Some(steps), _) => {
-            for step in steps {
-                for it in step["iterations"].as_array().into_iter().flatten() {
+            for s in steps {
+                let step = s["tasks"].as_u64().map(|tasks| Step { tasks, nodes: None });
+                for it in s["iterations"].as_array().into_iter().flatten() {
                     for ph in it["phases"].as_array().into_iter().flatten() {
-                        let name = format!("{} tasks: {}", step["tasks"], text(&ph["operation"]));
-                        add(name, "ops/s", ph["rate"].as_f64(), ph);
+                        let op = text(&ph["operation"]);
+                        let name = format!("{} tasks: {op}", s["tasks"]);
+                        add(name, op, step, "ops/s", ph["rate"].as_f64(), ph);
                     }
                 }
             }
         }
         (None, Some(phases)) if phases.iter().any(|p| p["name"].is_string()) => {
             for p in phases {
-                let unit = text(&p["unit"]);
-                add(text(&p["name"]), &unit, p["score"].as_f64(), p);
+                let (name, unit) = (text(&p["name"]), text(&p["unit"]));
+                add(name.clone(), name, None, &unit, p["score"].as_f64(), p);
             }
+            let total = doc["score"]["total"].as_f64();
             add(
                 "score".into(),
+                "score".into(),
+                None,
                 "",
-                doc["score"]["total"].as_f64(),
+                total,
                 &doc["score"],
             );
         }
         (None, Some(phases)) => {
             for p in phases {
-                add(text(&p["phase"]), "iops/s", p["rate"].as_f64(), p);
+                let name = text(&p["phase"]);
+                add(name.clone(), name, None, "iops/s", p["rate"].as_f64(), p);
             }
         }
         _ => return Err("not a result document of ior, mdtest, md-workbench or io500".into()),
@@ -234,37 +276,83 @@ pub fn main(args: &[String]) -> std::process::ExitCode {
     }
 }
 
-pub const HELP: &str = "Usage: pario compare A.json B.json [--json]
+const ABOUT: &str = "Usage: pario compare A.json B.json [--json]
 
 For each figure both results have (ior's accesses, mdtest's operations,
 md-workbench's phases, io500's phases), B's mean over A's across the
 repetitions, each side's range, and a verdict: within the noise when both
 sides have two repetitions or more and their ranges overlap, else faster or
-slower. --json prints the rows as JSON.
+slower.
 ";
 
+const TWO_FILES: &str = "two result files: pario compare A.json B.json";
+
+/// What the command line asks for.
+#[derive(Debug, Default)]
+pub struct Args {
+    pub files: Vec<String>,
+    pub json: bool,
+    /// `--help`.
+    pub help: bool,
+    /// No module options: the grammar's place for them stays empty.
+    modules: BTreeMap<String, String>,
+}
+
+impl ModuleOptions for Args {
+    fn module_options(&mut self) -> &mut BTreeMap<String, String> {
+        &mut self.modules
+    }
+}
+
+/// The one table of compare's options: it parses and it writes `-h`.
+pub fn grammar() -> Grammar<Args> {
+    Grammar {
+        tool: "pario compare",
+        specs: vec![long_flag(&["json"], "print the rows as JSON", |a, s| {
+            a.json = s.flag_bool()?;
+            Ok(())
+        })],
+    }
+}
+
+/// `-h`.
+pub fn help() -> String {
+    format!("{ABOUT}{}", grammar().options_text())
+}
+
+/// Parses and checks a command line; no file is read.
+pub fn parse(args: &[String]) -> Result<Args, UsageError> {
+    let add = |a: &mut Args, s: Setting<'_>| {
+        a.files.push(s.value().to_string());
+        Ok(())
+    };
+    let parsed = grammar().parse_with_operands(args, Args::default(), add)?;
+    let mut a = parsed.params;
+    a.help = parsed.help;
+    if !a.help && a.files.len() != 2 {
+        return Err(UsageError::new(TWO_FILES));
+    }
+    Ok(a)
+}
+
 fn run(args: &[String]) -> Result<String, String> {
-    let json = args.iter().any(|a| a == "--json");
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        return Ok(HELP.into());
+    let a = parse(args).map_err(|e| e.0)?;
+    if a.help {
+        return Ok(help());
     }
-    let files: Vec<&String> = args.iter().filter(|a| *a != "--json").collect();
-    if let Some(bad) = files.iter().find(|a| a.starts_with('-')) {
-        return Err(format!("unknown option '{bad}' (see pario compare -h)"));
-    }
-    let [a, b] = files[..] else {
-        return Err("two result files: pario compare A.json B.json".into());
+    let [a_path, b_path] = &a.files[..] else {
+        return Err(TWO_FILES.into());
     };
     let load = |path: &str| -> Result<BTreeMap<String, Figure>, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
         figures(&doc).map_err(|e| format!("{path}: {e}"))
     };
-    let rows = compare(&load(a)?, &load(b)?);
+    let rows = compare(&load(a_path)?, &load(b_path)?);
     if rows.is_empty() {
-        return Err(format!("{a} and {b} have no figure in common"));
+        return Err(format!("{a_path} and {b_path} have no figure in common"));
     }
-    match json {
+    match a.json {
         true => serde_json::to_string_pretty(&rows)
             .map(|t| t + "\n")
             .map_err(|e| e.to_string()),

@@ -300,17 +300,44 @@ impl<T: ModuleOptions> Grammar<T> {
     pub fn parse_command_line(
         &self,
         args: &[String],
+        params: T,
+    ) -> Result<CommandLine<T>, UsageError> {
+        self.parse(args, params, None)
+    }
+
+    /// Parses a command line whose words that are not options are operands
+    /// (`pario report`'s files), each handed to `operand` in its place among
+    /// the options; after `--` every word is one.
+    pub fn parse_with_operands(
+        &self,
+        args: &[String],
+        params: T,
+        operand: Setter<T>,
+    ) -> Result<CommandLine<T>, UsageError> {
+        self.parse(args, params, Some(operand))
+    }
+
+    fn parse(
+        &self,
+        args: &[String],
         mut params: T,
+        operand: Option<Setter<T>>,
     ) -> Result<CommandLine<T>, UsageError> {
         let mut help = false;
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
             if arg == "-h" || arg == "--help" {
                 help = true;
+            } else if let (Some(set), "--") = (operand, arg.as_str()) {
+                for word in rest.by_ref() {
+                    set(&mut params, Setting::Value(word)).map_err(UsageError)?;
+                }
             } else if let Some(long) = arg.strip_prefix("--") {
                 self.long_option(long, &mut rest, &mut params)?;
             } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
                 help |= self.short_options(cluster, &mut rest, &mut params)?;
+            } else if let Some(set) = operand {
+                set(&mut params, Setting::Value(arg)).map_err(UsageError)?;
             } else {
                 return Err(UsageError(format!(
                     "unexpected argument '{arg}' (options start with '-'; see '{} -h')",
@@ -473,7 +500,13 @@ impl<T: ModuleOptions> Grammar<T> {
 
     /// The `-h` text, laid out like IOR's.
     pub fn help_text(&self) -> String {
-        let mut out = format!("Synopsis {}\n", self.tool);
+        format!("Synopsis {}\n{}", self.tool, self.options_text())
+    }
+
+    /// The options part of the `-h` text: flags, then options with a value,
+    /// by module.
+    pub fn options_text(&self) -> String {
+        let mut out = String::new();
         let mut modules: Vec<&str> = Vec::new();
         for spec in &self.specs {
             if !modules.contains(&spec.module) {

@@ -269,3 +269,24 @@ fn script_errors_name_file_and_line() {
     let e = parse_script(&toy(), "my.ior", "writeFile=1\n", &Toy::default()).unwrap_err();
     assert_eq!(e.0, "-f my.ior: no 'IOR START' line in the script");
 }
+
+#[test]
+fn operands_take_their_place_among_the_options() {
+    let args: Vec<String> = ["a", "-o", "x", "b", "--", "-c", "--d"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let seen = |t: &mut Toy, s: Setting<'_>| {
+        t.size.push_str(&format!("{}[{}]", s.value(), t.name));
+        Ok(())
+    };
+    let parsed = toy()
+        .parse_with_operands(&args, Toy::default(), seen)
+        .unwrap();
+    assert_eq!(parsed.params.size, "a[]b[x]-c[x]--d[x]");
+    let refused = |_: &mut Toy, s: Setting<'_>| Err(format!("no '{}' here", s.value()));
+    let e = toy().parse_with_operands(&args, Toy::default(), refused);
+    assert_eq!(e.err().unwrap().0, "no 'a' here");
+    let e = toy().parse_command_line(&args, Toy::default());
+    assert!(e.err().unwrap().0.starts_with("unexpected argument 'a'"));
+}

@@ -1,37 +1,138 @@
 //! The report's charts as inline SVG, drawn with plotters (its SVG backend
-//! writes text as SVG text: no font files, nothing fetched).
+//! writes text as SVG text: no font files, nothing fetched). Every chart is
+//! drawn on linear axes whose ticks the report chooses (a log axis is the
+//! logarithm on a linear one), so every tick is a round, formatted value.
 
+use std::ops::Range;
+
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::model::{Curve, Spread};
-use super::sidefiles::TaskRow;
+use super::human::{self, Scale};
 
-/// The colours of the results, in order.
-const COLOURS: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
+/// The results' colours, in order (Tableau 10: told apart by most eyes,
+/// also in grey print).
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(78, 121, 167),
+    RGBColor(242, 142, 43),
+    RGBColor(89, 161, 79),
+    RGBColor(225, 87, 89),
+    RGBColor(176, 122, 161),
+    RGBColor(156, 117, 95),
+    RGBColor(118, 183, 178),
+    RGBColor(237, 201, 72),
+    RGBColor(255, 157, 167),
+    RGBColor(186, 176, 172),
 ];
 
-/// Above this many repetitions a series is drawn as a line, not bars:
-/// a thousand bars are narrower than a pixel and weigh a megabyte.
-pub const MAX_BARS: usize = 100;
-
-const SIZE: (u32, u32) = (640, 280);
-
 pub fn colour(i: usize) -> RGBColor {
-    COLOURS[i % COLOURS.len()]
+    PALETTE[i % PALETTE.len()]
 }
 
+/// `#4e79a7`.
+pub fn hex(i: usize) -> String {
+    let RGBColor(r, g, b) = colour(i);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// A chart half the page wide (two to a row), and one the page wide.
+pub const HALF: u32 = 580;
+pub const FULL: u32 = 1180;
+
+pub const INK: RGBColor = RGBColor(51, 51, 51);
+const GRID: RGBColor = RGBColor(225, 225, 225);
+const AXIS: RGBColor = RGBColor(160, 160, 160);
+const FONT: &str = "sans-serif";
+
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type Coord = Cartesian2d<Ticked, Ticked>;
+pub type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Coord>;
+
+/// One axis: its range, its ticks and how they read, and its name.
+pub struct Axis {
+    pub lo: f64,
+    pub hi: f64,
+    pub ticks: Vec<f64>,
+    pub label: Box<dyn Fn(f64) -> String>,
+    pub desc: String,
+}
+
+impl Axis {
+    /// From zero to a round value above `max`, in `scale`'s unit.
+    pub fn values(max: f64, scale: &Scale, count: usize) -> Axis {
+        let top = human::axis_top(scale.of(max), count);
+        let f = scale.factor;
+        Axis {
+            lo: 0.0,
+            hi: top / f,
+            ticks: human::ticks(0.0, top, count)
+                .into_iter()
+                .map(|t| t / f)
+                .collect(),
+            label: Box::new(move |v| human::number(v * f)),
+            desc: scale.unit.clone(),
+        }
+    }
+
+    /// Seconds on a log axis (the values are their logarithms).
+    pub fn log_seconds(lo: f64, hi: f64) -> Axis {
+        let (lo, hi) = (lo.max(1e-9), hi.max(lo.max(1e-9) * 10.0));
+        Axis {
+            lo: lo.log10(),
+            hi: hi.log10(),
+            ticks: human::log_ticks(lo, hi).iter().map(|t| t.log10()).collect(),
+            label: Box::new(|v| human::duration(10f64.powf(v))),
+            desc: "latency (log scale)".into(),
+        }
+    }
+
+    fn coord(&self) -> Ticked {
+        Ticked {
+            lo: self.lo,
+            hi: self.lo + (self.hi - self.lo).max(1e-12),
+            ticks: self.ticks.clone(),
+        }
+    }
+}
+
+/// A linear axis with the ticks the report chose (its labels are the
+/// axis's formatter's, not plotters' own).
+pub struct Ticked {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Ticked {
+    type ValueType = f64;
+    type FormatOption = DefaultFormatting;
+
+    fn range(&self) -> Range<f64> {
+        self.lo..self.hi
+    }
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let share = (v - self.lo) / (self.hi - self.lo);
+        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        match hint.weight().allow_light_points() {
+            true => Vec::new(),
+            false => self.ticks.clone(),
+        }
+    }
+}
+
+fn text_style(size: u32) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&INK)
+}
 
 /// Draws on a white SVG canvas of `size` (an empty string if plotters
 /// fails, which it does only for an impossible range).
-fn svg(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Option<()>) -> String {
+pub fn svg(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Option<()>) -> String {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
@@ -44,75 +145,269 @@ fn svg(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Option<()>) -> String {
     out
 }
 
-fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(chart: &mut ChartContext<'a, DB, CT>) {
-    let _ = chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw();
-}
-
-fn top(values: impl Iterator<Item = f64>) -> f64 {
-    values.fold(0.0, f64::max).max(f64::MIN_POSITIVE) * 1.1
-}
-
-/// One bar per repetition, the results side by side: `series` is (result,
-/// values); a line instead of bars above [`MAX_BARS`]; `limit` draws a
-/// dashed threshold.
-pub fn repetitions(
+/// A chart with its title and axes drawn: `left` and `bottom` are the
+/// room for the tick labels.
+pub fn plot<'a, 'b>(
+    root: &'a Area<'b>,
     title: &str,
-    unit: &str,
-    series: &[(String, Vec<f64>)],
-    limit: Option<f64>,
+    x: &Axis,
+    y: &Axis,
+    (left, bottom): (u32, u32),
+) -> Option<Chart<'a, 'b>> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 15, FontStyle::Bold).into_font().color(&INK))
+        .margin(12)
+        .margin_right(24)
+        .x_label_area_size(bottom)
+        .y_label_area_size(left)
+        .build_cartesian_2d(x.coord(), y.coord())
+        .ok()?;
+    let (xl, yl) = (&x.label, &y.label);
+    let xf = move |v: &f64| xl(*v);
+    let yf = move |v: &f64| yl(*v);
+    chart
+        .configure_mesh()
+        .bold_line_style(GRID)
+        .light_line_style(WHITE)
+        .axis_style(AXIS)
+        .label_style(text_style(12))
+        .axis_desc_style(text_style(12))
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .x_desc(x.desc.as_str())
+        .y_desc(y.desc.as_str())
+        .draw()
+        .ok()?;
+    Some(chart)
+}
+
+/// How a legend shows a series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Line,
+    Dashed,
+    Box,
+}
+
+/// A legend's entry.
+pub struct Key {
+    pub name: String,
+    pub colour: RGBColor,
+    pub mark: Mark,
+}
+
+const KEY_LINE: u32 = 20;
+
+/// The legend's entries line by line across `width`.
+fn key_lines(keys: &[Key], width: u32) -> Vec<Vec<usize>> {
+    let mut lines: Vec<Vec<usize>> = Vec::new();
+    let mut x = width;
+    for (i, k) in keys.iter().enumerate() {
+        let w = key_width(k);
+        if x + w > width {
+            lines.push(Vec::new());
+            x = 0;
+        }
+        x += w;
+        if let Some(l) = lines.last_mut() {
+            l.push(i);
+        }
+    }
+    lines
+}
+
+/// About 6.6 pixels a character of 12-pixel text, the mark and a gap.
+fn key_width(k: &Key) -> u32 {
+    40 + (k.name.chars().count() as f64 * 6.6) as u32
+}
+
+/// A chart of `size` with its legend under it (the canvas grows to hold
+/// it): no entry covers the data.
+pub fn with_keys(
+    size: (u32, u32),
+    keys: &[Key],
+    draw: impl FnOnce(&Area<'_>) -> Option<()>,
 ) -> String {
-    let slots: usize = series.iter().map(|(_, v)| v.len()).sum::<usize>() + series.len();
-    let hi = top(series
-        .iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .chain(limit));
-    svg(SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(24)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0f64..slots.max(1) as f64, 0f64..hi)
-            .ok()?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .disable_x_axis()
-            .y_desc(unit)
-            .draw()
-            .ok()?;
-        let mut x = 0.0;
-        for (i, (name, values)) in series.iter().enumerate() {
-            let style = colour(i).filled();
-            let drawn = if values.len() > MAX_BARS {
-                let line = values
-                    .iter()
-                    .enumerate()
-                    .map(|(k, v)| (x + k as f64 + 0.5, *v));
-                chart.draw_series(LineSeries::new(line, style.stroke_width(1)))
-            } else {
-                let bar = |(k, v): (usize, &f64)| {
-                    Rectangle::new([(x + k as f64 + 0.1, 0.0), (x + k as f64 + 0.9, *v)], style)
+    let lines = key_lines(keys, size.0 - 80);
+    let extra = match lines.len() {
+        0 => 0,
+        n => n as u32 * KEY_LINE + 10,
+    };
+    svg((size.0, size.1 + extra), |root| {
+        let (chart, below) = root.split_vertically(size.1);
+        draw(&chart)?;
+        for (row, line) in lines.iter().enumerate() {
+            let y = (row as u32 * KEY_LINE + KEY_LINE / 2) as i32;
+            let mut x = 70;
+            for &i in line {
+                let k = &keys[i];
+                let c = k.colour;
+                let _ = match k.mark {
+                    Mark::Line => below.draw(&PathElement::new(
+                        vec![(x, y), (x + 22, y)],
+                        c.stroke_width(2),
+                    )),
+                    Mark::Dashed => {
+                        for d in [0, 9, 18] {
+                            below
+                                .draw(&PathElement::new(
+                                    vec![(x + d, y), (x + d + 5, y)],
+                                    c.stroke_width(1),
+                                ))
+                                .ok()?;
+                        }
+                        Ok(())
+                    }
+                    Mark::Box => below.draw(&Rectangle::new(
+                        [(x + 5, y - 6), (x + 17, y + 6)],
+                        c.filled(),
+                    )),
                 };
-                chart.draw_series(values.iter().enumerate().map(bar))
-            };
-            drawn
-                .ok()?
-                .label(name.as_str())
-                .legend(move |(lx, ly)| Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], style));
-            x += values.len() as f64 + 1.0;
+                let pos = Pos::new(HPos::Left, VPos::Center);
+                below
+                    .draw(&Text::new(
+                        k.name.clone(),
+                        (x + 28, y),
+                        text_style(12).pos(pos),
+                    ))
+                    .ok()?;
+                x += key_width(k) as i32;
+            }
         }
-        if let Some(l) = limit {
-            let dash = DashedLineSeries::new([(0.0, l), (x, l)], 6, 4, BLACK.stroke_width(1));
-            chart.draw_series(dash).ok()?;
-        }
-        legend(&mut chart);
         Some(())
     })
+}
+
+/// A result's repetitions of one figure, one row of a dot chart.
+pub struct Row {
+    pub name: String,
+    /// The result's index (its colour).
+    pub result: usize,
+    pub values: Vec<f64>,
+}
+
+/// A row's height: roomy for a few rows, tighter for many.
+fn row_height(rows: usize) -> u32 {
+    match rows {
+        0..=8 => 44,
+        9..=20 => 36,
+        _ => 30,
+    }
+}
+
+/// A chart of rows, the first on top, each named above its marks: the
+/// y axis (row `i` spans `n - i - 1` to `n - i`) and the canvas height.
+pub fn rows_axis(n: usize) -> (Axis, u32) {
+    let axis = Axis {
+        lo: 0.0,
+        hi: n.max(1) as f64,
+        ticks: Vec::new(),
+        label: Box::new(|_| String::new()),
+        desc: String::new(),
+    };
+    (axis, 86 + row_height(n) * n as u32)
+}
+
+/// The name of the row whose top is at `top`, over its marks at the left.
+pub fn row_name(chart: &mut Chart<'_, '_>, name: &str, lo: f64, top: f64) -> Option<()> {
+    let pos = Pos::new(HPos::Left, VPos::Top);
+    let text =
+        EmptyElement::at((lo, top)) + Text::new(name.to_string(), (4, 2), text_style(12).pos(pos));
+    chart.draw_series([text]).ok()?;
+    Some(())
+}
+
+/// One row per result: each repetition a point, the range from the
+/// slowest to the fastest a line, the median a tick with its value
+/// written beside it. `limit` is a dashed mark (a threshold).
+pub fn dots(
+    title: &str,
+    scale: &Scale,
+    rows: &[Row],
+    limit: Option<(f64, &str)>,
+    width: u32,
+) -> String {
+    let n = rows.len();
+    let max = rows
+        .iter()
+        .flat_map(|r| r.values.iter().copied())
+        .chain(limit.map(|l| l.0))
+        .fold(0.0, f64::max);
+    let x = match scale.unit.as_str() {
+        // A share: 0 to 100 %, and room for the values' text.
+        "%" => Axis {
+            lo: 0.0,
+            hi: 118.0,
+            ticks: vec![0.0, 25.0, 50.0, 75.0, 100.0],
+            label: Box::new(human::number),
+            desc: "%".into(),
+        },
+        _ => Axis::values(max * 1.2, scale, 6),
+    };
+    let (y, height) = rows_axis(n);
+    svg((width, height), |root| {
+        let mut chart = plot(root, title, &x, &y, (16, 34))?;
+        for (i, row) in rows.iter().enumerate() {
+            let top = (n - i) as f64;
+            row_name(&mut chart, &short(&row.name, 80), x.lo, top)?;
+            draw_row(&mut chart, row, top - 0.62, scale)?;
+        }
+        if let Some((at, what)) = limit {
+            let style = AXIS.stroke_width(1);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(at, 0.0), (at, n as f64)],
+                    5,
+                    4,
+                    style,
+                ))
+                .ok()?;
+            let pos = Pos::new(HPos::Left, VPos::Bottom);
+            let note = EmptyElement::at((at, 0.0))
+                + Text::new(what.to_string(), (4, -3), text_style(11).pos(pos));
+            chart.draw_series([note]).ok()?;
+        }
+        Some(())
+    })
+}
+
+fn draw_row(chart: &mut Chart<'_, '_>, row: &Row, y: f64, scale: &Scale) -> Option<()> {
+    let c = colour(row.result);
+    let v = &row.values;
+    if v.is_empty() {
+        return Some(());
+    }
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+            (l.min(*x), h.max(*x))
+        });
+    let median = crate::stats::median(v);
+    let range = PathElement::new(vec![(lo, y), (hi, y)], c.mix(0.6).stroke_width(2));
+    let tick = PathElement::new(
+        vec![(median, y - 0.25), (median, y + 0.25)],
+        c.stroke_width(3),
+    );
+    chart.draw_series([range, tick]).ok()?;
+    // A little vertical jitter, so that equal values stay visible.
+    let points = v.iter().enumerate().map(|(k, x)| {
+        let dy = ((k % 5) as f64 - 2.0) * 0.05;
+        Circle::new((*x, y + dy), 4, c.mix(0.75).filled())
+    });
+    chart.draw_series(points).ok()?;
+    let pos = Pos::new(HPos::Left, VPos::Center);
+    let text =
+        EmptyElement::at((hi, y)) + Text::new(scale.text(median), (10, 0), text_style(12).pos(pos));
+    chart.draw_series([text]).ok()?;
+    Some(())
+}
+
+/// A name cut to `max` characters.
+pub fn short(name: &str, max: usize) -> String {
+    match name.chars().count() > max {
+        true => name.chars().take(max - 1).chain(['…']).collect(),
+        false => name.to_string(),
+    }
 }
 
 /// The x of a fraction on the "nines" axis: 0.9 at 1, 0.99 at 2, ...
@@ -121,239 +416,147 @@ fn nines(fraction: f64) -> f64 {
     -(1.0 - fraction).max(1e-5).log10()
 }
 
-fn nines_label(x: &f64) -> String {
+fn nines_label(x: f64) -> String {
     match x.round() as i32 {
         0 => "0 %".into(),
         5 => "max".into(),
-        n => format!("{} %", 100.0 - 100.0 * 10f64.powi(-n)),
+        n => format!(
+            "{:.*} %",
+            (n - 2).max(0) as usize,
+            100.0 - 100.0 * 10f64.powi(-n)
+        ),
     }
 }
 
-/// Seconds in the unit that suits them, three figures at most.
-fn seconds_label(v: &f64) -> String {
-    let (scaled, unit) = match *v {
-        v if v >= 1.0 => (v, "s"),
-        v if v >= 1e-3 => (v * 1e3, "ms"),
-        v if v >= 1e-6 => (v * 1e6, "µs"),
-        v => (v * 1e9, "ns"),
-    };
-    let text = format!("{scaled:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    format!("{text} {unit}")
+/// A named curve in a result's colour.
+pub struct Curve {
+    pub name: String,
+    pub result: usize,
+    pub points: Vec<(f64, f64)>,
 }
 
 /// Latency percentile curves, seconds on a log axis against the share of
 /// operations on a "nines" axis (50 %, 90 %, 99 %, ... max).
-pub fn percentiles(title: &str, curves: &[(String, Curve)]) -> String {
-    let values = curves.iter().flat_map(|(_, c)| c.iter().map(|(_, v)| *v));
+pub fn percentiles(title: &str, curves: &[Curve]) -> String {
+    let values = curves.iter().flat_map(|c| c.points.iter().map(|(_, v)| *v));
     let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
-    let (lo, hi) = (lo.max(1e-9) / 2.0, hi.max(1e-9) * 2.0);
-    svg(SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0f64..5f64, (lo..hi).log_scale())
-            .ok()?;
-        chart
-            .configure_mesh()
-            .x_labels(6)
-            .x_label_formatter(&nines_label)
-            .x_desc("operations at or below")
-            .y_label_formatter(&seconds_label)
-            .y_desc("latency")
-            .draw()
-            .ok()?;
-        for (i, (name, points)) in curves.iter().enumerate() {
-            let colour = colour(i);
-            let line = points.iter().map(|(f, v)| (nines(*f), *v));
+    let y = Axis::log_seconds(lo.max(1e-9) / 1.5, hi.max(1e-9) * 1.5);
+    let x = Axis {
+        lo: 0.0,
+        hi: 5.0,
+        ticks: vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
+        label: Box::new(nines_label),
+        desc: "operations at or below".into(),
+    };
+    let keys: Vec<Key> = curves
+        .iter()
+        .map(|c| Key {
+            name: c.name.clone(),
+            colour: colour(c.result),
+            mark: Mark::Line,
+        })
+        .collect();
+    with_keys((HALF, 290), &keys, |root| {
+        let mut chart = plot(root, title, &x, &y, (64, 40))?;
+        for curve in curves {
+            let c = colour(curve.result);
+            let at = |(f, v): &(f64, f64)| (nines(*f), v.max(1e-9).log10());
+            let line = curve.points.iter().map(at);
             chart
-                .draw_series(LineSeries::new(line, colour.stroke_width(2)))
-                .ok()?
-                .label(name.as_str())
-                .legend(move |(lx, ly)| PathElement::new(vec![(lx, ly), (lx + 12, ly)], colour));
-            if points.len() <= 10 {
-                let marks = points
+                .draw_series(LineSeries::new(line, c.stroke_width(2)))
+                .ok()?;
+            if curve.points.len() <= 10 {
+                let marks = curve
+                    .points
                     .iter()
-                    .map(|(f, v)| Circle::new((nines(*f), *v), 3, colour.filled()));
+                    .map(|p| Circle::new(at(p), 3, c.filled()));
                 chart.draw_series(marks).ok()?;
             }
         }
-        legend(&mut chart);
         Some(())
     })
 }
 
-/// Per repetition, the fastest and slowest task's open-to-close time and
-/// their mean: a bar from fastest to slowest with the mean marked (three
-/// lines above [`MAX_BARS`]). A long bar is a straggler.
-pub fn spread(title: &str, series: &[(String, Vec<Spread>)]) -> String {
-    let slots: usize = series.iter().map(|(_, v)| v.len()).sum::<usize>() + series.len();
-    let hi = top(series.iter().flat_map(|(_, v)| v.iter().map(|s| s.2)));
-    svg(SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(24)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0f64..slots.max(1) as f64, 0f64..hi)
-            .ok()?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .disable_x_axis()
-            .y_desc("seconds, open to close")
-            .draw()
-            .ok()?;
-        let mut x = 0.0;
-        for (i, (name, spreads)) in series.iter().enumerate() {
-            let c = colour(i);
-            let at = |k: usize| x + k as f64 + 0.5;
-            let drawn = if spreads.len() > MAX_BARS {
-                for pick in [|s: &Spread| s.0, |s: &Spread| s.1] {
-                    let line = spreads.iter().enumerate().map(|(k, s)| (at(k), pick(s)));
-                    chart.draw_series(LineSeries::new(line, c.mix(0.5))).ok()?;
-                }
-                let slowest = spreads.iter().enumerate().map(|(k, s)| (at(k), s.2));
-                chart.draw_series(LineSeries::new(slowest, c.stroke_width(1)))
-            } else {
-                let bars = spreads
-                    .iter()
-                    .enumerate()
-                    .map(|(k, s)| ErrorBar::new_vertical(at(k), s.0, s.1, s.2, c.filled(), 8));
-                chart.draw_series(bars)
-            };
-            drawn.ok()?.label(name.as_str()).legend(move |(lx, ly)| {
-                PathElement::new(vec![(lx + 5, ly - 6), (lx + 5, ly + 6)], c.stroke_width(2))
-            });
-            x += spreads.len() as f64 + 1.0;
-        }
-        legend(&mut chart);
-        Some(())
-    })
-}
-
-/// A task's open, transfer or close: (start, end).
-type Part = fn(&TaskRow) -> (f64, f64);
-
-/// Every task's open, transfer and close in one phase, one row per task,
-/// seconds from the phase's first open: the stragglers stick out right.
-pub fn tasks(title: &str, rows: &[&TaskRow]) -> String {
-    let start = rows.iter().map(|t| t.open.0).fold(f64::INFINITY, f64::min);
-    let end = rows.iter().map(|t| t.close.1).fold(start, f64::max);
-    let span = (end - start).max(1e-9) * 1.05;
-    let height = (80 + 14 * rows.len() as u32).clamp(200, 1200);
-    svg((SIZE.0, height), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(50)
-            .build_cartesian_2d(0f64..span, 0f64..rows.len().max(1) as f64)
-            .ok()?;
-        let ranks: Vec<u64> = rows.iter().map(|t| t.rank).collect();
-        // Labels at the rows' centres.
-        let rank_label = move |y: &f64| {
-            let centre = y - 0.5;
-            match (
-                centre.fract().abs() < 1e-9,
-                ranks.get(centre.max(0.0) as usize),
-            ) {
-                (true, Some(r)) => format!("task {r}"),
-                _ => String::new(),
-            }
-        };
-        let labels = match rows.len() {
-            n if n <= 30 => 2 * n + 1,
-            _ => 0,
-        };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(labels)
-            .y_label_formatter(&rank_label)
-            .x_desc("seconds from the first open")
-            .draw()
-            .ok()?;
-        let parts: [(&str, RGBColor, Part); 3] = [
-            ("open", colour(1), |t| t.open),
-            ("transfer", colour(0), |t| t.xfer),
-            ("close", colour(3), |t| t.close),
-        ];
-        for (name, c, part) in parts {
-            let bars = rows.iter().enumerate().map(|(i, t)| {
-                let (a, b) = part(t);
-                let y = i as f64;
-                Rectangle::new([(a - start, y + 0.15), (b - start, y + 0.85)], c.filled())
-            });
-            chart
-                .draw_series(bars)
-                .ok()?
-                .label(name)
-                .legend(move |(lx, ly)| {
-                    Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], c.filled())
-                });
-        }
-        legend(&mut chart);
-        Some(())
-    })
+/// Room for category names: about 7 pixels a character, within limits.
+fn name_room(names: impl Iterator<Item = usize>) -> u32 {
+    let longest = names.max().unwrap_or(4) as u32;
+    (longest * 7 + 16).clamp(60, 230)
 }
 
 /// Horizontal bars, one group per category and one bar per result in it
-/// (io500's phases): `series` is (result, value per category).
+/// (io500's phases): `series` is (result, name, value per category).
 pub fn grouped(
     title: &str,
-    unit: &str,
+    scale: &Scale,
     categories: &[String],
-    series: &[(String, Vec<f64>)],
+    series: &[(usize, String, Vec<f64>)],
 ) -> String {
     let n = series.len().max(1) as f64;
-    let hi = top(series.iter().flat_map(|(_, v)| v.iter().copied()));
-    let height = (80 + categories.len() as u32 * (10 + 12 * n as u32)).clamp(200, 1200);
-    svg((SIZE.0, height), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(150)
-            .build_cartesian_2d(0f64..hi, 0f64..categories.len().max(1) as f64)
-            .ok()?;
-        let names = categories.to_vec();
-        let count = categories.len();
-        // Labels at the groups' centres; the first category on top.
-        let label = move |y: &f64| {
-            let centre = y - 0.5;
-            let row = centre.max(0.0) as usize;
-            match (
-                centre.fract().abs() < 1e-9 && row < count,
-                count.saturating_sub(row + 1),
-            ) {
-                (true, k) => names.get(k).cloned().unwrap_or_default(),
-                _ => String::new(),
-            }
-        };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(count * 2 + 1)
-            .y_label_formatter(&label)
-            .x_desc(unit)
-            .draw()
-            .ok()?;
-        for (i, (name, values)) in series.iter().enumerate() {
-            let style = colour(i).filled();
+    let count = categories.len();
+    let max = series
+        .iter()
+        .flat_map(|s| s.2.iter().copied())
+        .fold(0.0, f64::max);
+    let x = Axis::values(max, scale, 8);
+    let names = categories.to_vec();
+    // Group k is centred at count - k - 0.5: the first on top.
+    let y = Axis {
+        lo: 0.0,
+        hi: count.max(1) as f64,
+        ticks: (0..count).map(|k| count as f64 - k as f64 - 0.5).collect(),
+        label: Box::new(move |v| {
+            let k = (count as f64 - v - 0.5).round() as usize;
+            names.get(k).cloned().unwrap_or_default()
+        }),
+        desc: String::new(),
+    };
+    let left = name_room(categories.iter().map(|c| c.chars().count()));
+    let height = (90 + count as u32 * (12 + 16 * n as u32)).clamp(200, 1400);
+    let keys: Vec<Key> = series
+        .iter()
+        .map(|(result, name, _)| Key {
+            name: name.clone(),
+            colour: colour(*result),
+            mark: Mark::Box,
+        })
+        .collect();
+    with_keys((FULL, height), &keys, |root| {
+        let mut chart = plot(root, title, &x, &y, (left, 34))?;
+        for (i, (result, _, values)) in series.iter().enumerate() {
+            let style = colour(*result).filled();
             let bars = values.iter().enumerate().map(|(k, v)| {
-                let y = (count - 1 - k) as f64 + 0.1 + 0.8 * i as f64 / n;
-                Rectangle::new([(0.0, y), (*v, y + 0.8 / n)], style)
+                let top = (count - k) as f64 - 0.1 - 0.8 * i as f64 / n;
+                Rectangle::new([(0.0, top - 0.8 / n), (*v, top)], style)
             });
-            chart
-                .draw_series(bars)
-                .ok()?
-                .label(name.as_str())
-                .legend(move |(lx, ly)| Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], style));
+            chart.draw_series(bars).ok()?;
         }
-        legend(&mut chart);
         Some(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dot_charts_draw_every_repetition_and_name_every_row() {
+        let rows = [
+            Row {
+                name: "a".into(),
+                result: 0,
+                values: vec![1000.0, 1100.0, 1050.0],
+            },
+            Row {
+                name: "b".into(),
+                result: 1,
+                values: vec![2000.0],
+            },
+        ];
+        let scale = human::scale_for("MiB/s", 2000.0);
+        let s = dots("write", &scale, &rows, None, HALF);
+        assert_eq!(s.matches("<circle").count(), 4);
+        assert!(s.contains(">a</text>") && s.contains(">b</text>"), "{s}");
+        assert!(s.contains("1.03 GiB/s") && s.contains("1.95 GiB/s"), "{s}");
+        assert!(!s.contains(".0<"), "a tick with a .0 tail: {s}");
+    }
 }

@@ -1,21 +1,20 @@
 //! The report page: one self-contained HTML file (inline CSS and SVG, no
-//! script, nothing fetched). Each chart sits in a `<figure class="chart">`
-//! named by its title (`data-chart`), as it is also written by `--images`.
+//! script, nothing fetched). It opens with the overview; the charts follow
+//! by kind, each in a `<figure class="chart">` named by its title
+//! (`data-chart`), as it is also written by `--images`; each run's details
+//! come last, folded. A print style sheet lays it out for paper.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use plotters::style::Color;
-
-use super::charts;
+use super::charts::{self, Row, HALF};
+use super::human;
 use super::model::Loaded;
+use super::overview::{self, figure_label};
 use super::scaling as sweep;
-use super::sidefiles;
+use super::sections;
 
-const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:70em}\
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}\
-th{background:#eee}td:first-child,th:first-child{text-align:left}h2{margin-top:2em}\
-figure{margin:1em 0}.warning{color:#b00}";
+const STYLE: &str = include_str!("style.css");
 
 /// `&`, `<`, `>` and `"` as entities.
 pub fn escape(text: &str) -> String {
@@ -25,38 +24,38 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn table(head: &[&str], rows: &[Vec<String>]) -> String {
-    let mut t = String::from("<table><tr>");
+/// A table; cells that are numbers are set right.
+pub fn table(head: &[&str], rows: &[Vec<String>]) -> String {
+    let mut t = String::from("<table><thead><tr>");
     for h in head {
         let _ = write!(t, "<th>{}</th>", escape(h));
     }
-    t.push_str("</tr>");
+    t.push_str("</tr></thead><tbody>");
     for r in rows {
         t.push_str("<tr>");
         for c in r {
-            let _ = write!(t, "<td>{}</td>", escape(c));
+            let numeric = c.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-' || ch == '×');
+            let class = if numeric { " class=\"num\"" } else { "" };
+            let _ = write!(t, "<td{class}>{}</td>", escape(c));
         }
         t.push_str("</tr>");
     }
-    t.push_str("</table>\n");
+    t.push_str("</tbody></table>\n");
     t
 }
 
-fn pairs(rows: Vec<(String, String)>) -> Vec<Vec<String>> {
-    rows.into_iter().map(|(k, v)| vec![k, v]).collect()
-}
-
 /// The page's charts, in order: (title, SVG).
-struct Charts(Vec<(String, String)>);
+pub struct Charts(pub Vec<(String, String)>);
 
 impl Charts {
     /// The chart as it goes in the page (nothing for a failed drawing).
-    fn add(&mut self, title: String, svg: String) -> String {
+    pub fn add(&mut self, title: String, svg: String) -> String {
         if svg.is_empty() {
             return String::new();
         }
         let html = format!(
-            "<figure class=\"chart\" data-chart=\"{}\">{svg}</figure>\n",
+            "<figure class=\"chart\" id=\"chart-{}\" data-chart=\"{}\">{svg}</figure>\n",
+            self.0.len() + 1,
             escape(&title)
         );
         self.0.push((title, svg));
@@ -64,257 +63,229 @@ impl Charts {
     }
 }
 
-/// The whole page for these results (compared side by side), and each
-/// chart as (title, SVG) for `--images`.
-pub fn page(results: &[Loaded]) -> (String, Vec<(String, String)>) {
+/// A section of the page: its anchor, its heading, its content.
+pub struct Section {
+    pub id: &'static str,
+    pub heading: String,
+    pub body: String,
+}
+
+/// The whole page for these results (compared with the baseline's), and
+/// each chart as (title, SVG) for `--images`.
+pub fn page(results: &[Loaded], baseline: usize) -> (String, Vec<(String, String)>) {
     let mut charts = Charts(Vec::new());
-    let mut h = format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pario report</title><style>{STYLE}</style></head><body>\n<h1>pario report</h1>\n"
-    );
-    for (i, r) in results.iter().enumerate() {
-        let (c0, c1, c2) = charts::colour(i).rgb();
-        let _ = writeln!(
+    let mut parts = vec![Section {
+        id: "overview",
+        heading: "Overview".into(),
+        body: overview_body(results, baseline),
+    }];
+    let built = [
+        figures(results, &mut charts),
+        sections::io500(results, &mut charts),
+        scaling(results, &mut charts),
+        sections::latency(results, &mut charts),
+        sections::task_times(results, &mut charts),
+        sections::page_cache(results, &mut charts),
+    ];
+    parts.extend(built.into_iter().flatten());
+    parts.push(sections::runs(results));
+    let mut h = head(results);
+    h.push_str("<nav class=\"contents\" aria-label=\"Contents\"><b>Contents</b>");
+    for s in &parts {
+        let _ = write!(h, " <a href=\"#{}\">{}</a>", s.id, escape(&s.heading));
+    }
+    h.push_str("</nav>\n</header>\n<main>\n");
+    for s in parts {
+        let _ = write!(
             h,
-            "<h2 style=\"color:rgb({c0},{c1},{c2})\">{}</h2>",
-            escape(&r.name)
+            "<section id=\"{}\">\n<h2>{}</h2>\n{}</section>\n",
+            s.id,
+            escape(&s.heading),
+            s.body
         );
-        h.push_str(&table(&["run", ""], &pairs(r.about())));
-        h.push_str("<details><summary>parameters and environment</summary>\n");
-        h.push_str(&table(&["parameter", "value"], &pairs(r.parameters())));
-        h.push_str("</details>\n");
     }
-    h.push_str(&io500(results, &mut charts));
-    h.push_str(&figures(results, &mut charts));
-    h.push_str(&scaling(results, &mut charts));
-    h.push_str(&latency(results, &mut charts));
-    h.push_str(&stragglers(results, &mut charts));
-    h.push_str(&page_cache(results, &mut charts));
-    for r in results.iter().filter(|r| !r.stonewall.is_empty()) {
-        let _ = writeln!(h, "<h2>Stonewall: {}</h2>", escape(&r.name));
-        let head = [
-            "row",
-            "hit",
-            "pairs min",
-            "pairs max",
-            "time (s)",
-            "MiB/s at the stop",
-        ];
-        h.push_str(&table(&head, &r.stonewall));
-    }
-    h.push_str("</body></html>\n");
+    h.push_str("</main>\n</body></html>\n");
     (h, charts.0)
 }
 
-/// A sweep's figures against the step's task count (nothing without one).
-fn scaling(results: &[Loaded], charts: &mut Charts) -> String {
-    let sweeps = sweep::charts(results);
-    if sweeps.is_empty() {
-        return String::new();
+/// The document's head and the page's title block.
+fn head(results: &[Loaded]) -> String {
+    let names: Vec<&str> = results.iter().map(|r| r.name.as_str()).collect();
+    let mut tools: Vec<&str> = Vec::new();
+    for r in results {
+        if !tools.contains(&r.tool.name()) {
+            tools.push(r.tool.name());
+        }
     }
-    let mut h = String::from("<h2>Scaling</h2>\n");
-    for (title, svg, points) in sweeps {
-        h.push_str(&charts.add(title, svg));
-        h.push_str(&points);
+    let title = match names.len() {
+        1..=3 => format!("pario report: {}", names.join(", ")),
+        n => format!("pario report: {n} results"),
+    };
+    let began = results.iter().find_map(|r| {
+        r.about()
+            .into_iter()
+            .find(|(k, _)| k == "began")
+            .map(|(_, v)| v)
+    });
+    let mut sub = format!(
+        "{} result{} of {}",
+        results.len(),
+        if results.len() == 1 { "" } else { "s" },
+        tools.join(", ")
+    );
+    if let Some(b) = began {
+        let _ = write!(sub, ", the first begun {}", escape(&b));
     }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\n<header>\n<h1>pario report</h1>\n\
+         <p class=\"sub\">{sub}; written by pario {}</p>\n",
+        escape(&title),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn overview_body(results: &[Loaded], baseline: usize) -> String {
+    let mut h = overview::table(results, baseline);
+    let _ = write!(
+        h,
+        "<p class=\"note\">Median and range over each figure's repetitions. Against the \
+         baseline ({}): the ratio of the medians, and whether the difference is beyond the \
+         noise as <code>pario compare</code> decides: both figures have two repetitions or more \
+         and their ranges do not overlap.</p>\n",
+        escape(&results[baseline].name)
+    );
     h
 }
 
-/// io500's score and phases: one chart for bandwidth, one for metadata,
-/// the results side by side.
-fn io500(results: &[Loaded], charts: &mut Charts) -> String {
-    let runs: Vec<&Loaded> = results.iter().filter(|r| r.is_io500()).collect();
-    if runs.is_empty() {
-        return String::new();
+/// A chart's title: the tool, the figure, and what the results in it
+/// share of their workloads.
+pub fn title(results: &[&Loaded], figure: &str, suffix: &str) -> String {
+    let first = results[0];
+    let label = figure_label(first, figure);
+    let t = format!("{} {label}{suffix}", first.tool.name());
+    titled(t, results)
+}
+
+/// `head` and what `results` share of their workloads, as much as a
+/// title holds.
+pub fn titled(head: String, results: &[&Loaded]) -> String {
+    let others: Vec<&super::workload::Workload> = results.iter().map(|r| &r.workload).collect();
+    let mut t = head;
+    for n in (1..=4).rev() {
+        let common = results[0].workload.common(&others[1..], n);
+        if !common.is_empty() && t.len() + common.len() < 76 {
+            let _ = write!(t, ", {common}");
+            break;
+        }
     }
-    let mut h = String::from("<h2>IO500</h2>\n");
-    for r in &runs {
-        let _ = writeln!(h, "<h3>{}</h3>", escape(&r.name));
-        h.push_str(&table(
-            &["score", ""],
-            &pairs(r.score().unwrap_or_default()),
-        ));
-        let head = ["phase", "score", "unit", "time (s)", "validity"];
-        h.push_str(&table(&head, &r.io500_phases()));
-    }
-    for unit in ["GiB/s", "kIOPS"] {
-        // In the order io500 ran them (its timestamp is no phase).
-        let mut phases: Vec<String> = Vec::new();
-        for r in &runs {
-            for p in r.doc["phases"].as_array().into_iter().flatten() {
-                let name = p["name"].as_str().unwrap_or("timestamp");
-                let known = phases.iter().any(|n| n == name);
-                if p["unit"] == unit && name != "timestamp" && !known {
-                    phases.push(name.to_string());
-                }
+    t
+}
+
+/// One chart per figure with every result that has it; figures measured
+/// once in a table. A sweep's steps are in the scaling section, io500's
+/// phases in its own.
+fn figures(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
+    let shown = |r: &&Loaded| !r.is_io500();
+    let mut names: Vec<&String> = Vec::new();
+    for r in results.iter().filter(shown) {
+        for f in r.order.iter().filter(|f| !r.steps.contains_key(*f)) {
+            if !names.contains(&f) {
+                names.push(f);
             }
         }
-        let series: Vec<(String, Vec<f64>)> = runs
-            .iter()
-            .map(|r| {
-                let v = phases
-                    .iter()
-                    .map(|p| {
-                        r.figures
-                            .get(p)
-                            .and_then(|f| f.values.first().copied())
-                            .unwrap_or(0.0)
-                    })
-                    .collect();
-                (r.name.clone(), v)
-            })
-            .collect();
-        if !phases.is_empty() {
-            let title = format!("IO500 phases ({unit})");
-            let svg = charts::grouped(&title, unit, &phases, &series);
-            h.push_str(&charts.add(title, svg));
-        }
     }
-    h
-}
-
-/// Each figure: its repetitions per result, and mean, min and max (io500's
-/// phases are charted above).
-fn figures(results: &[Loaded], charts: &mut Charts) -> String {
-    let others = || results.iter().filter(|r| !r.is_io500());
-    let names: BTreeSet<&String> = others().flat_map(|r| r.figures.keys()).collect();
     if names.is_empty() {
-        return String::new();
-    }
-    let mut h = String::from("<h2>Figures per repetition</h2>\n");
-    for name in names {
-        let series: Vec<(String, Vec<f64>)> = others()
-            .filter_map(|r| {
-                r.figures
-                    .get(name)
-                    .map(|f| (r.name.clone(), f.values.clone()))
-            })
-            .collect();
-        let unit = others()
-            .find_map(|r| r.figures.get(name).map(|f| f.unit.clone()))
-            .unwrap_or_default();
-        let svg = charts::repetitions(name, &unit, &series, None);
-        h.push_str(&charts.add(name.clone(), svg));
-        let rows: Vec<Vec<String>> = series
-            .iter()
-            .map(|(who, v)| {
-                let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
-                let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-                let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let n = v.len().to_string();
-                let f = |x: f64| format!("{x:.3}");
-                vec![who.clone(), n, f(mean), f(min), f(max)]
-            })
-            .collect();
-        h.push_str(&table(
-            &["result", "repetitions", "mean", "min", "max"],
-            &rows,
-        ));
-    }
-    h
-}
-
-/// Each figure's latency percentiles, the results' curves together.
-fn latency(results: &[Loaded], charts: &mut Charts) -> String {
-    let names: BTreeSet<&String> = results.iter().flat_map(|r| r.latency.keys()).collect();
-    if names.is_empty() {
-        return String::new();
+        return None;
     }
     let mut h = String::from(
-        "<h2>Latency percentiles</h2>\n<p>From the histogram files where given (every \
-         repetition merged), else the percentiles of each figure's first repetition.</p>\n",
+        "<p class=\"note\">One chart per figure, every result that has it in a row: each \
+         point a repetition, the line their range, the tick and the value beside it their \
+         median.</p>\n<div class=\"charts\">\n",
     );
+    let mut once: Vec<Vec<String>> = Vec::new();
     for name in names {
-        let curves: Vec<(String, Vec<(f64, f64)>)> = results
+        let having: Vec<(usize, &Loaded)> = results
             .iter()
-            .filter_map(|r| {
-                let c = r.latency.get(name)?;
-                let merged = r.merged.contains(name);
-                let who = match merged {
-                    true => format!("{} (all repetitions)", r.name),
-                    false => r.name.clone(),
-                };
-                Some((who, c.clone()))
+            .enumerate()
+            .filter(|(_, r)| shown(r) && r.figures.contains_key(name))
+            .collect();
+        let rows: Vec<Row> = having
+            .iter()
+            .map(|(i, r)| Row {
+                name: r.name.clone(),
+                result: *i,
+                values: r.figures[name].values.clone(),
             })
             .collect();
-        let title = format!("{name}: latency");
-        let svg = charts::percentiles(&title, &curves);
-        h.push_str(&charts.add(title, svg));
-    }
-    h
-}
-
-/// Task times: per figure, the fastest and slowest task of each
-/// repetition; with a task file, every task of the widest phase.
-fn stragglers(results: &[Loaded], charts: &mut Charts) -> String {
-    let names: BTreeSet<&String> = results.iter().flat_map(|r| r.spread.keys()).collect();
-    if names.is_empty() {
-        return String::new();
-    }
-    let mut h = String::from("<h2>Task times (stragglers)</h2>\n");
-    for name in names {
-        let series: Vec<_> = results
+        let who: Vec<&Loaded> = having.iter().map(|(_, r)| *r).collect();
+        let title = title(&who, name, "");
+        let unit = &who[0].figures[name].unit;
+        if rows.iter().map(|r| r.values.len()).sum::<usize>() < 2 {
+            let v = rows[0].values.first().copied().unwrap_or(f64::NAN);
+            let scale = human::scale_for(unit, v);
+            once.push(vec![title, rows[0].name.clone(), scale.text(v)]);
+            continue;
+        }
+        let max = rows
             .iter()
-            .filter_map(|r| r.spread.get(name).map(|s| (r.name.clone(), s.clone())))
-            .collect();
-        let title = format!("{name}: fastest to slowest task");
-        let svg = charts::spread(&title, &series);
+            .flat_map(|r| r.values.iter().copied())
+            .fold(0.0, f64::max);
+        let scale = human::scale_for(unit, max);
+        let svg = charts::dots(&title, &scale, &rows, None, HALF);
         h.push_str(&charts.add(title, svg));
     }
-    for r in results {
-        let accesses: BTreeSet<&str> = r.tasks.iter().map(|t| t.access.as_str()).collect();
-        for access in accesses {
-            let rows = sidefiles::widest_phase(&r.tasks, access);
-            let rep = rows.first().map_or(0, |t| t.iteration);
-            let title = format!("{}: every task, {access} #{rep}", r.name);
-            let svg = charts::tasks(&title, &rows);
-            h.push_str(&charts.add(title, svg));
-        }
-        if !r.times.is_empty() {
-            let _ = writeln!(h, "<h3>{}</h3>", escape(&r.name));
-            let head = [
-                "row",
-                "fastest (s)",
-                "mean (s)",
-                "slowest (s)",
-                "slowest task",
-            ];
-            h.push_str(&table(&head, &r.times));
-        }
+    h.push_str("</div>\n");
+    if !once.is_empty() {
+        h.push_str("<h3>Figures measured once</h3>\n");
+        h.push_str(&table(&["figure", "result", "value"], &once));
     }
-    h
+    Some(Section {
+        id: "figures",
+        heading: "Figures".into(),
+        body: h,
+    })
 }
 
-/// The page cache before each read, the suspect share marked, and the
-/// warnings given.
-fn page_cache(results: &[Loaded], charts: &mut Charts) -> String {
-    let series: Vec<(String, Vec<f64>)> = results
-        .iter()
-        .filter(|r| !r.cache.is_empty())
-        .map(|r| {
-            (
-                r.name.clone(),
-                r.cache.iter().map(|c| c.1 * 100.0).collect(),
-            )
-        })
-        .collect();
-    if series.is_empty() {
-        return String::new();
+/// Sweeps: each figure against the step's size, with its table.
+fn scaling(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
+    let sweeps = sweep::charts(results);
+    if sweeps.is_empty() {
+        return None;
     }
-    let mut h = String::from("<h2>Page cache before each read</h2>\n");
-    let title = "page cache before each read".to_string();
-    let limit = crate::pagecache::SUSPECT_FRACTION * 100.0;
-    let svg = charts::repetitions(&title, "% of the data cached", &series, Some(limit));
-    h.push_str(&charts.add(title, svg));
+    let mut h = String::from(
+        "<p class=\"note\">Each point a repetition, the medians joined; dashed: ideal \
+         scaling, linear from the smallest step. Efficiency: the figure per task (per node \
+         when the nodes vary) against the smallest step's; 100 % is ideal, below is \
+         sub-linear.</p>\n",
+    );
+    for s in sweeps {
+        h.push_str("<div class=\"pair\">");
+        h.push_str(&charts.add(s.title, s.svg));
+        h.push_str(&table(&s.head, &s.table));
+        h.push_str("</div>\n");
+    }
+    Some(Section {
+        id: "scaling",
+        heading: "Scaling".into(),
+        body: h,
+    })
+}
+
+/// The names of the figures some result has, in order of appearance.
+pub fn figure_names<'a>(
+    results: &'a [Loaded],
+    of: impl Fn(&'a Loaded) -> Vec<&'a String>,
+) -> Vec<&'a String> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
     for r in results {
-        let warnings: BTreeSet<&String> = r.cache.iter().filter_map(|c| c.2.as_ref()).collect();
-        for w in warnings {
-            let _ = writeln!(
-                h,
-                "<p class=\"warning\">{}: {}</p>",
-                escape(&r.name),
-                escape(w)
-            );
+        for f in of(r) {
+            if seen.insert(f) {
+                out.push(f);
+            }
         }
     }
-    h
+    out
 }

@@ -1,38 +1,28 @@
 //! `pario report RESULT.json... -o report.html`: results of any of pario's
-//! tools in one self-contained HTML page, compared side by side: each
-//! figure's repetitions, latency percentile curves on a log axis, and each
-//! tool's details. [`model`] reads the documents, [`charts`] draws the
-//! SVG, [`html`] writes the page.
+//! tools in one self-contained HTML page, compared: an overview first (a
+//! row per result with its workload, headline figures, the ratio to the
+//! baseline with compare's verdict, and its warnings), then a chart per
+//! figure with every result in it, scaling, latency, the tasks' times, the
+//! page cache, io500's phases, and each run's details. [`args`] reads the
+//! command line, [`model`] the documents, [`overview`], [`html`] and
+//! [`sections`] write the page, [`charts`], [`timeline`] and [`scaling`]
+//! draw the SVG, [`human`] says the numbers.
 
+pub mod args;
 pub mod charts;
 pub mod html;
+pub mod human;
 pub mod images;
 pub mod model;
+pub mod overview;
 pub mod scaling;
+pub mod sections;
 pub mod sidefiles;
+pub mod timeline;
+pub mod warnings;
+pub mod workload;
 
 use std::process::ExitCode;
-
-pub const HELP: &str =
-    "Usage: pario report RESULT.json [SIDE.csv ...] [RESULT.json ...] -o report.html [--images DIR]
-
-One self-contained HTML page (inline SVG, no script, nothing fetched) for
-results of ior (-O summaryFormat=JSON), mdtest and md-workbench
-(--summaryFormat=JSON) and io500 (result.json): the run's parameters, each
-figure's repetitions with mean, min and max, latency percentiles on a log
-axis, the fastest and slowest task of each repetition, the page cache
-before each read, stonewall counts, io500's phases and score. Several
-results are compared side by side.
-
-CSV files given after a result add to it: a latency histogram file
-(ior -O latencyHistogramFile=F, mdtest --latencyHistogramFile=F) gives
-each figure's full percentile curve, every repetition merged; ior's task
-file (-O saveRankPerformanceDetailsCSV=F) charts every task's open,
-transfer and close in the phase whose tasks differ most.
-
---images DIR also writes each chart there as SVG and PNG
-(01-<title>.svg, 01-<title>.png, ...), for papers and slides.
-";
 
 /// The exit status (2 for bad arguments or unreadable files).
 pub fn main(args: &[String]) -> ExitCode {
@@ -48,43 +38,30 @@ pub fn main(args: &[String]) -> ExitCode {
     }
 }
 
-fn run(args: &[String]) -> Result<String, String> {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        return Ok(HELP.trim_end().into());
+fn run(words: &[String]) -> Result<String, String> {
+    let a = args::parse(words).map_err(|e| e.0)?;
+    if a.help {
+        return Ok(args::help().trim_end().into());
     }
-    let mut out = None;
-    let mut images = None;
-    let mut inputs = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-o" => out = Some(it.next().ok_or("-o needs a file name")?.clone()),
-            "--images" => images = Some(it.next().ok_or("--images needs a directory")?.clone()),
-            s if s.starts_with('-') => {
-                return Err(format!("unknown option '{s}' (see pario report -h)"))
-            }
-            _ => inputs.push(a.clone()),
+    let (Some(out), false) = (&a.out, a.results.is_empty()) else {
+        return Err("no output file or no result (see pario report -h)".into());
+    };
+    let mut loaded = Vec::new();
+    for input in &a.results {
+        let mut r = model::Loaded::read(&input.path)?;
+        for side in &input.sides {
+            r.attach(sidefiles::read(side)?);
         }
+        loaded.push(r);
     }
-    let out = out.ok_or("no output file: -o report.html")?;
-    if inputs.is_empty() {
-        return Err("no result file (pario report RESULT.json... -o report.html)".into());
-    }
-    let mut loaded: Vec<model::Loaded> = Vec::new();
-    for path in &inputs {
-        if path.ends_with(".csv") {
-            let side = sidefiles::read(path)?;
-            let owner = loaded
-                .last_mut()
-                .ok_or_else(|| format!("{path}: a CSV file goes after the result it belongs to"))?;
-            owner.attach(side);
-        } else {
-            loaded.push(model::Loaded::read(path)?);
-        }
-    }
-    let (page, charts) = html::page(&loaded);
-    std::fs::write(&out, &page).map_err(|e| format!("{out}: {e}"))?;
-    if let Some(dir) = &images {
+    name(&mut loaded, &a.results);
+    let baseline = match &a.baseline {
+        Some(b) => args::baseline_of(&a.results, b)?,
+        None => 0,
+    };
+    let (page, charts) = html::page(&loaded, baseline);
+    std::fs::write(out, &page).map_err(|e| format!("{out}: {e}"))?;
+    if let Some(dir) = &a.images {
         images::write(dir, &charts)?;
     }
     Ok(format!(
@@ -92,4 +69,16 @@ fn run(args: &[String]) -> Result<String, String> {
         page.len(),
         loaded.len()
     ))
+}
+
+/// Each result's name: its `--label`, else what tells it apart.
+fn name(loaded: &mut [model::Loaded], inputs: &[args::Input]) {
+    let named: Vec<_> = loaded
+        .iter()
+        .map(|r| (r.tool, &r.workload, r.file.as_str()))
+        .collect();
+    let names = workload::names(&named);
+    for ((r, input), name) in loaded.iter_mut().zip(inputs).zip(names) {
+        r.name = input.label.clone().unwrap_or(name);
+    }
 }

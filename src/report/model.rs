@@ -1,19 +1,19 @@
 //! What the report shows of a result document: its figures (those `pario
-//! compare` reads) and, from the same walk over the document, each figure's
-//! latency, task times, page cache and stonewall per repetition; a few lines
-//! about the run and its parameters; and what the CSV files given after it
-//! add (full histograms, every task's times).
-//!
-//! Sweeps (issue 17, item 1): a result whose steps differ in task or node
-//! count would add a scaling chart here (figure per step against tasks);
-//! mdtest's `tests` array is such a list of steps already.
+//! compare` reads, in the document's order) and, from the same walk over
+//! the document, each figure's latency, task times, page cache, stonewall
+//! and a sweep's steps per repetition; its workload in words and its
+//! warnings; a few lines about the run and its parameters; and what the CSV
+//! files given after it add (full histograms, every task's times).
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::human;
 use super::sidefiles::{self, Side, TaskRow};
-use crate::compare::{collect, samples, Figure, Sample};
+use super::warnings;
+use super::workload::{self, Tool, Workload};
+use crate::compare::{collect, samples, Figure, Sample, Step};
 
 /// A latency curve: (fraction of operations at or below, seconds).
 pub type Curve = Vec<(f64, f64)>;
@@ -26,9 +26,22 @@ pub type CacheRow = (String, f64, Option<String>);
 
 /// A result file, read.
 pub struct Loaded {
+    /// The file as given, and its name.
+    pub path: String,
+    pub file: String,
+    /// The name the page gives it (`--label`, else from its workload).
     pub name: String,
+    pub tool: Tool,
+    pub workload: Workload,
+    pub warnings: Vec<String>,
     pub doc: Value,
     pub figures: BTreeMap<String, Figure>,
+    /// The figures' names in the document's order.
+    pub order: Vec<String>,
+    /// A sweep's figures: what the steps have in common, and the step.
+    pub steps: BTreeMap<String, (String, Step)>,
+    /// ior's operations per second, per figure and repetition.
+    pub iops: BTreeMap<String, Vec<f64>>,
     /// Per figure: from the merged histograms when a histogram file was
     /// given, else the percentiles of its first repetition that has them.
     pub latency: BTreeMap<String, Curve>,
@@ -49,12 +62,27 @@ impl Loaded {
     pub fn read(path: &str) -> Result<Loaded, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-        let name = std::path::Path::new(path)
+        let file = std::path::Path::new(path)
             .file_name()
             .map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
         let walked = samples(&doc).map_err(|e| format!("{path}: {e}"))?;
+        let tool = Tool::of(&doc);
         let figures = collect(&walked);
+        let mut order: Vec<String> = Vec::new();
+        for s in walked.iter().filter(|s| figures.contains_key(&s.figure)) {
+            if !order.contains(&s.figure) {
+                order.push(s.figure.clone());
+            }
+        }
+        let steps = sweep_steps(&walked);
+        let mut iops: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for s in &walked {
+            if let Some(v) = s.source["iops"].as_f64() {
+                iops.entry(s.figure.clone()).or_default().push(v);
+            }
+        }
         let latency = latency(&walked);
+        let warnings = warnings::of(tool, &doc, &walked);
         let IorRows {
             spread,
             times,
@@ -63,9 +91,17 @@ impl Loaded {
         } = ior_rows(&walked);
         drop(walked);
         Ok(Loaded {
-            name,
+            path: path.to_string(),
+            name: file.clone(),
+            file,
+            tool,
+            workload: workload::of(tool, &doc),
+            warnings,
             doc,
             figures,
+            order,
+            steps,
+            iops,
             latency,
             merged: Vec::new(),
             spread,
@@ -74,6 +110,14 @@ impl Loaded {
             stonewall,
             tasks: Vec::new(),
         })
+    }
+
+    /// Whether the result is a sweep (steps of different sizes).
+    pub fn is_sweep(&self) -> bool {
+        let mut steps: Vec<Step> = self.steps.values().map(|(_, s)| *s).collect();
+        steps.sort();
+        steps.dedup();
+        steps.len() > 1
     }
 
     /// Adds what a CSV file given after this result holds.
@@ -91,7 +135,7 @@ impl Loaded {
     }
 
     pub fn is_io500(&self) -> bool {
-        self.doc["score"].is_object()
+        self.tool == Tool::Io500
     }
 
     /// The run in a few lines: the command, when, where, how many tasks.
@@ -150,33 +194,57 @@ impl Loaded {
         out
     }
 
-    /// io500's score: total, bandwidth, metadata, validity.
+    /// io500's score: total, bandwidth, metadata, validity, hash.
     pub fn score(&self) -> Option<Vec<(String, String)>> {
-        let s = self.doc["score"].as_object()?;
-        let mut rows: Vec<(String, String)> = s.iter().map(|(k, v)| (k.clone(), text(v))).collect();
-        rows.sort_by_key(|(k, _)| k != "total");
-        Some(rows)
+        let s = &self.doc["score"];
+        s.as_object()?;
+        let figure = |key: &str, unit: &str| {
+            let v = s[key].as_f64().unwrap_or(f64::NAN);
+            human::scale_for(unit, v).text(v)
+        };
+        Some(vec![
+            ("total".into(), figure("total", "")),
+            ("bandwidth".into(), figure("bandwidth_gib_s", "GiB/s")),
+            ("metadata".into(), figure("metadata_kiops", "kIOPS")),
+            ("valid".into(), text(&s["valid"])),
+            ("hash".into(), text(&s["hash"])),
+        ])
     }
 
-    /// io500's phases with their verdicts.
+    /// io500's phases (its timestamp is none) with their verdicts.
     pub fn io500_phases(&self) -> Vec<Vec<String>> {
         let phases = self.doc["phases"].as_array().into_iter().flatten();
         phases
-            .filter(|p| p["name"].is_string())
+            .filter(|p| p["name"].is_string() && p["name"] != "timestamp")
             .map(|p| {
                 let invalid = p["invalid"].as_array().map_or(0, Vec::len);
+                let score = p["score"].as_f64().unwrap_or(0.0);
                 vec![
                     text(&p["name"]),
-                    format!("{:.6}", p["score"].as_f64().unwrap_or(0.0)),
-                    text(&p["unit"]),
-                    format!("{:.3}", p["t_delta_s"].as_f64().unwrap_or(0.0)),
+                    human::scale_for(p["unit"].as_str().unwrap_or(""), score).text(score),
+                    human::duration(p["t_delta_s"].as_f64().unwrap_or(0.0)),
                     match invalid {
                         0 => "valid".into(),
-                        n => format!("INVALID ({n})"),
+                        n => format!("invalid ({n} reasons)"),
                     },
                 ]
             })
             .collect()
+    }
+}
+
+/// The figures of a sweep's steps (none unless the steps differ).
+fn sweep_steps(walked: &[Sample<'_>]) -> BTreeMap<String, (String, Step)> {
+    let mut out = BTreeMap::new();
+    for s in walked {
+        if let Some(step) = s.step {
+            out.insert(s.figure.clone(), (s.what.clone(), step));
+        }
+    }
+    let first = out.values().next().map(|(_, s)| *s);
+    match out.values().any(|(_, s)| Some(*s) != first) {
+        true => out,
+        false => BTreeMap::new(),
     }
 }
 

@@ -1,0 +1,160 @@
+//! The overview the page opens with: a row per result (its figures under
+//! it) with the workload in words, each headline figure's median and range
+//! over the repetitions, the ratio to the baseline and whether the
+//! difference is beyond the noise as `pario compare` decides, and every
+//! warning next to its result.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::charts::hex;
+use super::html::escape;
+use super::human::{self, scale_for};
+use super::model::Loaded;
+use super::workload::{figure_words, Tool};
+use crate::compare::{compare, Figure, Row, Verdict};
+use crate::stats::median;
+
+/// How the page names a figure of a result (see
+/// [`figure_words`](super::workload::figure_words)).
+pub fn figure_label(r: &Loaded, figure: &str) -> String {
+    match r.steps.get(figure) {
+        Some((what, step)) => figure_words(what, Some(step.tasks)),
+        None => figure_words(figure, None),
+    }
+}
+
+/// The figures the overview shows of a result, in order: every figure,
+/// and io500's bandwidth and metadata scores.
+pub fn headline(r: &Loaded) -> Vec<(String, Figure)> {
+    let mut out: Vec<(String, Figure)> = r
+        .order
+        .iter()
+        .map(|f| (f.clone(), r.figures[f].clone()))
+        .collect();
+    if r.tool == Tool::Io500 {
+        out.retain(|(name, _)| name == "score");
+        for (key, name, unit) in [
+            ("bandwidth_gib_s", "bandwidth", "GiB/s"),
+            ("metadata_kiops", "metadata", "kIOPS"),
+        ] {
+            if let Some(v) = r.doc["score"][key].as_f64() {
+                let unit = unit.to_string();
+                out.push((
+                    name.into(),
+                    Figure {
+                        unit,
+                        values: vec![v],
+                    },
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The overview table.
+pub fn table(results: &[Loaded], baseline: usize) -> String {
+    let figures: Vec<Vec<(String, Figure)>> = results.iter().map(headline).collect();
+    let base: BTreeMap<String, Figure> = figures[baseline].iter().cloned().collect();
+    let mut h = String::from(
+        "<table class=\"overview\"><thead><tr><th>Result</th><th>Workload</th><th>Figure</th>\
+         <th>Median</th><th>Range over the repetitions</th><th>Against the baseline</th></tr></thead>\n",
+    );
+    for (i, r) in results.iter().enumerate() {
+        let mine: BTreeMap<String, Figure> = figures[i].iter().cloned().collect();
+        let rows = compare(&base, &mine);
+        let span = figures[i].len().max(1) + r.warnings.len();
+        let _ = write!(
+            h,
+            "<tbody class=\"result\" id=\"result-{n}\"><tr><td rowspan=\"{span}\" class=\"who\">\
+             <span class=\"swatch\" data-colour=\"{c}\" style=\"background:{c}\"></span>\
+             <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>\
+             <td rowspan=\"{span}\" class=\"workload\">{words}</td>",
+            n = i + 1,
+            c = hex(i),
+            name = escape(&r.name),
+            file = escape(&r.file),
+            tool = r.tool.name(),
+            words = escape(&r.workload.words()),
+        );
+        if figures[i].is_empty() {
+            h.push_str("<td colspan=\"4\">no figure</td></tr>\n");
+        }
+        for (k, (name, f)) in figures[i].iter().enumerate() {
+            if k > 0 {
+                h.push_str("<tr>");
+            }
+            let against = match (i == baseline, rows.iter().find(|row| row.figure == *name)) {
+                (true, _) => "<td class=\"verdict base\">baseline</td>".to_string(),
+                (false, Some(row)) => verdict(row, &base[name], f),
+                (false, None) => "<td class=\"verdict none\">not in the baseline</td>".into(),
+            };
+            let _ = writeln!(
+                h,
+                "<td>{}</td>{}{against}</tr>",
+                escape(&figure_label(r, name)),
+                figure_cells(r, name, f),
+            );
+        }
+        for w in &r.warnings {
+            let _ = writeln!(
+                h,
+                "<tr class=\"warning\"><td colspan=\"4\"><span class=\"sign\">⚠</span> {}</td></tr>",
+                escape(w)
+            );
+        }
+        h.push_str("</tbody>\n");
+    }
+    h.push_str("</table>\n");
+    h
+}
+
+/// The median (with ior's operations per second under it) and the range.
+fn figure_cells(r: &Loaded, name: &str, f: &Figure) -> String {
+    let v = &f.values;
+    let m = median(v);
+    let scale = scale_for(&f.unit, m);
+    let mut median_cell = format!("<b>{}</b>", escape(&scale.text(m)));
+    if let Some(iops) = r.iops.get(name) {
+        let i = median(iops);
+        let ops = scale_for("ops/s", i);
+        let _ = write!(median_cell, "<small>{}</small>", escape(&ops.text(i)));
+    }
+    let range = match v.len() {
+        0 => "-".to_string(),
+        1 => "1 repetition".to_string(),
+        n => {
+            let (lo, hi) = v
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+                    (l.min(*x), h.max(*x))
+                });
+            let scale = scale_for(&f.unit, hi);
+            let spread = (hi - lo) / 2.0 / m.abs().max(f64::MIN_POSITIVE) * 100.0;
+            format!(
+                "{} – {} <small>±{} %, {n} repetitions</small>",
+                escape(&human::number(scale.of(lo))),
+                escape(&scale.text(hi)),
+                human::number(spread),
+            )
+        }
+    };
+    format!("<td class=\"num\">{median_cell}</td><td class=\"num\">{range}</td>")
+}
+
+/// The ratio of the medians and compare's verdict on the ranges.
+fn verdict(row: &Row, base: &Figure, mine: &Figure) -> String {
+    let ratio = median(&mine.values) / median(&base.values);
+    let class = match row.verdict {
+        Verdict::Faster => "faster",
+        Verdict::Slower => "slower",
+        Verdict::WithinNoise => "noise",
+        Verdict::NoRepetitions => "none",
+    };
+    format!(
+        "<td class=\"verdict {class}\"><b>{}</b> {}</td>",
+        human::ratio(ratio),
+        row.verdict.words()
+    )
+}

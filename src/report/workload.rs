@@ -1,0 +1,401 @@
+//! A result's workload in words (`1 MiB transfers, 16 MiB blocks, file per
+//! process, 2 tasks on 1 node, POSIX`), read from its document; and the
+//! names of results from what tells them apart.
+
+use serde_json::Value;
+
+use super::human::bytes;
+
+/// Which tool wrote a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    Ior,
+    Mdtest,
+    MdWorkbench,
+    Io500,
+}
+
+impl Tool {
+    /// From the document's layout (the one `compare::samples` reads).
+    pub fn of(doc: &Value) -> Tool {
+        let tests = doc["tests"].as_array();
+        match tests {
+            _ if doc["score"].is_object() => Tool::Io500,
+            Some(t) if t.iter().any(|t| t["Results"].is_array()) => Tool::Ior,
+            Some(_) => Tool::Mdtest,
+            None => Tool::MdWorkbench,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Ior => "ior",
+            Tool::Mdtest => "mdtest",
+            Tool::MdWorkbench => "md-workbench",
+            Tool::Io500 => "io500",
+        }
+    }
+}
+
+/// What a run did, as (aspect, words) in the order they are said.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Workload {
+    pub attrs: Vec<(&'static str, String)>,
+}
+
+/// Aspects that name a result or title a chart; the others (repetitions,
+/// dates) only describe it.
+const DISTINGUISHING: [&str; 15] = [
+    "transfer", "files", "block", "segments", "offsets", "fsync", "direct", "items", "tree",
+    "data", "objects", "tasks", "nodes", "api", "mode",
+];
+
+impl Workload {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every aspect, in a sentence.
+    pub fn words(&self) -> String {
+        said(self.attrs.iter())
+    }
+
+    /// The first `max` aspects that name or title in which `others` are
+    /// the same, in a sentence (a chart's title).
+    pub fn common(&self, others: &[&Workload], max: usize) -> String {
+        let shared = self
+            .distinguishing()
+            .filter(|(k, v)| others.iter().all(|o| o.get(k) == Some(v)))
+            .take(max);
+        said(shared)
+    }
+
+    /// The aspects that name or title, in order.
+    pub fn distinguishing(&self) -> impl Iterator<Item = &(&'static str, String)> {
+        self.attrs
+            .iter()
+            .filter(|(k, _)| DISTINGUISHING.contains(k))
+    }
+}
+
+/// Aspects in a sentence: `2 tasks on 1 node`, the rest between commas.
+fn said<'a>(attrs: impl Iterator<Item = &'a (&'static str, String)>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for (k, v) in attrs {
+        match (*k, parts.last_mut()) {
+            // "2 tasks on 1 node".
+            ("nodes", Some(last)) if last.ends_with("tasks") || last.ends_with("task") => {
+                last.push_str(&format!(" on {v}"));
+            }
+            _ => parts.push(v.clone()),
+        }
+    }
+    parts.join(", ")
+}
+
+fn count(n: u64, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
+fn u(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| v.as_i64().map(|i| i.max(0) as u64))
+}
+
+fn on(v: &Value) -> bool {
+    v.as_bool().unwrap_or(false) || u(v).unwrap_or(0) > 0
+}
+
+/// The workload of a result document of `tool`.
+pub fn of(tool: Tool, doc: &Value) -> Workload {
+    let mut w = Workload::default();
+    let mut add = |k: &'static str, v: Option<String>| {
+        if let Some(v) = v {
+            w.attrs.push((k, v));
+        }
+    };
+    match tool {
+        Tool::Ior => ior(doc, &mut add),
+        Tool::Mdtest => mdtest(doc, &mut add),
+        Tool::MdWorkbench => md_workbench(doc, &mut add),
+        Tool::Io500 => {
+            add("mode", doc["mode"].as_str().map(|m| format!("{m} mode")));
+            add("tasks", u(&doc["procs"]).map(|n| count(n, "task", "tasks")));
+        }
+    }
+    w
+}
+
+type Add<'a> = dyn FnMut(&'static str, Option<String>) + 'a;
+
+fn ior(doc: &Value, add: &mut Add<'_>) {
+    let tests = doc["tests"].as_array().map_or(&[][..], Vec::as_slice);
+    let Some(first) = tests.first() else { return };
+    let p = &first["Parameters"];
+    add(
+        "transfer",
+        u(&p["transferSize"]).map(|b| format!("{} transfers", bytes(b))),
+    );
+    add(
+        "block",
+        u(&p["blockSize"]).map(|b| format!("{} blocks", bytes(b))),
+    );
+    let segments = u(&p["segmentCount"]).filter(|n| *n > 1);
+    add("segments", segments.map(|n| format!("{n} segments")));
+    let per_process = on(&p["filePerProc"]);
+    add(
+        "files",
+        Some(
+            if per_process {
+                "file per process"
+            } else {
+                "shared file"
+            }
+            .into(),
+        ),
+    );
+    add(
+        "offsets",
+        on(&p["randomOffset"]).then(|| "random offsets".into()),
+    );
+    add("fsync", on(&p["fsync"]).then(|| "fsync at close".into()));
+    let command = doc["Command line"].as_str().unwrap_or("");
+    add(
+        "direct",
+        command.contains("odirect").then(|| "O_DIRECT".into()),
+    );
+    add(
+        "reorder",
+        on(&p["reorderTasks"]).then(|| "reads another node's data".into()),
+    );
+    let steps: Vec<u64> = tests
+        .iter()
+        .filter_map(|t| u(&t["sweepStep"]["tasks"]))
+        .collect();
+    let tasks = match steps.len() {
+        0 | 1 => u(&p["numTasks"]).map(|n| count(n, "task", "tasks")),
+        _ => Some(format!("{} tasks", sweep(&steps))),
+    };
+    add("tasks", tasks);
+    add(
+        "nodes",
+        u(&doc["pario"]["nodes"]).map(|n| count(n, "node", "nodes")),
+    );
+    add("api", p["api"].as_str().map(str::to_string));
+    add(
+        "repetitions",
+        u(&p["repetitions"]).map(|n| count(n, "repetition", "repetitions")),
+    );
+    if tests.len() > steps.len().max(1) {
+        add("tests", Some(format!("{} tests", tests.len())));
+    }
+}
+
+/// A sweep's task counts: `4, 2, 1`, or `1 to 64` when there are many.
+fn sweep(steps: &[u64]) -> String {
+    match steps {
+        [a, .., b] if steps.len() > 4 => format!("{a} to {b}"),
+        _ => {
+            let s: Vec<String> = steps.iter().map(u64::to_string).collect();
+            s.join(", ")
+        }
+    }
+}
+
+fn mdtest(doc: &Value, add: &mut Add<'_>) {
+    let p = &doc["Parameters"];
+    add(
+        "items",
+        u(&p["items"]).map(|n| format!("{n} items per task")),
+    );
+    let (depth, branch) = (
+        u(&p["depth"]).unwrap_or(0),
+        u(&p["branch_factor"]).unwrap_or(1),
+    );
+    add(
+        "tree",
+        (depth > 0).then(|| format!("tree of depth {depth}, {branch} wide")),
+    );
+    let (w, r) = (
+        u(&p["write_bytes"]).unwrap_or(0),
+        u(&p["read_bytes"]).unwrap_or(0),
+    );
+    let data = match (w, r) {
+        (0, 0) => None,
+        (w, r) if w == r || r == 0 => Some(format!("{} per file", bytes(w))),
+        (w, r) => Some(format!("{} written, {} read per file", bytes(w), bytes(r))),
+    };
+    add("data", data);
+    add(
+        "files",
+        on(&p["unique_dir_per_task"]).then(|| "a directory per task".into()),
+    );
+    let steps: Vec<u64> = doc["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| u(&t["tasks"]))
+        .collect();
+    let tasks = match steps[..] {
+        [n] => Some(count(n, "task", "tasks")),
+        [] => None,
+        _ => Some(format!("{} tasks", sweep(&steps))),
+    };
+    add("tasks", tasks);
+    add(
+        "nodes",
+        u(&doc["pario"]["nodes"]).map(|n| count(n, "node", "nodes")),
+    );
+    add("api", p["api"].as_str().map(str::to_string));
+    add(
+        "repetitions",
+        u(&p["iterations"]).map(|n| count(n, "repetition", "repetitions")),
+    );
+}
+
+fn md_workbench(doc: &Value, add: &mut Add<'_>) {
+    let sets = u(&doc["data_sets"]).unwrap_or(0);
+    let objects = u(&doc["objects_per_set"]).unwrap_or(0);
+    let pre = u(&doc["precreate_per_set"]).unwrap_or(0);
+    add(
+        "objects",
+        Some(format!(
+            "{} of {objects} objects ({pre} precreated)",
+            count(sets, "data set", "data sets")
+        )),
+    );
+    add(
+        "data",
+        u(&doc["object_size"]).map(|b| format!("{} per object", bytes(b))),
+    );
+    add("tasks", u(&doc["tasks"]).map(|n| count(n, "task", "tasks")));
+    add(
+        "nodes",
+        u(&doc["pario"]["nodes"]).map(|n| count(n, "node", "nodes")),
+    );
+    let api = doc["args"].as_str().and_then(api_of);
+    add("api", api);
+    add(
+        "repetitions",
+        u(&doc["iterations"]).map(|n| count(n, "iteration", "iterations")),
+    );
+}
+
+/// The `-a` of md-workbench's quoted command line.
+fn api_of(args: &str) -> Option<String> {
+    let words: Vec<&str> = args
+        .split_whitespace()
+        .map(|w| w.trim_matches('"'))
+        .collect();
+    let at = words.iter().position(|w| *w == "-a")?;
+    words.get(at + 1).map(|w| w.to_string())
+}
+
+/// How the page names a figure: `write` (ior's first test), `test 1
+/// write`, `File creation` (mdtest's figures name their task count), and a
+/// sweep's step after it: `write, 4 tasks`.
+pub fn figure_words(what: &str, step: Option<u64>) -> String {
+    let what = what.strip_prefix("test 0 ").unwrap_or(what);
+    let what = match what.split_once(" tasks: ") {
+        Some((n, op)) if n.parse::<u64>().is_ok() => op,
+        _ => what,
+    };
+    match step {
+        Some(1) => format!("{what}, 1 task"),
+        Some(n) => format!("{what}, {n} tasks"),
+        None => what.to_string(),
+    }
+}
+
+/// Names for results without a label: the tool and the aspects in which
+/// results of the same tool differ; the file name when none differ (the
+/// same workload run twice); numbered when names still repeat.
+pub fn names(results: &[(Tool, &Workload, &str)]) -> Vec<String> {
+    let mut names: Vec<String> = results
+        .iter()
+        .map(|(tool, w, file)| {
+            let same_tool: Vec<&Workload> = results
+                .iter()
+                .filter(|(t, ..)| t == tool)
+                .map(|(_, w, _)| *w)
+                .collect();
+            let differ: Vec<&str> = w
+                .distinguishing()
+                .filter(|(k, v)| same_tool.iter().any(|o| o.get(k) != Some(v)))
+                .map(|(_, v)| v.as_str())
+                .take(3)
+                .collect();
+            match (same_tool.len(), differ.is_empty()) {
+                (1, _) => tool.name().to_string(),
+                (_, true) => file.trim_end_matches(".json").to_string(),
+                _ => format!("{} {}", tool.name(), differ.join(", ")),
+            }
+        })
+        .collect();
+    for i in 0..names.len() {
+        let same = names[..i].iter().filter(|n| **n == names[i]).count();
+        if same > 0 || names[i + 1..].contains(&names[i]) {
+            names[i] = format!("{} ({})", names[i], same + 1);
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(attrs: &[(&'static str, &str)]) -> Workload {
+        Workload {
+            attrs: attrs.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+        }
+    }
+
+    #[test]
+    fn results_are_named_by_what_tells_them_apart() {
+        let a = w(&[
+            ("transfer", "1 MiB transfers"),
+            ("tasks", "2 tasks"),
+            ("repetitions", "5"),
+        ]);
+        let b = w(&[
+            ("transfer", "4 KiB transfers"),
+            ("tasks", "2 tasks"),
+            ("repetitions", "3"),
+        ]);
+        let m = w(&[("items", "200 items per task")]);
+        let named = names(&[
+            (Tool::Ior, &a, "x.json"),
+            (Tool::Ior, &b, "y.json"),
+            (Tool::Mdtest, &m, "m.json"),
+        ]);
+        assert_eq!(
+            named,
+            ["ior 1 MiB transfers", "ior 4 KiB transfers", "mdtest"]
+        );
+        let named = names(&[
+            (Tool::Ior, &a, "before.json"),
+            (Tool::Ior, &a, "after.json"),
+        ]);
+        assert_eq!(named, ["before", "after"]);
+        let named = names(&[(Tool::Ior, &a, "r.json"), (Tool::Ior, &a, "r.json")]);
+        assert_eq!(named, ["r (1)", "r (2)"]);
+    }
+
+    #[test]
+    fn the_workload_in_a_sentence() {
+        let a = w(&[
+            ("transfer", "1 MiB transfers"),
+            ("tasks", "2 tasks"),
+            ("nodes", "1 node"),
+        ]);
+        assert_eq!(a.words(), "1 MiB transfers, 2 tasks on 1 node");
+        assert_eq!(sweep(&[4, 2, 1]), "4, 2, 1");
+        assert_eq!(sweep(&[1, 2, 4, 8, 16]), "1 to 16");
+    }
+}
