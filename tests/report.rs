@@ -9,19 +9,33 @@ use tempfile::tempdir;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compare");
 
-/// Charts, and what a browser would fetch (the SVG namespace is a name).
+/// Charts, and what a browser would fetch (the SVG namespace is a name;
+/// links go to anchors of the page).
 fn check_self_contained(html: &str) {
     assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..100]);
     assert!(!html.contains("<script"), "no script");
-    for attr in ["src=", "href=", "url(", "@import"] {
+    for attr in ["src=", "url(", "@import"] {
         assert!(!html.contains(attr), "{attr} in the page");
     }
+    assert_eq!(
+        html.matches("href=").count(),
+        html.matches("href=\"#").count()
+    );
     let fetched = html.matches("http").count();
     assert_eq!(fetched, html.matches("http://www.w3.org/2000/svg").count());
 }
 
+/// The overview's rows of the result named `name`.
+fn overview_of<'a>(html: &'a str, name: &str) -> &'a str {
+    let overview = &html[html.find("<table class=\"overview\"").unwrap()..];
+    let overview = &overview[..overview.find("</table>").unwrap()];
+    let at = overview.find(&format!(">{name}</a>")).unwrap();
+    let rows = &overview[at..];
+    &rows[..rows.find("</tbody>").unwrap()]
+}
+
 #[test]
-fn fixed_results_give_one_chart_per_figure() {
+fn fixed_results_are_compared_in_the_overview_and_charted_per_figure() {
     let dir = tempdir().unwrap();
     let out = dir.path().join("r.html");
     let (a, b) = (format!("{DATA}/a.json"), format!("{DATA}/b.json"));
@@ -29,19 +43,52 @@ fn fixed_results_give_one_chart_per_figure() {
     r.ok();
     let html = std::fs::read_to_string(&out).unwrap();
     check_self_contained(&html);
-    // Two figures (write, read): two charts, each with its bars.
+    // The overview comes first, each result named by its file (their
+    // workloads are the same), b against a as compare says: write 1260
+    // against a median of 1050, the ranges apart; read within the noise.
+    let overview = html.find("<table class=\"overview\"").unwrap();
+    assert!(overview < html.find("<svg").unwrap());
+    assert!(overview_of(&html, "a").contains("baseline"));
+    let b_rows = overview_of(&html, "b");
+    let write = &b_rows[b_rows.find("<td>write</td>").unwrap()..];
+    let write = &write[..write.find("</tr>").unwrap()];
+    assert!(write.contains("<b>1.23 GiB/s</b>"), "{write}");
+    assert!(
+        write.contains("<b>×1.20</b> faster, beyond the noise"),
+        "{write}"
+    );
+    let read = &b_rows[b_rows.find("<td>read</td>").unwrap()..];
+    assert!(read.contains("<b>×1.01</b> within the noise"), "{read}");
+    // Two figures: two charts, each with both results' repetitions.
     assert_eq!(html.matches("<svg").count(), 2);
-    assert!(html.contains(">a.json</h2>") && html.contains(">b.json</h2>"));
-    // Four repetitions per figure are drawn as four filled bars plus the
-    // legend's two swatches.
     let write = html
         .split("<svg")
-        .find(|s| s.contains("test 0 write"))
+        .skip(1)
+        .find(|s| s.contains("ior write"))
         .unwrap();
-    assert!(write.matches("<rect").count() >= 6, "{write}");
+    assert_eq!(write.matches("<circle").count(), 4, "{write}");
+
+    // Labels name the results, and another baseline turns the ratios.
+    let args = [
+        "report",
+        "--label",
+        "before",
+        &a,
+        "--label",
+        "after",
+        &b,
+        "-o",
+        out.to_str().unwrap(),
+        "--baseline",
+        "after",
+    ];
+    pario(dir.path(), &args).ok();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(overview_of(&html, "after").contains("baseline"));
+    let before = overview_of(&html, "before");
     assert!(
-        html.contains("<td>1260.000</td>"),
-        "the table of b's repetitions"
+        before.contains("<b>×0.83</b> slower, beyond the noise"),
+        "{before}"
     );
 }
 
@@ -94,14 +141,30 @@ fn real_results_chart_latency_and_details() {
     r.ok();
     let html = std::fs::read_to_string(&out).unwrap();
     check_self_contained(&html);
-    assert!(html.contains("<h2>Latency percentiles</h2>"));
+    for section in ["overview", "figures", "latency", "tasks", "runs"] {
+        assert!(
+            html.contains(&format!("<section id=\"{section}\">")),
+            "{section}"
+        );
+        assert!(
+            html.contains(&format!("<a href=\"#{section}\">")),
+            "{section}"
+        );
+    }
+    // One result has the ior figures: their curves share a chart.
     assert!(
-        html.contains("test 0 write: latency"),
-        "ior's latency curve"
+        html.contains("data-chart=\"ior latency"),
+        "ior's latency curves"
     );
-    assert!(html.contains("benchmark read: latency"), "md-workbench's");
-    assert!(html.contains("test 0 write: fastest to slowest task"));
-    assert!(html.contains("<h2>Task times (stragglers)</h2>"));
+    assert!(
+        html.contains("data-chart=\"md-workbench latency"),
+        "md-workbench's"
+    );
+    assert!(html.contains("data-chart=\"ior fastest to slowest task"));
+    // The runs' details are folded.
+    assert_eq!(html.matches("<details class=\"run\"").count(), 2);
+    // DUMMY's phases last microseconds: the overview says so.
+    assert!(html.contains("Phases under a second"));
 }
 
 #[test]
@@ -139,35 +202,40 @@ fn images_are_written_as_svg_and_png() {
     assert_eq!(
         names,
         [
-            "01-test-0-read.png",
-            "01-test-0-read.svg",
-            "02-test-0-write.png",
-            "02-test-0-write.svg"
+            "01-ior-write.png",
+            "01-ior-write.svg",
+            "02-ior-read.png",
+            "02-ior-read.svg"
         ]
     );
-    let svg = std::fs::read_to_string(img.join("02-test-0-write.svg")).unwrap();
-    assert!(
-        svg.starts_with("<svg") && svg.contains("test 0 write"),
-        "{}",
-        &svg[..200]
-    );
-    for name in ["01-test-0-read.png", "02-test-0-write.png"] {
-        check_png(&std::fs::read(img.join(name)).unwrap());
+    for chart in ["01-ior-write", "02-ior-read"] {
+        let svg = std::fs::read_to_string(img.join(format!("{chart}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg width=\"580\""), "{}", &svg[..200]);
+        let height: u32 = svg["<svg width=\"580\" height=\"".len()..]
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        check_png(
+            &std::fs::read(img.join(format!("{chart}.png"))).unwrap(),
+            2 * height,
+        );
     }
 }
 
-/// A PNG of the chart's size at twice the SVG's (640 x 280): its header,
-/// its pixels (decoded) and that they are not all one colour.
-fn check_png(bytes: &[u8]) {
+/// A PNG at twice the SVG's size (580 pixels wide): its header, its
+/// pixels (decoded) and that they are not all one colour.
+fn check_png(bytes: &[u8], height: u32) {
     let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     let mut reader = decoder.read_info().expect("a PNG");
     let mut pixels = vec![0; reader.output_buffer_size()];
     let frame = reader.next_frame(&mut pixels).unwrap();
-    assert_eq!((frame.width, frame.height), (1280, 560));
+    assert_eq!((frame.width, frame.height), (1160, height));
     let pixels = &pixels[..frame.buffer_size()];
     let step = frame.color_type.samples();
     let first = &pixels[..step];
     let other = pixels.chunks(step).filter(|p| *p != first).count();
-    // Bars, axes and text: far more than a few stray pixels.
-    assert!(other > 10_000, "{other} pixels differ from the background");
+    // Points, axes and text: far more than a few stray pixels.
+    assert!(other > 5_000, "{other} pixels differ from the background");
 }

@@ -20,6 +20,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use pario::report::charts::{hex, PALETTE};
 use serde_json::{json, Value};
 use tempfile::tempdir;
 
@@ -262,19 +263,51 @@ fn requests(events: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// Each chart: its title, its SVG's size on the page, its text elements
-/// and its data marks: the elements drawn in a result's colour (bars,
-/// curves, points, whiskers, the legend's swatches), which the
-/// background, axes and mesh (white, black, grey) are not.
+/// Each chart: its title, its SVG's size on the page, its tick labels
+/// and its data marks: points, bars and curves (polylines of three points
+/// or more) drawn in one of the results' colours (`PALETTE`) inside the
+/// plot, above its x axis (the lowest horizontal line in the axis grey);
+/// the legends under the axis, the background, the axes and the grid
+/// (white, black, grey) are none. The tick labels: the text centred under
+/// the x axis, and the text left of the y axis (set right of it).
 const CHARTS: &str = "JSON.stringify([...document.querySelectorAll('figure.chart')].map(f => {
-  const palette = ['#1F77B4', '#FF7F0E', '#2CA02C', '#D62728', '#9467BD', '#8C564B'];
-  const coloured = e => ['fill', 'stroke'].some(a => palette.includes((e.getAttribute(a) || '').toUpperCase()));
-  const s = f.querySelector('svg'); const r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
-  const count = sel => [...f.querySelectorAll(sel)].filter(coloured).length;
-  return {title: f.dataset.chart, width: r.width, height: r.height,
-    text: f.querySelectorAll('text').length, marks: count('*'),
-    bars: count('rect'), lines: count('polyline'), points: count('circle')};
+  const palette = PALETTE;
+  const colour = e => ['fill', 'stroke'].some(a => palette.includes((e.getAttribute(a) || '').toUpperCase()));
+  const s = f.querySelector('svg'); const r = s.getBoundingClientRect();
+  const lines = [...s.querySelectorAll('polyline')];
+  const axis = Math.max(...lines.filter(l => l.getAttribute('stroke') === '#A0A0A0')
+    .map(l => l.getAttribute('points').trim().split(/[ ,]+/).map(Number))
+    .filter(p => p.length === 4 && p[1] === p[3]).map(p => p[1]));
+  const plotted = e => { const b = e.getBBox(); return b.y <= axis + 0.5; };
+  const long = l => l.getAttribute('points').trim().split(' ').length >= 3;
+  const marks = [...s.querySelectorAll('circle, rect, polyline')]
+    .filter(e => colour(e) && plotted(e) && (e.tagName !== 'polyline' || long(e)));
+  const texts = [...s.querySelectorAll('text')];
+  const words = t => t.textContent.trim();
+  const under = texts.filter(t => t.getAttribute('text-anchor') === 'middle' && t.getBBox().y > axis);
+  const left = texts.filter(t => t.getAttribute('text-anchor') === 'end');
+  return {title: f.dataset.chart, width: r.width, height: r.height, marks: marks.length,
+    xticks: under.map(words), yticks: left.map(words), texts: texts.map(words)};
 }))";
+
+/// The overview: per result its name, its figures' rows (figure, median)
+/// and its warnings; where the overview and the first chart are.
+const OVERVIEW: &str = "JSON.stringify({
+  top: document.querySelector('table.overview').getBoundingClientRect().bottom,
+  firstChart: document.querySelector('figure.chart').getBoundingClientRect().top,
+  results: [...document.querySelectorAll('table.overview tbody.result')].map(b => ({
+    name: b.querySelector('.who a').textContent,
+    figures: [...b.querySelectorAll('tr:not(.warning)')].map(tr => {
+      const cells = [...tr.querySelectorAll('td')].filter(td => !td.hasAttribute('rowspan'));
+      return [cells[0].textContent, cells[1].querySelector('b').textContent];
+    }),
+    warnings: [...b.querySelectorAll('tr.warning td')].map(td => td.textContent)
+  }))
+})";
+
+/// Every link to an anchor of the page, and whether it leads somewhere.
+const LINKS: &str = "JSON.stringify([...document.querySelectorAll('a[href^=\"#\"]')]
+  .map(a => [a.getAttribute('href'), !!document.getElementById(a.getAttribute('href').slice(1))]))";
 
 /// Hosts chromium calls by itself whatever page it shows (sign-in, its
 /// updater, its network clock), flags notwithstanding: not the page's.
@@ -311,6 +344,84 @@ fn base64(text: &str) -> Vec<u8> {
     out
 }
 
+/// The results the page is made of: ior (16 KiB transfers, 3
+/// repetitions, its histogram and task files), ior again (4 KiB, 5
+/// repetitions), mdtest with its histograms, md-workbench, io500, and an
+/// ior sweep (4, 2 and 1 tasks).
+const INPUTS: [&str; 9] = [
+    "ior.json",
+    "ior-latency.csv",
+    "ior-tasks.csv",
+    "ior-4k.json",
+    "mdtest.json",
+    "mdtest-latency.csv",
+    "md-workbench.json",
+    "io500.json",
+    "sweep.json",
+];
+
+/// The report of `INPUTS` in `dir`.
+fn make_report(dir: &Path) -> std::path::PathBuf {
+    let report = dir.join("report.html");
+    let mut args: Vec<String> = vec!["report".into()];
+    args.extend(INPUTS.iter().map(|f| format!("{DATA}/{f}")));
+    args.extend(["-o".into(), report.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::pario(dir, &args).ok();
+    report
+}
+
+fn read_json(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(format!("{DATA}/{name}")).unwrap()).unwrap()
+}
+
+/// The warnings a result document holds itself (without `WARNING:`), as
+/// the overview must show them: ior's per test, mdtest's, io500's invalid
+/// phases.
+fn own_warnings(doc: &Value) -> Vec<String> {
+    let strip = |w: &Value| {
+        let t = w.as_str().unwrap().trim();
+        t.strip_prefix("WARNING")
+            .unwrap_or(t)
+            .trim_start_matches([':', ' '])
+            .to_string()
+    };
+    let mut out: Vec<String> = Vec::new();
+    for t in doc["tests"].as_array().into_iter().flatten() {
+        out.extend(t["warnings"].as_array().into_iter().flatten().map(strip));
+    }
+    out.extend(doc["warnings"].as_array().into_iter().flatten().map(strip));
+    for p in doc["phases"].as_array().into_iter().flatten() {
+        out.extend(p["invalid"].as_array().into_iter().flatten().map(strip));
+    }
+    out
+}
+
+/// A figure as the overview writes it (`705 MiB/s`, `1.23 GiB/s`,
+/// `109 k ops/s`) in the figure's own unit (MiB/s or ops/s).
+fn value_of(text: &str) -> f64 {
+    let (number, unit) = text.split_once(' ').unwrap();
+    let v: f64 = number.replace('\u{2009}', "").parse().unwrap();
+    let factor = match unit {
+        "KiB/s" => 1.0 / 1024.0,
+        "MiB/s" | "ops/s" => 1.0,
+        "GiB/s" => 1024.0,
+        "k ops/s" => 1e3,
+        "M ops/s" => 1e6,
+        other => panic!("a unit the report does not use: {other}"),
+    };
+    v * factor
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n % 2 {
+        1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 #[test]
 fn the_report_loads_in_chromium_complete_and_offline() {
     let Some(exe) = chromium() else {
@@ -319,21 +430,7 @@ fn the_report_loads_in_chromium_complete_and_offline() {
     };
     let dir = tempdir().unwrap();
     let d = dir.path();
-    let report = d.join("report.html");
-    let inputs = [
-        "ior.json",
-        "ior-latency.csv",
-        "ior-tasks.csv",
-        "mdtest.json",
-        "mdtest-latency.csv",
-        "md-workbench.json",
-        "io500.json",
-    ];
-    let mut args: Vec<String> = vec!["report".into()];
-    args.extend(inputs.iter().map(|f| format!("{DATA}/{f}")));
-    args.extend(["-o".into(), report.display().to_string()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    common::pario(d, &args).ok();
+    let report = make_report(d);
     let html = std::fs::read_to_string(&report).unwrap();
     let expected: Vec<&str> = html
         .split("data-chart=\"")
@@ -353,50 +450,14 @@ fn the_report_loads_in_chromium_complete_and_offline() {
     let resources = browser.eval("performance.getEntriesByType('resource').length");
     assert_eq!(resources, json!(0), "resources the page loaded");
 
-    let charts: Vec<Value> = serde_json::from_str(browser.eval(CHARTS).as_str().unwrap()).unwrap();
-    let titles: Vec<&str> = charts
-        .iter()
-        .map(|c| c["title"].as_str().unwrap())
-        .collect();
-    assert_eq!(titles, expected);
-    // What the four results must show (ior with its histogram and task
-    // files, mdtest with its histograms, md-workbench, io500).
-    for title in [
-        "IO500 phases (GiB/s)",
-        "IO500 phases (kIOPS)",
-        "test 0 write",
-        "2 tasks: File creation",
-        "benchmark",
-        "test 0 write: latency",
-        "2 tasks: File stat: latency",
-        "benchmark read: latency",
-        "test 0 write: fastest to slowest task",
-        "ior.json: every task, write #1",
-        "page cache before each read",
-    ] {
-        assert!(titles.contains(&title), "no chart '{title}' in {titles:?}");
+    check_overview(&mut browser);
+    check_charts(&mut browser, &expected);
+    let links: Vec<(String, bool)> =
+        serde_json::from_str(browser.eval(LINKS).as_str().unwrap()).unwrap();
+    assert!(links.len() >= 8, "{links:?}");
+    for (href, found) in &links {
+        assert!(found, "{href} leads nowhere");
     }
-    assert_eq!(titles.len(), 38, "{titles:?}");
-    for c in &charts {
-        assert!(c["width"].as_f64().unwrap() >= 600.0, "{c}");
-        assert!(c["height"].as_f64().unwrap() >= 200.0, "{c}");
-        // A legend swatch and at least one mark of data, and the axes'
-        // labels.
-        let (marks, text) = (c["marks"].as_u64().unwrap(), c["text"].as_u64().unwrap());
-        assert!(marks >= 2 && text >= 4, "an empty chart: {c}");
-    }
-    let chart = |t: &str| charts.iter().find(|c| c["title"] == t).unwrap();
-    // Three repetitions: three bars and the legend's swatch.
-    assert_eq!(chart("test 0 write")["bars"], 4);
-    // The merged histogram is one curve (and the swatch), without points;
-    // mdtest's JSON percentiles are five points.
-    assert_eq!(chart("test 0 write: latency")["lines"], 2);
-    assert_eq!(chart("test 0 write: latency")["points"], 0);
-    assert_eq!(chart("benchmark read: latency")["points"], 5);
-    // Two tasks, three parts each, and three swatches.
-    assert_eq!(chart("ior.json: every task, write #1")["bars"], 9);
-    // io500: one bar per bandwidth phase (five) and the swatch.
-    assert_eq!(chart("IO500 phases (GiB/s)")["bars"], 6);
 
     let shot = browser.call(
         "Page.captureScreenshot",
@@ -406,12 +467,10 @@ fn the_report_loads_in_chromium_complete_and_offline() {
     let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
     std::fs::write(&kept, &png).unwrap();
     println!("screenshot: {}", kept.display());
-    let reader = png::Decoder::new(std::io::Cursor::new(&png[..]))
-        .read_info()
-        .unwrap();
+    let (width, height, _) = decode(&png);
     assert!(
-        reader.info().height > 2000,
-        "the whole page, not the window"
+        width >= 1100 && height > 2000,
+        "the whole page, not the window: {width} x {height}"
     );
     let page_made: Vec<&String> = browser
         .proxied
@@ -442,4 +501,267 @@ fn the_report_loads_in_chromium_complete_and_offline() {
         "{:?}",
         browser.proxied
     );
+}
+
+/// The overview is above the first chart and holds every result's
+/// headline figures (ior's medians checked against the documents) and
+/// every warning the documents hold.
+fn check_overview(browser: &mut Browser) {
+    let o: Value = serde_json::from_str(browser.eval(OVERVIEW).as_str().unwrap()).unwrap();
+    assert!(o["top"].as_f64() < o["firstChart"].as_f64(), "{o}");
+    let results = o["results"].as_array().unwrap();
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    // The two single-test ior results are named by what tells them apart.
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert!(names[0].starts_with("ior 16 KiB transfers") && names[1].starts_with("ior 4 KiB"));
+    let documents = [
+        "ior.json",
+        "ior-4k.json",
+        "mdtest.json",
+        "md-workbench.json",
+        "io500.json",
+        "sweep.json",
+    ];
+    let figures = [2, 2, 10, 3, 3, 6];
+    for ((r, file), count) in results.iter().zip(documents).zip(figures) {
+        let rows = r["figures"].as_array().unwrap();
+        assert_eq!(rows.len(), count, "{file}: {r}");
+        let warnings: Vec<&str> = r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .collect();
+        for w in own_warnings(&read_json(file)) {
+            let w = &w[1..];
+            assert!(
+                warnings.iter().any(|shown| shown.contains(w)),
+                "{file}: '{w}' not in {warnings:?}"
+            );
+        }
+    }
+    for (file, r) in [("ior.json", &results[0]), ("ior-4k.json", &results[1])] {
+        let doc = read_json(file);
+        for (k, access) in ["write", "read"].iter().enumerate() {
+            let rows = doc["tests"][0]["Results"].as_array().unwrap();
+            let values = rows
+                .iter()
+                .filter(|x| x["access"] == *access)
+                .map(|x| x["bwMiB"].as_f64().unwrap());
+            let m = median(values.collect());
+            let row = &r["figures"][k];
+            assert_eq!(row[0], *access);
+            let shown = value_of(row[1].as_str().unwrap());
+            assert!(
+                (shown / m - 1.0).abs() < 0.01,
+                "{file} {access}: {shown} shown, median {m}"
+            );
+        }
+    }
+    // Warnings the report finds itself: these phases last milliseconds.
+    assert!(results[0]["warnings"]
+        .to_string()
+        .contains("Phases under a second"));
+}
+
+/// Every chart is drawn, wide enough, with two data marks or more, its
+/// ticks formatted; a sweep's task axis has integer ticks on a log₂ scale.
+fn check_charts(browser: &mut Browser, expected: &[&str]) {
+    let palette: Vec<String> = (0..PALETTE.len()).map(|i| hex(i).to_uppercase()).collect();
+    let js = CHARTS.replace("PALETTE", &serde_json::to_string(&palette).unwrap());
+    let charts: Vec<Value> = serde_json::from_str(browser.eval(&js).as_str().unwrap()).unwrap();
+    let titles: Vec<&str> = charts
+        .iter()
+        .map(|c| c["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, expected);
+    for title in [
+        "ior write, 256 KiB blocks, shared file, 2 tasks on 1 node",
+        "ior read, 256 KiB blocks, shared file, 2 tasks on 1 node",
+        "mdtest File creation, 10 items per task, 2 tasks on 1 node, POSIX",
+        "md-workbench benchmark, 1 data set of 2 objects (4 precreated)",
+        "io500 bandwidth phases",
+        "io500 metadata phases",
+        "ior write scaling, 64 KiB transfers, file per process",
+        "ior write latency, 256 KiB blocks, shared file, 2 tasks on 1 node",
+        "mdtest latency, 10 items per task, 2 tasks on 1 node, POSIX",
+        "md-workbench latency, 1 data set of 2 objects (4 precreated)",
+        "ior write latency by step, 64 KiB transfers, 1 MiB blocks, file per process",
+        "ior write: fastest to slowest task, 256 KiB blocks, shared file, 2 tasks",
+        "ior write: fastest to slowest task by step, 64 KiB transfers, 1 MiB blocks",
+        "ior 16 KiB transfers, 256 KiB blocks, shared file: every task, write #1",
+        "Page cache before each read",
+    ] {
+        assert!(titles.contains(&title), "no chart '{title}' in {titles:?}");
+    }
+    assert_eq!(titles.len(), 30, "{titles:?}");
+    let number = |t: &str| t.starts_with(|c: char| c.is_ascii_digit());
+    for c in &charts {
+        assert!(c["width"].as_f64().unwrap() >= 450.0, "{c}");
+        assert!(c["height"].as_f64().unwrap() >= 100.0, "{c}");
+        assert!(
+            c["marks"].as_u64().unwrap() >= 2,
+            "a chart with one data mark or none: {c}"
+        );
+        let ticks = c["xticks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(c["yticks"].as_array().unwrap());
+        for t in ticks.map(|t| t.as_str().unwrap()).filter(|t| number(t)) {
+            let digits: String = t
+                .split(' ')
+                .next()
+                .unwrap()
+                .chars()
+                .filter(char::is_ascii_digit)
+                .collect();
+            assert!(
+                !t.contains(".0 ") && !t.ends_with(".0") && digits.len() <= 5,
+                "tick '{t}' in {c}"
+            );
+        }
+    }
+    let chart = |t: &str| charts.iter().find(|c| c["title"] == t).unwrap();
+    // Two results of the ior write: five repetitions and three, a point each.
+    let write = chart("ior write, 256 KiB blocks, shared file, 2 tasks on 1 node");
+    assert!(write["marks"].as_u64() >= Some(8), "{write}");
+    let scaling = chart("ior write scaling, 64 KiB transfers, file per process");
+    let xticks: Vec<&str> = scaling["xticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .filter(|t| number(t))
+        .collect();
+    assert_eq!(xticks, ["1", "2", "4"], "{scaling}");
+    assert!(scaling["texts"].to_string().contains("tasks (log₂ scale)"));
+    // io500: a bar per bandwidth phase (five).
+    assert_eq!(chart("io500 bandwidth phases")["marks"], 5);
+}
+
+/// A PNG's width, height and pixels (RGB or RGBA, 8 bits).
+fn decode(png: &[u8]) -> (u32, u32, Vec<[u8; 3]>) {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    let step = frame.color_type.samples();
+    assert!(
+        step >= 3 && frame.bit_depth == png::BitDepth::Eight,
+        "{frame:?}"
+    );
+    let pixels = buf[..frame.buffer_size()]
+        .chunks(step)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (frame.width, frame.height, pixels)
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Printed to PDF by chromium (`--print-to-pdf`), the first page shows
+/// the overview: its text (`pdftotext`) holds the heading, the first
+/// results' names and the first warning, and its picture (`pdftoppm`,
+/// kept in target/tmp) holds the results' swatches and the warnings'
+/// shade, which only the overview has.
+#[test]
+fn the_report_prints_to_pdf_with_the_overview_first() {
+    let Some(exe) = chromium() else {
+        eprintln!("skipped: chromium is not installed (scripts/test.sh installs it as root)");
+        return;
+    };
+    if !have("pdftoppm") || !have("pdftotext") {
+        eprintln!("skipped: poppler-utils is not installed (scripts/test.sh installs it as root)");
+        return;
+    }
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let report = make_report(d);
+    let pdf = d.join("report.pdf");
+    let mut cmd = Command::new(&exe);
+    cmd.args([
+        "--headless",
+        "--disable-gpu",
+        "--no-pdf-header-footer",
+        "--no-first-run",
+    ])
+    .arg(format!("--user-data-dir={}", d.join("profile").display()))
+    .arg(format!("--print-to-pdf={}", pdf.display()))
+    .arg(format!("file://{}", report.display()))
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    if is_root() {
+        cmd.arg("--no-sandbox");
+    }
+    assert!(cmd.status().unwrap().success());
+    let bytes = std::fs::read(&pdf).unwrap();
+    assert!(bytes.starts_with(b"%PDF"), "not a PDF");
+
+    let text = Command::new("pdftotext")
+        .args(["-f", "1", "-l", "1"])
+        .arg(&pdf)
+        .arg("-")
+        .output()
+        .unwrap();
+    let first = String::from_utf8_lossy(&text.stdout);
+    let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    for words in [
+        "pario report",
+        "Overview",
+        "ior 16 KiB",
+        "ior 4 KiB",
+        "of the data read was in this node's page cache",
+    ] {
+        assert!(
+            first.contains(words),
+            "'{words}' not on the first page:\n{first}"
+        );
+    }
+    assert!(
+        !first.contains("Contents"),
+        "the contents are for the screen"
+    );
+
+    let stem = d.join("page");
+    let status = Command::new("pdftoppm")
+        .args(["-f", "1", "-l", "1", "-r", "80", "-png", "-singlefile"])
+        .arg(&pdf)
+        .arg(&stem)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let png = std::fs::read(stem.with_extension("png")).unwrap();
+    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-print-page1.png");
+    std::fs::write(&kept, &png).unwrap();
+    println!("first printed page: {}", kept.display());
+    let (width, height, pixels) = decode(&png);
+    assert!(height > width, "a portrait page: {width} x {height}");
+    let rgb = |h: &str| {
+        let v = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).unwrap();
+        [v(1), v(3), v(5)]
+    };
+    let near = |p: &[u8; 3], c: [u8; 3]| p.iter().zip(c).all(|(a, b)| a.abs_diff(b) <= 6);
+    let count = |c: [u8; 3]| pixels.iter().filter(|p| near(p, c)).count();
+    // The warnings' shade (style.css's --warnbg), a band of rows.
+    assert!(
+        count(rgb("#fff4de")) > 2000,
+        "no warning rows on the first page"
+    );
+    for i in 0..2 {
+        assert!(
+            count(rgb(&hex(i))) > 10,
+            "result {i}'s swatch is not on the first page"
+        );
+    }
 }

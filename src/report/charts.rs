@@ -126,8 +126,10 @@ impl Ranged for Ticked {
     }
 }
 
-fn text_style(size: u32) -> TextStyle<'static> {
-    (FONT, size).into_font().color(&INK)
+/// Text of `px` pixels (plotters' SVG writes a size in points at 1.24
+/// pixels each).
+fn text_style(px: u32) -> TextStyle<'static> {
+    (FONT, f64::from(px) * 1.24).into_font().color(&INK)
 }
 
 /// Draws on a white SVG canvas of `size` (an empty string if plotters
@@ -155,7 +157,10 @@ pub fn plot<'a, 'b>(
     (left, bottom): (u32, u32),
 ) -> Option<Chart<'a, 'b>> {
     let mut chart = ChartBuilder::on(root)
-        .caption(title, (FONT, 15, FontStyle::Bold).into_font().color(&INK))
+        .caption(
+            title,
+            (FONT, 15.0 * 1.24, FontStyle::Bold).into_font().color(&INK),
+        )
         .margin(12)
         .margin_right(24)
         .x_label_area_size(bottom)
@@ -346,7 +351,7 @@ pub fn dots(
     };
     let (y, height) = rows_axis(n);
     svg((width, height), |root| {
-        let mut chart = plot(root, title, &x, &y, (16, 34))?;
+        let mut chart = plot(root, title, &x, &y, (16, 44))?;
         for (i, row) in rows.iter().enumerate() {
             let top = (n - i) as f64;
             row_name(&mut chart, &short(&row.name, 80), x.lo, top)?;
@@ -555,7 +560,10 @@ mod tests {
         let scale = human::scale_for("MiB/s", 2000.0);
         let s = dots("write", &scale, &rows, None, HALF);
         assert_eq!(s.matches("<circle").count(), 4);
-        assert!(s.contains(">a</text>") && s.contains(">b</text>"), "{s}");
+        assert!(
+            s.contains(">\na\n</text>") && s.contains(">\nb\n</text>"),
+            "{s}"
+        );
         assert!(s.contains("1.03 GiB/s") && s.contains("1.95 GiB/s"), "{s}");
         assert!(!s.contains(".0<"), "a tick with a .0 tail: {s}");
     }

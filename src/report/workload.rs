@@ -147,18 +147,12 @@ fn ior(doc: &Value, add: &mut Add<'_>) {
     );
     let segments = u(&p["segmentCount"]).filter(|n| *n > 1);
     add("segments", segments.map(|n| format!("{n} segments")));
-    let per_process = on(&p["filePerProc"]);
-    add(
-        "files",
-        Some(
-            if per_process {
-                "file per process"
-            } else {
-                "shared file"
-            }
-            .into(),
-        ),
-    );
+    let files = match p["filePerProc"].is_null() {
+        true => None,
+        false if on(&p["filePerProc"]) => Some("file per process".into()),
+        false => Some("shared file".into()),
+    };
+    add("files", files);
     add(
         "offsets",
         on(&p["randomOffset"]).then(|| "random offsets".into()),
@@ -337,10 +331,11 @@ pub fn names(results: &[(Tool, &Workload, &str)]) -> Vec<String> {
             }
         })
         .collect();
-    for i in 0..names.len() {
-        let same = names[..i].iter().filter(|n| **n == names[i]).count();
-        if same > 0 || names[i + 1..].contains(&names[i]) {
-            names[i] = format!("{} ({})", names[i], same + 1);
+    let given = names.clone();
+    for (i, name) in names.iter_mut().enumerate() {
+        let before = given[..i].iter().filter(|n| *n == name).count();
+        if before > 0 || given[i + 1..].contains(name) {
+            *name = format!("{name} ({})", before + 1);
         }
     }
     names
