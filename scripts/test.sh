@@ -8,11 +8,12 @@ cd "$(dirname "$0")/.."
 # parallel HDF5 for the `hdf5` feature and its h5pcc for the C reference of
 # IOR's HDF5 backend, gcc for the C reference of IOR's data pattern,
 # util-linux's `script` for the terminal test, a font for the report's PNG
-# images, chromium for the report's browser test, Slurm and munge for the
-# Slurm group, iproute2 for the multi-host group); installed only when missing
-# and when we can.
+# images, chromium for the report's browser test and poppler-utils for its
+# printed page (pdftoppm, pdftotext), Slurm and munge for the Slurm group,
+# iproute2 for the multi-host group); installed only when missing and when
+# we can.
 packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev
-          fonts-dejavu-core chromium slurm-wlm munge iproute2)
+          fonts-dejavu-core chromium poppler-utils slurm-wlm munge iproute2)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -2,8 +2,9 @@
 //! seed: no input may panic, hang or abort. Parsing alone (in this process,
 //! many cases, values with NUL bytes included) must give either success or
 //! one line of usage error; a sample of the lines that parse is then run as
-//! a command on the DUMMY backend, which must succeed, or fail with one
-//! line, or stop cleanly on SIGINT when the options ask for a long run.
+//! a command (the benchmarks on the DUMMY backend, `compare` and `report`
+//! on real result files), which must succeed, or fail with one line, or
+//! stop cleanly on SIGINT when the options ask for a long run.
 //!
 //! Longer runs: `PARIO_FUZZ_CASES=200000 PARIO_FUZZ_RUNS=2000
 //! PARIO_FUZZ_SEED=7 cargo test --release --test fuzz_options`.
@@ -119,8 +120,49 @@ fn value(rng: &mut Rng, parse_only: bool) -> String {
     }
 }
 
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+
+/// Result files of every tool, and the CSV files that go after them.
+const RESULTS: [(&str, &[&str]); 6] = [
+    (
+        "report/ior.json",
+        &["report/ior-latency.csv", "report/ior-tasks.csv"],
+    ),
+    ("report/mdtest.json", &["report/mdtest-latency.csv"]),
+    ("report/md-workbench.json", &[]),
+    ("report/io500.json", &[]),
+    ("compare/a.json", &[]),
+    ("compare/b.json", &[]),
+];
+
+/// What a command line starts with: the files `compare` and `report`
+/// read (a page to write for `report`), the DUMMY backend for the
+/// benchmarks when they run.
+fn prefix(tool: &str, rng: &mut Rng, run: bool) -> Vec<String> {
+    let mut pick = |with_sides: bool| {
+        let (json, sides) = rng.pick(&RESULTS);
+        let mut words = vec![format!("{DATA}/{json}")];
+        if with_sides && rng.below(2) == 0 {
+            words.extend(sides.iter().map(|s| format!("{DATA}/{s}")));
+        }
+        words
+    };
+    match tool {
+        "compare" => [pick(false), pick(false)].concat(),
+        "report" => {
+            let mut words: Vec<String> = (0..3).flat_map(|_| pick(true)).collect();
+            words.truncate(words.len().min(5));
+            words.extend(["-o".into(), "report.html".into()]);
+            words
+        }
+        _ if run => vec!["-a".into(), "DUMMY".into()],
+        _ => Vec::new(),
+    }
+}
+
 /// One random command line of up to six options.
 fn command_line(rng: &mut Rng, table: &[Spelling], parse_only: bool) -> Vec<String> {
+    let directives = table.iter().any(|o| o.name == "-O");
     let mut args = Vec::new();
     for _ in 0..=rng.below(6) {
         let o = rng.pick(table);
@@ -130,7 +172,7 @@ fn command_line(rng: &mut Rng, table: &[Spelling], parse_only: bool) -> Vec<Stri
             (false, _) => args.push(o.name.clone()),
             (true, 0) if o.name.starts_with("--") => args.push(format!("{}={v}", o.name)),
             (true, 1) if !o.name.starts_with("--") => args.push(format!("{}{v}", o.name)),
-            (true, 2) => {
+            (true, 2) if directives => {
                 // A directive from the table.
                 let d = rng.pick(table);
                 let key = d.name.trim_start_matches('-');
@@ -156,7 +198,8 @@ fn parse_all(cases: u64, seed: u64) {
         std::thread::spawn(move || {
             let mut rng = Rng(seed);
             for _ in 0..cases {
-                let args = command_line(&mut rng, &table, true);
+                let mut args = prefix(tool.name(), &mut rng, false);
+                args.extend(command_line(&mut rng, &table, true));
                 if tx.send((args.clone(), None)).is_err() {
                     return;
                 }
@@ -197,7 +240,8 @@ fn random_command_lines_parse_or_fail_with_one_line() {
     parse_all(setting("PARIO_FUZZ_CASES", 3000), seed);
 }
 
-/// Runs accepted command lines as commands on DUMMY.
+/// Runs accepted command lines as commands: the benchmarks on DUMMY,
+/// `compare` and `report` on real results.
 #[test]
 fn accepted_command_lines_run_fail_with_one_line_or_stop() {
     let mut rng = Rng(setting("PARIO_FUZZ_SEED", 1) | 1);
@@ -206,14 +250,17 @@ fn accepted_command_lines_run_fail_with_one_line_or_stop() {
     // in tests/io500.rs.
     for tool in TOOLS.iter().filter(|t| t.name() != "io500") {
         let table = tool.options();
-        let mut done = 0;
+        let (mut done, mut succeeded) = (0, 0);
         while done < runs {
-            let mut args = vec!["-a".to_string(), "DUMMY".to_string()];
+            let mut args = prefix(tool.name(), &mut rng, true);
+            let given = args.len();
             args.extend(command_line(&mut rng, &table, false));
             // DUMMY stays the backend: every run leaves nothing behind.
-            if args[2..]
-                .iter()
-                .any(|a| a.contains("-a") || a.contains("api"))
+            let benchmark = args[0] == "-a";
+            if benchmark
+                && args[given..]
+                    .iter()
+                    .any(|a| a.contains("-a") || a.contains("api"))
             {
                 continue;
             }
@@ -221,12 +268,16 @@ fn accepted_command_lines_run_fail_with_one_line_or_stop() {
                 continue;
             }
             done += 1;
-            run_one(tool.name(), &args, 1 + rng.below(3));
+            succeeded += u64::from(run_one(tool.name(), &args, 1 + rng.below(3)));
         }
+        // The command lines reach the tool's work, not only its errors.
+        eprintln!("{}: {succeeded} of {runs} runs succeeded", tool.name());
+        assert!(succeeded > 0, "{}: no run succeeded", tool.name());
     }
 }
 
-fn run_one(tool: &str, args: &[String], tasks: usize) {
+/// Runs a command line; whether it succeeded.
+fn run_one(tool: &str, args: &[String], tasks: usize) -> bool {
     // Named ahead, in case the run never ends.
     eprintln!("running: {tool} {args:?} with {tasks} tasks");
     let dir = tempfile::tempdir().unwrap();
@@ -237,7 +288,13 @@ fn run_one(tool: &str, args: &[String], tasks: usize) {
         .env("PARIO_TASKS", tasks.to_string());
     let mut run = Running::start(cmd);
     // A long run is fine; one that does not stop on SIGINT is not.
-    let finished = run.wait_for(Duration::from_secs(3));
+    // compare and report have no run to stop: they read and write (report
+    // draws PNGs with --images, seconds in a debug build), then end.
+    let patience = match tool {
+        "compare" | "report" => 120,
+        _ => 3,
+    };
+    let finished = run.wait_for(Duration::from_secs(patience));
     if !finished {
         run.signal(Signal::INT);
     }
@@ -256,4 +313,5 @@ fn run_one(tool: &str, args: &[String], tasks: usize) {
         _ => panic!("{shown}"),
     }
     assert!(!end.stderr.contains("panicked"), "{shown}");
+    end.status == Some(0)
 }
