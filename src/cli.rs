@@ -10,7 +10,7 @@ use crate::error::{Error, UsageError};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
-use crate::options::ArgKind;
+use crate::options::{ArgKind, Grammar};
 use crate::run::stop;
 use crate::tool::{self, Parsed, Tool};
 
@@ -50,30 +50,35 @@ impl<T: Tool> Command for T {
     }
 
     fn options(&self) -> Vec<Spelling> {
-        let mut all = Vec::new();
-        for spec in self.grammar().specs {
-            let value = spec.kind != ArgKind::Flag;
-            if let Some(c) = spec.short {
-                all.push(Spelling {
-                    name: format!("-{c}"),
-                    value,
-                    directive: false,
-                });
-            }
-            for name in &spec.names {
-                all.push(Spelling {
-                    name: format!("--{name}"),
-                    value,
-                    directive: spec.kind != ArgKind::Directives,
-                });
-            }
-        }
-        all
+        spellings(&self.grammar())
     }
 
     fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError> {
         self.parse(program, args).map(|_| ())
     }
+}
+
+/// Every spelling of a grammar's options.
+pub fn spellings<T>(grammar: &Grammar<T>) -> Vec<Spelling> {
+    let mut all = Vec::new();
+    for spec in &grammar.specs {
+        let value = spec.kind != ArgKind::Flag;
+        if let Some(c) = spec.short {
+            all.push(Spelling {
+                name: format!("-{c}"),
+                value,
+                directive: false,
+            });
+        }
+        for name in &spec.names {
+            all.push(Spelling {
+                name: format!("--{name}"),
+                value,
+                directive: spec.kind != ArgKind::Directives,
+            });
+        }
+    }
+    all
 }
 
 /// Every tool of the suite, in `pario --help` order.
@@ -154,15 +159,7 @@ impl Command for Io500 {
     }
 
     fn options(&self) -> Vec<Spelling> {
-        let spell = |(name, value): &(&str, bool)| Spelling {
-            name: name.to_string(),
-            value: *value,
-            directive: false,
-        };
-        crate::io500::options::spellings()
-            .iter()
-            .map(spell)
-            .collect()
+        spellings(&crate::io500::options::grammar())
     }
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
@@ -219,8 +216,9 @@ fn pario_help() -> String {
     let mut text = String::from(
         "pario: parallel I/O benchmarks for HPC storage\n\nUsage: pario <tool> [options]\n\nTools:\n",
     );
+    let width = TOOLS.iter().map(|t| t.name().len()).max().unwrap_or(0) + 2;
     for tool in TOOLS {
-        text.push_str(&format!("  {:<10}{}\n", tool.name(), tool.about()));
+        text.push_str(&format!("  {:<width$}{}\n", tool.name(), tool.about()));
     }
     text.push_str(
         "\nTasks run as threads of one process: set PARIO_TASKS=N (or ior's -N;\n\
@@ -256,16 +254,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_long_name_belongs_to_one_option() {
-        assert_eq!(Ior.grammar().names_used_twice(), Vec::<String>::new());
-        assert_eq!(Mdtest.grammar().names_used_twice(), Vec::<String>::new());
+    fn every_spelling_belongs_to_one_option() {
+        for tool in TOOLS {
+            let mut seen = std::collections::BTreeSet::new();
+            for spelling in tool.options() {
+                let name = spelling.name.to_ascii_lowercase();
+                // A short letter differs from its upper case (-c, -C).
+                let name = if name.len() == 2 { spelling.name } else { name };
+                assert!(seen.insert(name.clone()), "{}: {name} twice", tool.name());
+            }
+        }
     }
 
     #[test]
-    fn pario_lists_every_tool() {
+    fn pario_lists_every_tool_apart_from_its_description() {
         let help = pario_help();
         for tool in TOOLS {
-            assert!(help.contains(&format!("  {:<10}{}", tool.name(), tool.about())));
+            let line = help
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{} ", tool.name())))
+                .unwrap_or_else(|| panic!("{} is not listed:\n{help}", tool.name()));
+            assert!(line.ends_with(tool.about()), "{line}");
+            assert!(line.contains(&format!("{}  ", tool.name())), "{line}");
         }
     }
 }

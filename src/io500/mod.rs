@@ -26,8 +26,9 @@ use config::Config;
 use phases::Phase;
 
 /// Standard or extended mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
+    #[default]
     Standard,
     Extended,
 }
