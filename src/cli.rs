@@ -60,7 +60,13 @@ impl<T: Tool> Command for T {
 
 /// Every spelling of a grammar's options.
 pub fn spellings<T>(grammar: &Grammar<T>) -> Vec<Spelling> {
-    let mut all = Vec::new();
+    // Every grammar takes -h and --help itself.
+    let help = |name: &str| Spelling {
+        name: name.into(),
+        value: false,
+        directive: false,
+    };
+    let mut all = vec![help("-h"), help("--help")];
     for spec in &grammar.specs {
         let value = spec.kind != ArgKind::Flag;
         if let Some(c) = spec.short {
@@ -196,19 +202,7 @@ fn run_tool<T: Tool>(tool: &T, program: &str, args: &[String]) -> ExitCode {
     let code = engine::run_tasks(name, local_tasks, |comm| {
         tool::run_on_task(tool, comm, &params).map(|_| ())
     });
-    match stop::signal() {
-        // The signal came after the last check: the run completed.
-        Some(signal) if code == ExitCode::SUCCESS => {
-            if engine::is_printer() {
-                let sig = stop::name(signal);
-                eprintln!(
-                    "{name}: {sig} came after the last measurement: the results are complete"
-                );
-            }
-            ExitCode::from((128 + signal).clamp(0, 255) as u8)
-        }
-        _ => code,
-    }
+    engine::after_signal(name, code)
 }
 
 /// The text of `pario --help`.

@@ -256,5 +256,6 @@ fn run(c: &CommandLine) -> ExitCode {
         Err(e) => return report_failure("io500", &Error::Usage(e)),
     };
     stop::install("io500");
-    engine::run_tasks("io500", tasks, |comm| driver::run(comm, &run))
+    let code = engine::run_tasks("io500", tasks, |comm| driver::run(comm, &run));
+    engine::after_signal("io500", code)
 }
