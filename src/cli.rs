@@ -58,9 +58,15 @@ impl<T: Tool> Command for T {
     }
 }
 
-/// A grammar's options as spelled on a command line.
-fn spellings<T>(grammar: &Grammar<T>) -> Vec<Spelling> {
-    let mut all = Vec::new();
+/// Every spelling of a grammar's options.
+pub fn spellings<T>(grammar: &Grammar<T>) -> Vec<Spelling> {
+    // Every grammar takes -h and --help itself.
+    let help = |name: &str| Spelling {
+        name: name.into(),
+        value: false,
+        directive: false,
+    };
+    let mut all = vec![help("-h"), help("--help")];
     for spec in &grammar.specs {
         let value = spec.kind != ArgKind::Flag;
         if let Some(c) = spec.short {
@@ -151,15 +157,7 @@ impl Command for Io500 {
     }
 
     fn options(&self) -> Vec<Spelling> {
-        let spell = |(name, value): &(&str, bool)| Spelling {
-            name: name.to_string(),
-            value: *value,
-            directive: false,
-        };
-        crate::io500::options::spellings()
-            .iter()
-            .map(spell)
-            .collect()
+        spellings(&crate::io500::options::grammar())
     }
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
@@ -196,19 +194,7 @@ fn run_tool<T: Tool>(tool: &T, program: &str, args: &[String]) -> ExitCode {
     let code = engine::run_tasks(name, local_tasks, |comm| {
         tool::run_on_task(tool, comm, &params).map(|_| ())
     });
-    match stop::signal() {
-        // The signal came after the last check: the run completed.
-        Some(signal) if code == ExitCode::SUCCESS => {
-            if engine::is_printer() {
-                let sig = stop::name(signal);
-                eprintln!(
-                    "{name}: {sig} came after the last measurement: the results are complete"
-                );
-            }
-            ExitCode::from((128 + signal).clamp(0, 255) as u8)
-        }
-        _ => code,
-    }
+    engine::after_signal(name, code)
 }
 
 /// The text of `pario --help`.
@@ -216,8 +202,9 @@ fn pario_help() -> String {
     let mut text = String::from(
         "pario: parallel I/O benchmarks for HPC storage\n\nUsage: pario <tool> [options]\n\nTools:\n",
     );
+    let width = TOOLS.iter().map(|t| t.name().len()).max().unwrap_or(0) + 2;
     for tool in TOOLS {
-        text.push_str(&format!("  {:<10}{}\n", tool.name(), tool.about()));
+        text.push_str(&format!("  {:<width$}{}\n", tool.name(), tool.about()));
     }
     text.push_str(
         "\nTasks run as threads of one process: set PARIO_TASKS=N (or ior's -N;\n\
@@ -253,16 +240,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_long_name_belongs_to_one_option() {
-        assert_eq!(Ior.grammar().names_used_twice(), Vec::<String>::new());
-        assert_eq!(Mdtest.grammar().names_used_twice(), Vec::<String>::new());
+    fn every_spelling_belongs_to_one_option() {
+        for tool in TOOLS {
+            let mut seen = std::collections::BTreeSet::new();
+            for spelling in tool.options() {
+                let name = spelling.name.to_ascii_lowercase();
+                // A short letter differs from its upper case (-c, -C).
+                let name = if name.len() == 2 { spelling.name } else { name };
+                assert!(seen.insert(name.clone()), "{}: {name} twice", tool.name());
+            }
+        }
     }
 
     #[test]
-    fn pario_lists_every_tool() {
+    fn pario_lists_every_tool_apart_from_its_description() {
         let help = pario_help();
         for tool in TOOLS {
-            assert!(help.contains(&format!("  {:<10}{}", tool.name(), tool.about())));
+            let line = help
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{} ", tool.name())))
+                .unwrap_or_else(|| panic!("{} is not listed:\n{help}", tool.name()));
+            assert!(line.ends_with(tool.about()), "{line}");
+            assert!(line.contains(&format!("{}  ", tool.name())), "{line}");
         }
     }
 }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::UsageError;
-use crate::options::{long_flag, Grammar, ModuleOptions, Setting};
+use crate::options::{long_flag, on, Grammar, ModuleOptions, Setting};
 
 /// A figure's repetitions in one result, higher is better.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -306,27 +306,29 @@ impl ModuleOptions for Args {
 
 /// The one table of compare's options: it parses and it writes `-h`.
 pub fn grammar() -> Grammar<Args> {
+    let file = |a: &mut Args, s: Setting<'_>| {
+        a.files.push(s.value().to_string());
+        Ok(())
+    };
     Grammar {
         tool: "pario compare",
-        specs: vec![long_flag(&["json"], "print the rows as JSON", |a, s| {
-            a.json = s.flag_bool()?;
-            Ok(())
-        })],
+        specs: vec![long_flag(
+            &["json"],
+            "print the rows as JSON",
+            on(|a: &mut Args| &mut a.json),
+        )],
+        operand: Some(file),
     }
 }
 
 /// `-h`.
 pub fn help() -> String {
-    format!("{ABOUT}{}", grammar().options_text())
+    format!("{ABOUT}\n{}", grammar().options_text())
 }
 
 /// Parses and checks a command line; no file is read.
 pub fn parse(args: &[String]) -> Result<Args, UsageError> {
-    let add = |a: &mut Args, s: Setting<'_>| {
-        a.files.push(s.value().to_string());
-        Ok(())
-    };
-    let parsed = grammar().parse_with_operands(args, Args::default(), add)?;
+    let parsed = grammar().parse_command_line(args, Args::default())?;
     let mut a = parsed.params;
     a.help = parsed.help;
     if !a.help && a.files.len() != 2 {

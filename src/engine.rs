@@ -86,6 +86,24 @@ pub fn report_failure(tool: &str, error: &Error) -> ExitCode {
     ExitCode::from(error.exit_code())
 }
 
+/// The exit status of a run that ended with `code`: a signal that came after
+/// the last measurement still makes it 128 + the signal (the results are
+/// complete, and said so), as for a signal during the run.
+pub fn after_signal(tool: &str, code: ExitCode) -> ExitCode {
+    match crate::run::stop::signal() {
+        Some(signal) if code == ExitCode::SUCCESS => {
+            if is_printer() {
+                let sig = crate::run::stop::name(signal);
+                eprintln!(
+                    "{tool}: {sig} came after the last measurement: the results are complete"
+                );
+            }
+            ExitCode::from((128 + signal).clamp(0, 255) as u8)
+        }
+        _ => code,
+    }
+}
+
 /// After a signal some task did not answer: it is taken for dead, so no
 /// collective (not even MPI's finalisation) can complete. This task has
 /// removed its files; rank 0 says what may be left, and the process ends.

@@ -72,6 +72,13 @@ impl PacketType {
     }
 }
 
+/// The one-letter name, as the tools' help shows the default.
+impl std::fmt::Display for PacketType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
+
 /// glibc's `rand_r`, which IOR's `i` and `r` patterns are defined by.
 pub fn rand_r(seed: &mut u32) -> u32 {
     let mut next = *seed;

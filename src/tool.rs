@@ -56,7 +56,7 @@ impl Tasks {
 /// A benchmark of the suite.
 pub trait Tool: Sync {
     /// What one option table sets (one test of ior, a run of mdtest).
-    type Options: ModuleOptions;
+    type Options: ModuleOptions + Default;
     /// A parsed and checked invocation.
     type Params: Sync;
     /// What a run returns, and every document is written from.

@@ -387,3 +387,64 @@ fn an_extra_file_that_cannot_be_created_stops_the_run_before_it_starts() {
     run.fails(1, "task 0: cannot create nowhere/x.csv");
     assert!(entries(dir.path()).is_empty());
 }
+
+#[test]
+fn every_tool_declares_the_summary_options_alike() {
+    let dir = tempdir().unwrap();
+    let runs = [
+        ior(dir.path(), 1, &["-o", "f", "-O", "summaryFile="]),
+        mdtest(dir.path(), 1, &["-n", "1", "-d", "m", "--summaryFile="]),
+        md_workbench(dir.path(), 1, &["-o", "w", "--summaryFile="]),
+    ];
+    for run in &runs {
+        run.fails(2, "summaryFile=: the summary file name is empty");
+    }
+    let runs = [
+        ior(dir.path(), 1, &["-O", "summaryFormat=xml"]),
+        mdtest(dir.path(), 1, &["-n", "1", "--summaryFormat=xml"]),
+        md_workbench(dir.path(), 1, &["--summaryFormat=xml"]),
+    ];
+    for run in &runs {
+        run.fails(
+            2,
+            "unknown summary format (use default, JSON, CSV or pario-CSV)",
+        );
+    }
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
+
+#[test]
+fn every_tool_prints_its_help() {
+    let dir = tempdir().unwrap();
+    let runs = [
+        ior(dir.path(), 1, &["-h"]),
+        mdtest(dir.path(), 1, &["-h"]),
+        md_workbench(dir.path(), 1, &["-h"]),
+        io500(dir.path(), 1, &["-h"]),
+    ];
+    for run in &runs {
+        run.ok();
+        assert!(run.stdout.contains("summaryFormat") || run.stdout.contains("--dry-run"));
+    }
+    // Defaults come from the tools' parameters; md-workbench's -G and -o
+    // have no long name (their help once panicked).
+    assert!(
+        runs[0].stdout.contains("  -t=262144 "),
+        "{}",
+        runs[0].stdout
+    );
+    assert!(runs[1].stdout.contains("  -a=POSIX "), "{}", runs[1].stdout);
+    for line in ["  -G=-1 ", "  -o=./out ", "  -I=1000 ", "  -S=3901 "] {
+        assert!(runs[2].stdout.contains(line), "{line}: {}", runs[2].stdout);
+    }
+    assert!(
+        runs[3].stdout.contains("  --verify=RESULT.txt "),
+        "{}",
+        runs[3].stdout
+    );
+    assert!(
+        runs[3].stdout.contains("  -v, --verbose "),
+        "{}",
+        runs[3].stdout
+    );
+}

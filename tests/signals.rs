@@ -263,3 +263,77 @@ fn ior_sigint_in_a_sweep_step_stops_the_sweep() {
     );
     assert_eq!(entries(dir.path()), ["user.txt"]);
 }
+
+/// A signal after the last measurement, while the JSON document is written:
+/// the results are complete, and the exit status still says 128 + n.
+#[test]
+fn a_signal_after_the_last_measurement_still_sets_the_status() {
+    let dir = scratch();
+    let fifo_path = dir.path().join("doc.json");
+    let fifo = common::running::Fifo::make(&fifo_path);
+    let summary = format!("summaryFile={}", fifo_path.display());
+    let target = dir.path().join("t");
+    // Enough repetitions for a document larger than the pipe holds.
+    let args = [
+        "-w",
+        "-t",
+        "4k",
+        "-b",
+        "8k",
+        "-i",
+        "200",
+        "-o",
+        target.to_str().unwrap(),
+        "-O",
+        "summaryFormat=JSON",
+        "-O",
+        &summary,
+    ];
+    let mut run = Running::start(command(env!("CARGO_BIN_EXE_ior"), dir.path(), 1, &args));
+    run.wait_until("the document", || fifo.written());
+    run.signal(Signal::INT);
+    let doc = fifo.drain();
+    let end = run.ended();
+    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert!(
+        end.stderr
+            .contains("SIGINT came after the last measurement"),
+        "{}",
+        end.stderr
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&doc).unwrap();
+    assert_eq!(doc["tests"][0]["Results"].as_array().unwrap().len(), 200);
+    assert_eq!(entries(dir.path()), ["doc.json", "user.txt"]);
+}
+
+/// The same for io500, while it writes result.json.
+#[test]
+fn io500_sets_the_status_for_a_signal_after_its_last_phase() {
+    let dir = scratch();
+    let d = dir.path().display();
+    let config = format!(
+        "[global]\ndatadir = {d}/data\nresultdir = {d}/results\n[debug]\nstonewall-time = 1\n\
+         [ior-easy]\ntransferSize = 4k\nblockSize = 16k\n[mdtest-easy]\nn = 10\n\
+         [ior-hard]\nsegmentCount = 2\n[mdtest-hard]\nn = 10\n[find]\nnproc = 1\n"
+    );
+    let ini = dir.path().join("io500.ini");
+    std::fs::write(&ini, config).unwrap();
+    std::fs::create_dir_all(dir.path().join("results/S")).unwrap();
+    let fifo = common::running::Fifo::make(&dir.path().join("results/S/result.json"));
+    let args = [ini.to_str().unwrap(), "--timestamp=S"];
+    let mut run = Running::start(command(env!("CARGO_BIN_EXE_io500"), dir.path(), 1, &args));
+    run.wait_until("result.json", || fifo.written());
+    run.signal(Signal::INT);
+    let doc = fifo.drain();
+    let end = run.ended();
+    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert!(
+        end.stderr
+            .contains("SIGINT came after the last measurement"),
+        "{}",
+        end.stderr
+    );
+    assert!(end.stdout.contains("[SCORE ]"), "{}", end.stdout);
+    serde_json::from_slice::<serde_json::Value>(&doc).unwrap();
+    assert!(!dir.path().join("data/S").exists());
+}

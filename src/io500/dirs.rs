@@ -28,20 +28,17 @@ pub struct Dirs {
 impl Dirs {
     /// `datadir` and `resultdir`, each with `/<timestamp>` when configured.
     pub fn of(config: &Config, stamp: &str) -> Dirs {
-        let dir = |key: &str, fallback: &str, stamped: &str| {
-            let base = config
-                .get("global", key)
-                .unwrap_or(fallback)
-                .trim_end_matches('/');
+        let dir = |key: &str, stamped: &str| {
+            let base = config.value("global", key).trim_end_matches('/');
             let base = if base.is_empty() { "/" } else { base };
-            match config.get_bool("global", stamped).unwrap_or(true) {
+            match config.flag("global", stamped) {
                 true => format!("{base}/{stamp}"),
                 false => base.to_string(),
             }
         };
         Dirs {
-            data: dir("datadir", "./datafiles", "timestamp-datadir"),
-            results: dir("resultdir", "./results", "timestamp-resultdir"),
+            data: dir("datadir", "timestamp-datadir"),
+            results: dir("resultdir", "timestamp-resultdir"),
             made_data: false,
         }
     }

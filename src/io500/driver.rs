@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
 use super::results::{score, Line, PhaseOutcome, Score};
 use super::run_phase::{self, Places};
-use super::{Io500Run, Mode};
+use super::{Io500Run, Mode, OFFICIAL_RUNTIME};
 use crate::comm::{agree, broadcast_value, Comm};
 use crate::error::{Error, Result};
 
@@ -40,9 +40,9 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         mdw_objects: r.configured_mdw_objects().unwrap_or(1),
     };
     let mut run_notes: Vec<Line> = Vec::new();
-    if stonewall != 300 {
+    if stonewall != OFFICIAL_RUNTIME {
         run_notes.push(Line::Invalid(format!(
-            "stonewall-time {stonewall}s != 300s"
+            "stonewall-time {stonewall}s != {OFFICIAL_RUNTIME}s"
         )));
     }
     if r.dry_run {
@@ -229,7 +229,7 @@ fn failed_source(p: &Phase, before: &[PhaseOutcome]) -> Option<&'static str> {
 
 /// `drop-caches`: the command, once per node, before the phase.
 fn drop_caches(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
-    if !r.config.get_bool("global", "drop-caches").unwrap_or(false) {
+    if !r.config.flag("global", "drop-caches") {
         return Ok(());
     }
     let t = comm.topology();

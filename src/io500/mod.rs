@@ -25,9 +25,13 @@ pub mod verify;
 use config::Config;
 use phases::Phase;
 
+/// The stonewall time and shortest write phase of a valid run, in seconds.
+pub const OFFICIAL_RUNTIME: u64 = 300;
+
 /// Standard or extended mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
+    #[default]
     Standard,
     Extended,
 }
@@ -71,16 +75,15 @@ impl Io500Run {
 
     /// `[debug] stonewall-time`.
     pub fn stonewall(&self) -> u64 {
-        self.config
-            .get_uint("debug", "stonewall-time")
-            .unwrap_or(300)
+        let seconds = self.config.get_uint("debug", "stonewall-time");
+        seconds.unwrap_or_default()
     }
 
     /// The shortest valid write phase: 300 s, or 30 s with `scc`.
     pub fn minimum_runtime(&self) -> u64 {
-        match self.config.get_bool("global", "scc").unwrap_or(false) {
+        match self.config.flag("global", "scc") {
             true => 30,
-            false => 300,
+            false => OFFICIAL_RUNTIME,
         }
     }
 

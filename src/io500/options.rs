@@ -2,6 +2,7 @@
 //! command line parsed by its tool before anything is created), and the
 //! command's entry point.
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use super::config::Config;
@@ -9,20 +10,27 @@ use super::phases::{arguments, Setting, PHASES};
 use super::{driver, run_phase, verify, Io500Run, Mode};
 use crate::engine::{self, report_failure};
 use crate::error::{Error, UsageError};
+use crate::options::{
+    count, flag, long_flag, long_value, non_empty, on, set, shown, Field, Grammar, ModuleOptions,
+    OptSpec,
+};
 use crate::run::stop;
 
 /// What a command line asks for.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub enum Action {
     Help,
-    List { mandatory: bool },
+    List {
+        mandatory: bool,
+    },
     ConfigHash,
     Verify(String),
+    #[default]
     Run,
 }
 
 /// The options, as given.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct CommandLine {
     pub config_file: String,
     pub action: Action,
@@ -31,81 +39,121 @@ pub struct CommandLine {
     pub dry_run: bool,
     pub cleanup: bool,
     pub verbose: u32,
+    /// Backend options are phases' business (their `api` keys): none here.
+    module_options: BTreeMap<String, String>,
 }
 
-pub const HELP: &str = "Usage: io500 CONFIG.ini [options]
+impl ModuleOptions for CommandLine {
+    fn module_options(&mut self) -> &mut BTreeMap<String, String> {
+        &mut self.module_options
+    }
+}
+
+const ABOUT: &str = "Usage: io500 CONFIG.ini [options]
 
 Runs the IO500 workflow (ior, mdtest, md-workbench and find phases) with
 pario's own tools, on threads (PARIO_TASKS) or MPI ranks.
-
-Options:
-  --dry-run              check, create the directories, print each phase's command; run nothing
-  --mode=standard|extended  extended also runs find-easy, find-hard and md-workbench
-  --timestamp=S          the directories' and seeds' timestamp (default: now)
-  --cleanup              run only the removal phases of an earlier run (with --timestamp)
-  -l, --list             print every section and key with its help and current value
-  --list-mandatory       the same for the mandatory phases only
-  --config-hash          print the configuration's hash
-  --verify RESULT.txt    check the hashes of a result file against CONFIG.ini
-  -v                     more output (repeatable)
-  -h, --help             this help
 ";
 
-/// The options' spellings (for `pario`'s option checks).
-const SPELLINGS: [(&str, bool); 11] = [
-    ("--dry-run", false),
-    ("--mode", true),
-    ("--timestamp", true),
-    ("--cleanup", false),
-    ("-l", false),
-    ("--list", false),
-    ("--list-mandatory", false),
-    ("--config-hash", false),
-    ("--verify", true),
-    ("-v", false),
-    ("-h", false),
-];
+/// The command line's one table: it parses, and it writes the help and the
+/// spellings `pario` checks.
+pub fn grammar() -> Grammar<CommandLine> {
+    let action = |a: fn() -> Action| -> Field<CommandLine> {
+        Field::boxed(move |c: &mut CommandLine, _| {
+            c.action = a();
+            Ok(())
+        })
+    };
+    let specs: Vec<OptSpec<CommandLine>> = vec![
+        long_flag(
+            &["dry-run"],
+            "check, create the directories, print each phase's command; run nothing",
+            on(|c| &mut c.dry_run),
+        ),
+        long_value(
+            &["mode"],
+            "extended also runs find-easy, find-hard and md-workbench",
+            shown(
+                "standard|extended",
+                set(|c, s| {
+                    c.mode = mode(s.value())?;
+                    Ok(())
+                }),
+            ),
+        ),
+        long_value(
+            &["timestamp"],
+            "the directories' and seeds' timestamp (default: now)",
+            shown(
+                "S",
+                set(|c, s| {
+                    c.timestamp = Some(checked_stamp(s.value())?);
+                    Ok(())
+                }),
+            ),
+        ),
+        long_flag(
+            &["cleanup"],
+            "run only the removal phases of an earlier run (with --timestamp)",
+            on(|c| &mut c.cleanup),
+        ),
+        flag(
+            'l',
+            &["list"],
+            "print every section and key with its help and current value",
+            action(|| Action::List { mandatory: false }),
+        ),
+        long_flag(
+            &["list-mandatory"],
+            "the same for the mandatory phases only",
+            action(|| Action::List { mandatory: true }),
+        ),
+        long_flag(
+            &["config-hash"],
+            "print the configuration's hash",
+            action(|| Action::ConfigHash),
+        ),
+        long_value(
+            &["verify"],
+            "check the hashes of a result file against CONFIG.ini",
+            shown(
+                "RESULT.txt",
+                set(|c, s| {
+                    c.action = Action::Verify(non_empty(s.value(), "result file name")?);
+                    Ok(())
+                }),
+            ),
+        ),
+        flag(
+            'v',
+            &["verbose"],
+            "more output (repeatable)",
+            count(|c| &mut c.verbose),
+        ),
+    ];
+    Grammar {
+        operand: Some(|c, s| match c.config_file.is_empty() {
+            true => {
+                c.config_file = s.value().to_string();
+                Ok(())
+            }
+            false => Err(format!("'{}': only one configuration file", s.value())),
+        }),
+        ..Grammar::new("io500", specs)
+    }
+}
+
+/// `io500 -h`.
+pub fn help() -> String {
+    format!("{ABOUT}\n{}", grammar().options_text())
+}
 
 /// Parses `args` (without the program).
 pub fn parse(args: &[String]) -> Result<CommandLine, UsageError> {
-    let mut c = CommandLine {
-        config_file: String::new(),
-        action: Action::Run,
-        mode: Mode::Standard,
-        timestamp: None,
-        dry_run: false,
-        cleanup: false,
-        verbose: 0,
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = |what: &str| -> Result<String, UsageError> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| UsageError(format!("{name} needs {what}")))
-        };
-        match name {
-            "-h" | "--help" => c.action = Action::Help,
-            "--dry-run" => c.dry_run = true,
-            "--cleanup" => c.cleanup = true,
-            "-l" | "--list" => c.action = Action::List { mandatory: false },
-            "--list-mandatory" => c.action = Action::List { mandatory: true },
-            "--config-hash" => c.action = Action::ConfigHash,
-            "--verify" => c.action = Action::Verify(value("a result file")?),
-            "--timestamp" => c.timestamp = Some(checked_stamp(value("a timestamp")?)?),
-            "--mode" => c.mode = mode(&value("standard or extended")?)?,
-            "-v" | "--verbose" => c.verbose += 1,
-            _ if a.starts_with('-') && a.len() > 1 => {
-                return Err(UsageError(format!("unknown option '{a}' (see io500 -h)")))
-            }
-            _ if c.config_file.is_empty() => c.config_file = a.clone(),
-            _ => return Err(UsageError(format!("'{a}': only one configuration file"))),
-        }
+    let parsed = grammar().parse_command_line(args, CommandLine::default())?;
+    let mut c = parsed.params;
+    if parsed.help {
+        c.action = Action::Help;
     }
     if c.config_file.is_empty() && !matches!(c.action, Action::Help) {
         return Err(UsageError(
@@ -115,23 +163,19 @@ pub fn parse(args: &[String]) -> Result<CommandLine, UsageError> {
     Ok(c)
 }
 
-fn mode(text: &str) -> Result<Mode, UsageError> {
+fn mode(text: &str) -> Result<Mode, String> {
     match text.to_ascii_lowercase().as_str() {
         "standard" => Ok(Mode::Standard),
         "extended" => Ok(Mode::Extended),
-        _ => Err(UsageError(format!(
-            "--mode={text}: use standard or extended"
-        ))),
+        _ => Err("use standard or extended".into()),
     }
 }
 
 /// A timestamp names directories: no path separators.
-fn checked_stamp(s: String) -> Result<String, UsageError> {
+fn checked_stamp(s: &str) -> Result<String, String> {
     match s.is_empty() || s.contains('/') || s == "." || s == ".." {
-        true => Err(UsageError(format!(
-            "--timestamp={s}: not usable as a directory name"
-        ))),
-        false => Ok(s),
+        true => Err("not usable as a directory name".into()),
+        false => Ok(s.to_string()),
     }
 }
 
@@ -171,17 +215,12 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     match &c.action {
         Action::Help => {
-            print!("{HELP}");
+            print!("{}", help());
             ExitCode::SUCCESS
         }
         Action::Verify(file) => verify::main(&c.config_file, file),
         _ => run(&c),
     }
-}
-
-/// The options' spellings, and whether each takes a value.
-pub fn spellings() -> &'static [(&'static str, bool)] {
-    &SPELLINGS
 }
 
 /// Parses and checks a command line without running anything.
@@ -217,5 +256,6 @@ fn run(c: &CommandLine) -> ExitCode {
         Err(e) => return report_failure("io500", &Error::Usage(e)),
     };
     stop::install("io500");
-    engine::run_tasks("io500", tasks, |comm| driver::run(comm, &run))
+    let code = engine::run_tasks("io500", tasks, |comm| driver::run(comm, &run));
+    engine::after_signal("io500", code)
 }

@@ -159,7 +159,7 @@ impl Setting<'_> {
     }
 
     fn flag(&self, section: &str, key: &str) -> bool {
-        self.config.get_bool(section, key).unwrap_or(false)
+        self.config.flag(section, key)
     }
 
     /// The API words of a phase: the phase's, its group's, or `[global] api`
@@ -174,9 +174,7 @@ impl Setting<'_> {
     }
 
     fn packet(&self) -> String {
-        let t = self
-            .get("global", "dataPacketType")
-            .unwrap_or_else(|| "timestamp".into());
+        let t = self.config.value("global", "dataPacketType");
         format!("--dataPacketType={t}")
     }
 
@@ -233,16 +231,14 @@ fn ior_easy(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 fn ior_easy_sizes(s: &Setting<'_>) -> Vec<String> {
     let mut a = vec![
         "-t".into(),
-        s.get("ior-easy", "transferSize")
-            .unwrap_or_else(|| "2m".into()),
+        s.config.value("ior-easy", "transferSize").into(),
         "-b".into(),
-        s.get("ior-easy", "blockSize")
-            .unwrap_or_else(|| "9920000m".into()),
+        s.config.value("ior-easy", "blockSize").into(),
     ];
     if s.flag("ior-easy", "uniqueDir") {
         a.push("-u".into());
     }
-    if s.config.get_bool("ior-easy", "filePerProc").unwrap_or(true) {
+    if s.config.flag("ior-easy", "filePerProc") {
         a.push("-F".into());
     }
     a
@@ -250,9 +246,7 @@ fn ior_easy_sizes(s: &Setting<'_>) -> Vec<String> {
 
 fn ior_hard(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     let (d, r) = (&s.data, &s.results);
-    let segments = s
-        .get("ior-hard", "segmentCount")
-        .unwrap_or_else(|| "10000000".into());
+    let segments = s.config.value("ior-hard", "segmentCount");
     let mut a = vec![s.packet()];
     a.extend(words(&format!(
         "-C -Q 1 -g -G={} -k -e -o {d}/ior-hard/file -O stoneWallingStatusFile={r}/ior-hard.stonewall -t 47008 -b 47008 -s {segments}",
@@ -284,7 +278,7 @@ fn ior_random(p: &Phase, s: &Setting<'_>) -> Vec<String> {
         "-g -G {} -k -e -o {d}/ior-easy/ior_file_easy",
         s.seed("ior-easy")
     )));
-    if s.config.get_bool("ior-easy", "filePerProc").unwrap_or(true) {
+    if s.config.flag("ior-easy", "filePerProc") {
         a.push("-F".into());
     }
     a.extend(words(&format!("-r -D {} -z -z", s.stonewall)));
@@ -311,7 +305,7 @@ fn split_directives(args: Vec<String>) -> Vec<String> {
 
 fn mdtest(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     let (d, r, g) = (&s.data, &s.results, p.group);
-    let n = s.get(g, "n").unwrap_or_else(|| "1000000".into());
+    let n = s.config.value(g, "n");
     let mut a = vec![s.packet()];
     let seed = s.seed(g);
     a.extend(match g {
@@ -342,10 +336,10 @@ fn mdtest(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 
 fn md_workbench(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     let (d, r) = (&s.data, &s.results);
-    let waiting: f64 = s
-        .get("mdworkbench", "waitingTime")
-        .and_then(|w| w.parse().ok())
-        .unwrap_or(0.0);
+    let waiting = s
+        .config
+        .get_float("mdworkbench", "waitingTime")
+        .unwrap_or_default();
     let mut a = vec![s.packet(), "--process-reports".into()];
     a.extend(s.api(p));
     let n = s.mdw_objects;
@@ -364,9 +358,7 @@ fn md_workbench(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 /// pfind's arguments, for the `exe` line (pario's find runs in-process).
 fn find(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     let (d, r) = (&s.data, &s.results);
-    let q = s
-        .get(p.group, "pfind-queue-length")
-        .unwrap_or_else(|| "10000".into());
+    let q = s.config.value(p.group, "pfind-queue-length");
     let newer = format!("-newer {r}/timestampfile -size 3901c");
     words(&match p.name {
         "find-easy" => format!("{d}/mdtest-easy/ -name *01* -C -q {q}"),

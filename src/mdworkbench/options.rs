@@ -3,22 +3,17 @@
 
 use crate::backend::{self, registry, Choice};
 use crate::error::UsageError;
-use crate::options::{flag, long_flag, long_value, module_specs, value, Grammar, OptSpec, Setting};
+use crate::options::{
+    count, flag, long_flag, long_value, module_specs, on, on_value, parsed, set, shown, some, text,
+    value, Grammar, OptSpec, Setting,
+};
+use crate::output::Summary;
 use crate::pattern::PacketType;
-use crate::units::{parse_count, parse_int, parse_seconds};
+use crate::units::{parse_count, parse_int, parse_non_negative, parse_seconds};
 
 use super::params::MdwParams;
 
-type Set = Result<(), String>;
-
-fn text(s: Setting<'_>, what: &str) -> Result<String, String> {
-    match s.value().trim() {
-        "" => Err(format!("the {what} is empty")),
-        v => Ok(v.to_string()),
-    }
-}
-
-fn no_gpu(s: Setting<'_>) -> Set {
+fn no_gpu(s: Setting<'_>) -> Result<(), String> {
     match s {
         Setting::Value(v) if matches!(v.trim(), "" | "0" | "-1") => Ok(()),
         _ => Err("pario has no GPU support".into()),
@@ -28,143 +23,55 @@ fn no_gpu(s: Setting<'_>) -> Set {
 /// The table, in md-workbench's help order.
 pub fn grammar() -> Grammar<MdwParams> {
     let mut specs: Vec<OptSpec<MdwParams>> = vec![
-        value('O', &["offset"], "1", "Offset in o.i.rank to use for the selection of the rank", |p, s| {
-            p.offset = parse_int(s.value())?;
-            Ok(())
-        }),
-        value('a', &["api"], "POSIX", format!("The API (plugin) to use for the benchmark [{}]", registry::names_with(|c| c.metadata).join("|")), |p, s| {
-            p.api = text(s, "API name")?;
-            Ok(())
-        }),
-        value('I', &["obj-per-proc"], "1000", "Number of I/O operations per data set", |p, s| {
-            p.objects = parse_count(s.value())?;
-            Ok(())
-        }),
-        value('L', &["latency"], "", "Measure the latency for individual operations, prefix the result files with the provided filename", |p, s| {
+        value('O', &["offset"], "Offset in o.i.rank to use for the selection of the rank", parsed(|p| &mut p.offset, parse_int)),
+        value('a', &["api"], format!("The API (plugin) to use for the benchmark [{}]", registry::names_with(|c| c.metadata).join("|")), text(|p| &mut p.api, "API name")),
+        value('I', &["obj-per-proc"], "Number of I/O operations per data set", parsed(|p| &mut p.objects, parse_count)),
+        value('L', &["latency"], "Measure the latency for individual operations, prefix the result files with the provided filename", set(|p, s| {
             let v = s.value().trim();
             p.latency_prefix = (!v.is_empty()).then(|| v.to_string());
             Ok(())
-        }),
-        long_flag(&["latency-all"], "Keep the latency files from all ranks", |p, s| {
-            p.latency_all = s.flag_bool()?;
-            Ok(())
-        }),
-        value('P', &["precreate-per-set"], "3000", "Number of object to precreate per data set", |p, s| {
-            p.precreate = parse_count(s.value())?;
-            Ok(())
-        }),
-        value('D', &["data-sets"], "10", "Number of data sets covered per process and iteration", |p, s| {
-            p.data_sets = parse_count(s.value())?;
-            Ok(())
-        }),
-        value('G', &[], "-1", "Offset for the data in the read/write buffer, if not set, a random value is used", |p, s| {
+        })),
+        long_flag(&["latency-all"], "Keep the latency files from all ranks", on(|p| &mut p.latency_all)),
+        value('P', &["precreate-per-set"], "Number of object to precreate per data set", parsed(|p| &mut p.precreate, parse_count)),
+        value('D', &["data-sets"], "Number of data sets covered per process and iteration", parsed(|p| &mut p.data_sets, parse_count)),
+        value('G', &[], "Offset for the data in the read/write buffer, if not set, a random value is used", shown("-1", set(|p, s| {
             let g = parse_int(s.value())?;
             p.seed = (g != -1).then_some(g);
             Ok(())
-        }),
-        value('o', &[], "./out", "Output directory", |p, s| {
-            p.prefix = text(s, "output directory")?;
-            Ok(())
-        }),
-        flag('q', &["quiet"], "Avoid irrelevant printing", |p, s| {
-            p.quiet = s.flag_bool()?;
-            Ok(())
-        }),
-        value('S', &["object-size"], "3901", "Size for the create and read operations", |p, s| {
-            p.object_size = parse_count(s.value())?;
-            Ok(())
-        }),
-        value('R', &["iterations"], "3", "Number of times to rerun the main phase", |p, s| {
-            p.iterations = parse_count(s.value())?;
-            Ok(())
-        }),
-        value('t', &["waiting-time"], "0", "Waiting time relative to runtime (1.0 is 100%)", |p, s| {
-            p.waiting_factor = parse_seconds(s.value()).map_err(|_| format!("'{}' must be a factor, 0 or more", s.value()))?;
-            Ok(())
-        }),
-        flag('T', &["adaptive-waiting"], "Compute an adaptive waiting time", |p, s| {
-            p.adaptive_waiting = s.flag_bool()?;
-            Ok(())
-        }),
-        flag('1', &["run-precreate"], "Run precreate phase", |p, s| {
-            p.phases.precreate = s.flag_bool()?;
-            Ok(())
-        }),
-        flag('2', &["run-benchmark"], "Run benchmark phase", |p, s| {
-            p.phases.benchmark = s.flag_bool()?;
-            Ok(())
-        }),
-        flag('3', &["run-cleanup"], "Run cleanup phase (only run explicit phases)", |p, s| {
-            p.phases.cleanup = s.flag_bool()?;
-            Ok(())
-        }),
-        value('w', &["stonewall-timer"], "0", "Stop each benchmark iteration after the specified seconds (if not used with -W this leads to process-specific progress!)", |p, s| {
-            p.stonewall = crate::units::parse_non_negative(s.value())?;
-            Ok(())
-        }),
-        flag('W', &["stonewall-wear-out"], "Stop with stonewall after specified time and use a soft wear-out phase -- all processes perform the same number of iterations", |p, s| {
-            p.wear_out = s.flag_bool()?;
-            Ok(())
-        }),
-        flag('X', &["verify-read"], "Verify the data on read", |p, s| {
-            p.verify = s.flag_bool()?;
-            Ok(())
-        }),
-        long_value(&["dataPacketType"], "t", "type of packet that will be created [offset|incompressible|timestamp|random|o|i|t|r]", |p, s| {
-            p.packet = PacketType::parse(s.value())?;
-            Ok(())
-        }),
-        long_value(&["start-item"], "0", "The iteration number of the item to start with, allowing to offset the operations", |p, s| {
-            p.start_item = Some(parse_count(s.value())?);
-            Ok(())
-        }),
-        long_flag(&["print-detailed-stats"], "Print detailed machine parsable statistics.", |p, s| {
-            p.detailed = s.flag_bool()?;
-            Ok(())
-        }),
-        long_flag(&["read-only"], "Run read-only during benchmarking phase (no deletes/writes), probably use with -2", |p, s| {
-            p.read_only = s.flag_bool()?;
-            Ok(())
-        }),
-        long_flag(&["ignore-precreate-errors"], "Ignore errors occuring during the pre-creation phase", |p, s| {
-            p.ignore_precreate_errors = s.flag_bool()?;
-            Ok(())
-        }),
-        long_flag(&["process-reports"], "Independent report per process/rank", |p, s| {
-            p.process_reports = s.flag_bool()?;
-            Ok(())
-        }),
-        flag('v', &["verbose"], "Increase the verbosity level", |p, s| {
-            p.verbose = s.flag_count(p.verbose)?;
-            Ok(())
-        }),
-        long_value(&["run-info-file"], "md-workbench.status", "The log file for resuming a previous run", |p, s| {
-            p.run_info_file = text(s, "run-info file name")?;
-            Ok(())
-        }),
-        long_value(&["allocateBufferOnGPU"], "0", "Allocate the buffer on the GPU (CUDA builds)", |_, s| no_gpu(s)),
-        long_value(&["GPUid"], "-1", "Select the GPU to use (CUDA builds)", |_, s| no_gpu(s)),
-        long_flag(&["gpuDirect"], "Use GPUDirect storage (GPUDirect builds)", |_, s| match s.flag_bool()? {
+        }))),
+        value('o', &[], "Output directory", text(|p| &mut p.prefix, "output directory")),
+        flag('q', &["quiet"], "Avoid irrelevant printing", on(|p| &mut p.quiet)),
+        value('S', &["object-size"], "Size for the create and read operations", parsed(|p| &mut p.object_size, parse_count)),
+        value('R', &["iterations"], "Number of times to rerun the main phase", parsed(|p| &mut p.iterations, parse_count)),
+        value('t', &["waiting-time"], "Waiting time relative to runtime (1.0 is 100%)", parsed(|p| &mut p.waiting_factor, |v| {
+            parse_seconds(v).map_err(|_| format!("'{v}' must be a factor, 0 or more"))
+        })),
+        flag('T', &["adaptive-waiting"], "Compute an adaptive waiting time", on(|p| &mut p.adaptive_waiting)),
+        flag('1', &["run-precreate"], "Run precreate phase", on(|p| &mut p.phases.precreate)),
+        flag('2', &["run-benchmark"], "Run benchmark phase", on(|p| &mut p.phases.benchmark)),
+        flag('3', &["run-cleanup"], "Run cleanup phase (only run explicit phases)", on(|p| &mut p.phases.cleanup)),
+        value('w', &["stonewall-timer"], "Stop each benchmark iteration after the specified seconds (if not used with -W this leads to process-specific progress!)", parsed(|p| &mut p.stonewall, parse_non_negative)),
+        flag('W', &["stonewall-wear-out"], "Stop with stonewall after specified time and use a soft wear-out phase -- all processes perform the same number of iterations", on(|p| &mut p.wear_out)),
+        flag('X', &["verify-read"], "Verify the data on read", on(|p| &mut p.verify)),
+        long_value(&["dataPacketType"], "type of packet that will be created [offset|incompressible|timestamp|random|o|i|t|r]", parsed(|p| &mut p.packet, PacketType::parse)),
+        long_value(&["start-item"], "The iteration number of the item to start with, allowing to offset the operations", shown("0", some(|p| &mut p.start_item, parse_count))),
+        long_flag(&["print-detailed-stats"], "Print detailed machine parsable statistics.", on(|p| &mut p.detailed)),
+        long_flag(&["read-only"], "Run read-only during benchmarking phase (no deletes/writes), probably use with -2", on(|p| &mut p.read_only)),
+        long_flag(&["ignore-precreate-errors"], "Ignore errors occuring during the pre-creation phase", on(|p| &mut p.ignore_precreate_errors)),
+        long_flag(&["process-reports"], "Independent report per process/rank", on(|p| &mut p.process_reports)),
+        flag('v', &["verbose"], "Increase the verbosity level", count(|p| &mut p.verbose)),
+        long_value(&["run-info-file"], "The log file for resuming a previous run", text(|p| &mut p.run_info_file, "run-info file name")),
+        long_value(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU (CUDA builds)", shown("0", set(|_, s| no_gpu(s)))),
+        long_value(&["GPUid"], "Select the GPU to use (CUDA builds)", shown("-1", set(|_, s| no_gpu(s)))),
+        long_flag(&["gpuDirect"], "Use GPUDirect storage (GPUDirect builds)", set(|_, s| match s.flag_bool()? {
             true => Err("pario has no GPU support".into()),
             false => Ok(()),
-        }),
-        long_value(&["summaryFormat"], "default", "pario: also write the results as JSON or CSV (one row per phase), or several to --summaryFile [default|JSON|CSV|pario-CSV, or a list]", |p, s| {
-            p.summary.set_formats(s.value())
-        }),
-        long_value(&["recordLatency"], "1", "pario: time every operation (0: no quantiles, op-max, percentiles or -L files; measures pario's own cost)", |p, s| {
-            p.record_latency = s.flag_bool()?;
-            Ok(())
-        }),
-        long_value(&["summaryFile"], "", "pario: write the JSON to this file (default: stdout, and the text goes away)", |p, s| {
-            p.summary.file = Some(text(s, "summary file name")?);
-            Ok(())
-        }),
+        })),
+        long_value(&["recordLatency"], "pario: time every operation (0: no quantiles, op-max, percentiles or -L files; measures pario's own cost)", on_value(|p| &mut p.record_latency)),
     ];
+    specs.extend(Summary::options(|p: &mut MdwParams| &mut p.summary, false));
     specs.extend(module_specs(backend::all_module_options()));
-    Grammar {
-        tool: "md-workbench",
-        specs,
-    }
+    Grammar::new("md-workbench", specs)
 }
 
 /// Parses and checks a command line: `None` for `-h`.

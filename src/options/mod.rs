@@ -6,7 +6,14 @@
 //! case-insensitive) and `-f` script files (`IOR START` … `RUN` … `IOR STOP`).
 //! Parsing never touches the file system except to read a script.
 
+mod field;
+mod help;
 pub mod script;
+
+pub use field::{
+    count, non_empty, on, on_value, parsed, set, shown, some, some_text, text, Field, Set, Setter,
+    Shown,
+};
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -62,8 +69,8 @@ impl<'a> Setting<'a> {
 
 /// Where a setting is stored.
 pub enum Store<T> {
-    /// A field of the tool's parameters.
-    Field(fn(&mut T, Setting<'_>) -> Result<(), String>),
+    /// A field of the tool's parameters, set by this.
+    Field(Set<T>),
     /// A backend module option (`posix.odirect`), kept as text for the backend
     /// to interpret when it is built.
     Module,
@@ -78,7 +85,7 @@ pub struct OptSpec<T> {
     pub names: Vec<&'static str>,
     pub kind: ArgKind,
     /// Default shown in help (`-t=262144`).
-    pub default: &'static str,
+    pub shown: Shown<T>,
     pub help: Cow<'static, str>,
     /// Help section ("" for the tool's own options, else a module name).
     pub module: &'static str,
@@ -102,33 +109,25 @@ impl<T> OptSpec<T> {
         }
     }
 
-    /// The option, taking a comma-separated list (see [`OptSpec::list`]).
-    pub fn listed(self) -> OptSpec<T> {
-        OptSpec { list: true, ..self }
-    }
-
     fn matches_long(&self, name: &str) -> bool {
         self.names.iter().any(|n| n.eq_ignore_ascii_case(name))
     }
 }
-
-/// How a field option is set from a [`Setting`].
-pub type Setter<T> = fn(&mut T, Setting<'_>) -> Result<(), String>;
 
 /// An option of the tool's own (not a module option).
 pub fn spec<T>(
     short: Option<char>,
     names: &[&'static str],
     kind: ArgKind,
-    default: &'static str,
     help: impl Into<Cow<'static, str>>,
-    set: Setter<T>,
+    field: Field<T>,
 ) -> OptSpec<T> {
+    let Field { set, shown } = field;
     OptSpec {
         short,
         names: names.to_vec(),
         kind,
-        default,
+        shown,
         help: help.into(),
         module: "",
         directive_only: false,
@@ -142,52 +141,54 @@ pub fn flag<T>(
     short: char,
     names: &[&'static str],
     help: impl Into<Cow<'static, str>>,
-    set: Setter<T>,
+    field: Field<T>,
 ) -> OptSpec<T> {
-    spec(Some(short), names, ArgKind::Flag, "", help, set)
+    spec(Some(short), names, ArgKind::Flag, help, field)
 }
 
 /// A short option with a value (`-b 16m`).
 pub fn value<T>(
     short: char,
     names: &[&'static str],
-    default: &'static str,
     help: impl Into<Cow<'static, str>>,
-    set: Setter<T>,
+    field: Field<T>,
 ) -> OptSpec<T> {
-    spec(Some(short), names, ArgKind::Value, default, help, set)
+    spec(Some(short), names, ArgKind::Value, help, field)
 }
 
 /// A flag with only a long name (`--dryRun`).
 pub fn long_flag<T>(
     names: &[&'static str],
     help: impl Into<Cow<'static, str>>,
-    set: Setter<T>,
+    field: Field<T>,
 ) -> OptSpec<T> {
-    spec(None, names, ArgKind::Flag, "", help, set)
+    spec(None, names, ArgKind::Flag, help, field)
 }
 
 /// A value option with only a long name (`--random-offset-seed=3`).
 pub fn long_value<T>(
     names: &[&'static str],
-    default: &'static str,
     help: impl Into<Cow<'static, str>>,
-    set: Setter<T>,
+    field: Field<T>,
 ) -> OptSpec<T> {
-    spec(None, names, ArgKind::Value, default, help, set)
+    spec(None, names, ArgKind::Value, help, field)
 }
 
 /// A value documented as `-O name=value` (IOR's directive-only options).
 pub fn directive<T>(
     names: &[&'static str],
-    default: &'static str,
     help: impl Into<Cow<'static, str>>,
-    set: Setter<T>,
+    field: Field<T>,
 ) -> OptSpec<T> {
     OptSpec {
         directive_only: true,
-        ..spec(None, names, ArgKind::Value, default, help, set)
+        ..spec(None, names, ArgKind::Value, help, field)
     }
+}
+
+/// The option, taking a comma-separated list (see [`OptSpec::list`]).
+pub fn listed<T>(spec: OptSpec<T>) -> OptSpec<T> {
+    OptSpec { list: true, ..spec }
 }
 
 /// A module option a backend accepts, as `--module.name[=value]` or in `-O`.
@@ -214,7 +215,7 @@ pub fn module_specs<T>(
         } else {
             ArgKind::Value
         },
-        default: o.default,
+        shown: Shown::Text(o.default),
         help: o.help.into(),
         module,
         directive_only: false,
@@ -254,6 +255,20 @@ type Directive<'g, 't, T> = (&'g OptSpec<T>, &'t str, String);
 pub struct Grammar<T> {
     pub tool: &'static str,
     pub specs: Vec<OptSpec<T>>,
+    /// What takes an argument that is not an option (io500's `CONFIG.ini`);
+    /// without one, such an argument is refused.
+    pub operand: Option<Setter<T>>,
+}
+
+impl<T> Grammar<T> {
+    /// A grammar of options only.
+    pub fn new(tool: &'static str, specs: Vec<OptSpec<T>>) -> Grammar<T> {
+        Grammar {
+            tool,
+            specs,
+            operand: None,
+        }
+    }
 }
 
 impl<T: ModuleOptions> Grammar<T> {
@@ -269,7 +284,7 @@ impl<T: ModuleOptions> Grammar<T> {
         let shown = spec.display_name();
         match &spec.store {
             Store::Field(set) => set(target, how).map_err(|reason| match how {
-                Setting::Value(v) if spec.directive_only => {
+                Setting::Value(v) if spec.directive_only || spec.short.is_none() => {
                     UsageError(format!("{shown}={v}: {reason}"))
                 }
                 Setting::Value(v) => UsageError(format!("{shown} {v}: {reason}")),
@@ -300,44 +315,19 @@ impl<T: ModuleOptions> Grammar<T> {
     pub fn parse_command_line(
         &self,
         args: &[String],
-        params: T,
-    ) -> Result<CommandLine<T>, UsageError> {
-        self.parse(args, params, None)
-    }
-
-    /// Parses a command line whose words that are not options are operands
-    /// (`pario report`'s files), each handed to `operand` in its place among
-    /// the options; after `--` every word is one.
-    pub fn parse_with_operands(
-        &self,
-        args: &[String],
-        params: T,
-        operand: Setter<T>,
-    ) -> Result<CommandLine<T>, UsageError> {
-        self.parse(args, params, Some(operand))
-    }
-
-    fn parse(
-        &self,
-        args: &[String],
         mut params: T,
-        operand: Option<Setter<T>>,
     ) -> Result<CommandLine<T>, UsageError> {
         let mut help = false;
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
             if arg == "-h" || arg == "--help" {
                 help = true;
-            } else if let (Some(set), "--") = (operand, arg.as_str()) {
-                for word in rest.by_ref() {
-                    set(&mut params, Setting::Value(word)).map_err(UsageError)?;
-                }
             } else if let Some(long) = arg.strip_prefix("--") {
                 self.long_option(long, &mut rest, &mut params)?;
             } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
                 help |= self.short_options(cluster, &mut rest, &mut params)?;
-            } else if let Some(set) = operand {
-                set(&mut params, Setting::Value(arg)).map_err(UsageError)?;
+            } else if let Some(operand) = self.operand {
+                operand(&mut params, Setting::Value(arg)).map_err(UsageError)?;
             } else {
                 return Err(UsageError(format!(
                     "unexpected argument '{arg}' (options start with '-'; see '{} -h')",
@@ -497,66 +487,6 @@ impl<T: ModuleOptions> Grammar<T> {
         }
         twice
     }
-
-    /// The `-h` text, laid out like IOR's.
-    pub fn help_text(&self) -> String {
-        format!("Synopsis {}\n{}", self.tool, self.options_text())
-    }
-
-    /// The options part of the `-h` text: flags, then options with a value,
-    /// by module.
-    pub fn options_text(&self) -> String {
-        let mut out = String::new();
-        let mut modules: Vec<&str> = Vec::new();
-        for spec in &self.specs {
-            if !modules.contains(&spec.module) {
-                modules.push(spec.module);
-            }
-        }
-        for module in modules {
-            let in_module = |s: &&OptSpec<T>| s.module == module;
-            if !module.is_empty() {
-                out.push_str(&format!("\n\nModule {module}\n"));
-            }
-            let flags: Vec<_> = self
-                .specs
-                .iter()
-                .filter(in_module)
-                .filter(|s| s.kind == ArgKind::Flag)
-                .collect();
-            let values: Vec<_> = self
-                .specs
-                .iter()
-                .filter(in_module)
-                .filter(|s| s.kind != ArgKind::Flag)
-                .collect();
-            if !flags.is_empty() {
-                out.push_str("\nFlags\n");
-                for s in flags {
-                    out.push_str(&help_line(s, false));
-                }
-            }
-            if !values.is_empty() {
-                out.push_str("\nOptional arguments\n");
-                for s in values {
-                    out.push_str(&help_line(s, true));
-                }
-            }
-        }
-        out
-    }
-}
-
-fn help_line<T>(spec: &OptSpec<T>, with_value: bool) -> String {
-    let name = spec.names[0];
-    let left = match spec.short {
-        Some(c) if with_value => format!("-{c}={}", spec.default),
-        Some(c) => format!("-{c}"),
-        None if spec.directive_only => format!("-O {name}={}", spec.default),
-        None if with_value => format!("--{name}={}", spec.default),
-        None => format!("--{name}"),
-    };
-    format!("  {left:<30}{}\n", spec.help)
 }
 
 #[cfg(test)]

@@ -20,52 +20,45 @@ impl ModuleOptions for Toy {
 }
 
 fn toy() -> Grammar<Toy> {
-    let field = |short: Option<char>,
-                 names: &[&'static str],
-                 kind: ArgKind,
-                 set: fn(&mut Toy, Setting<'_>) -> Result<(), String>| OptSpec {
-        short,
-        names: names.to_vec(),
-        kind,
-        default: "",
-        help: "help text".into(),
-        module: "",
-        directive_only: false,
-        list: false,
-        store: Store::Field(set),
-    };
-    Grammar {
-        tool: "toy",
-        specs: vec![
-            field(Some('v'), &["verbose"], ArgKind::Flag, |t, s| {
-                t.verbose = s.flag_count(t.verbose)?;
-                Ok(())
-            }),
-            field(Some('w'), &["writeFile"], ArgKind::Flag, |t, s| {
-                t.write = s.flag_bool()?;
-                Ok(())
-            }),
-            field(Some('b'), &["blockSize"], ArgKind::Value, |t, s| {
-                crate::units::parse_size(s.value())?;
-                t.size = s.value().into();
-                Ok(())
-            }),
-            field(Some('o'), &["testFile"], ArgKind::Value, |t, s| {
-                t.name = s.value().into();
-                Ok(())
-            }),
-            field(Some('f'), &["scriptFile"], ArgKind::Value, |t, s| {
-                t.script = Some(s.value().into());
-                Ok(())
-            }),
-            field(Some('O'), &["directives"], ArgKind::Directives, |_, _| {
-                Ok(())
-            }),
+    Grammar::new(
+        "toy",
+        vec![
+            flag('v', &["verbose"], "help text", count(|t| &mut t.verbose)),
+            flag('w', &["writeFile"], "help text", on(|t| &mut t.write)),
+            value(
+                'b',
+                &["blockSize"],
+                "help text",
+                set(|t, s| {
+                    crate::units::parse_size(s.value())?;
+                    t.size = s.value().into();
+                    Ok(())
+                }),
+            ),
+            value(
+                'o',
+                &["testFile"],
+                "help text",
+                text(|t| &mut t.name, "test file name"),
+            ),
+            value(
+                'f',
+                &["scriptFile"],
+                "help text",
+                some_text(|t| &mut t.script, "script"),
+            ),
+            spec(
+                Some('O'),
+                &["directives"],
+                ArgKind::Directives,
+                "help text",
+                set(|_, _| Ok(())),
+            ),
             OptSpec {
                 short: None,
                 names: vec!["posix.odirect", "useO_DIRECT"],
                 kind: ArgKind::Flag,
-                default: "",
+                shown: Shown::Text(""),
                 help: "odirect".into(),
                 module: "POSIX",
                 directive_only: false,
@@ -73,7 +66,7 @@ fn toy() -> Grammar<Toy> {
                 store: Store::Module,
             },
         ],
-    }
+    )
 }
 
 fn parse(args: &[&str]) -> Result<Toy, UsageError> {
@@ -271,22 +264,69 @@ fn script_errors_name_file_and_line() {
 }
 
 #[test]
-fn operands_take_their_place_among_the_options() {
-    let args: Vec<String> = ["a", "-o", "x", "b", "--", "-c", "--d"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let seen = |t: &mut Toy, s: Setting<'_>| {
-        t.size.push_str(&format!("{}[{}]", s.value(), t.name));
+fn help_shows_defaults_from_the_parameters() {
+    #[derive(Clone, Default)]
+    struct Sizes {
+        block: u64,
+        name: String,
+        progress: bool,
+        modules: BTreeMap<String, String>,
+    }
+    impl ModuleOptions for Sizes {
+        fn module_options(&mut self) -> &mut BTreeMap<String, String> {
+            &mut self.modules
+        }
+    }
+    let grammar: Grammar<Sizes> = Grammar::new(
+        "sized",
+        vec![
+            value(
+                'b',
+                &["blockSize"],
+                "block",
+                parsed(|t| &mut t.block, crate::units::parse_size),
+            ),
+            value(
+                'o',
+                &["testFile"],
+                "name",
+                shown("FILE", text(|t| &mut t.name, "name")),
+            ),
+            long_value(&["progress"], "live", on_value(|t| &mut t.progress)),
+        ],
+    );
+    let help = grammar.help_text();
+    assert!(help.contains("  -b=0 "), "{help}");
+    assert!(help.contains("  -o=FILE "), "{help}");
+    assert!(help.contains("  --progress=0 "), "{help}");
+    let parsed = grammar
+        .parse_command_line(
+            &["-b".into(), "2k".into(), "--progress=1".into()],
+            Sizes::default(),
+        )
+        .unwrap()
+        .params;
+    assert_eq!((parsed.block, parsed.progress), (2048, true));
+    let empty = grammar.parse_command_line(&["-o".into(), " ".into()], Sizes::default());
+    assert_eq!(empty.err().unwrap().0, "-o  : the name is empty");
+}
+
+#[test]
+fn an_operand_takes_the_arguments_that_are_not_options() {
+    let mut grammar = toy();
+    grammar.operand = Some(|t, s| {
+        t.name = s.value().to_string();
         Ok(())
-    };
-    let parsed = toy()
-        .parse_with_operands(&args, Toy::default(), seen)
-        .unwrap();
-    assert_eq!(parsed.params.size, "a[]b[x]-c[x]--d[x]");
-    let refused = |_: &mut Toy, s: Setting<'_>| Err(format!("no '{}' here", s.value()));
-    let e = toy().parse_with_operands(&args, Toy::default(), refused);
-    assert_eq!(e.err().unwrap().0, "no 'a' here");
-    let e = toy().parse_command_line(&args, Toy::default());
-    assert!(e.err().unwrap().0.starts_with("unexpected argument 'a'"));
+    });
+    let parsed = grammar
+        .parse_command_line(&["config.ini".into(), "-w".into()], Toy::default())
+        .unwrap()
+        .params;
+    assert_eq!((parsed.name.as_str(), parsed.write), ("config.ini", true));
+    let refused = toy().parse_command_line(&["config.ini".into()], Toy::default());
+    assert!(refused
+        .err()
+        .unwrap()
+        .0
+        .contains("unexpected argument 'config.ini'"));
 }

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::console::TaskLines;
+use crate::options::{self, Field, OptSpec};
 
 /// A machine-readable document (`-O summaryFormat=`). The tool's text is
 /// not one of them: it is always written, to stdout unless a document
@@ -22,6 +23,19 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format with its name in `summaryFormat` (any case).
+    pub const ALL: [(Format, &'static str); 3] = [
+        (Format::Json, "JSON"),
+        (Format::Csv, "CSV"),
+        (Format::ParioCsv, "pario-CSV"),
+    ];
+
+    /// `default|JSON|CSV|pario-CSV`: the values `summaryFormat` takes.
+    pub fn choices(separator: &str) -> String {
+        let names: Vec<&str> = Self::ALL.iter().map(|(_, n)| *n).collect();
+        format!("default{separator}{}", names.join(separator))
+    }
+
     /// The file name extension of the format.
     pub fn extension(self) -> &'static str {
         match self {
@@ -48,16 +62,19 @@ impl Summary {
     pub fn set_formats(&mut self, text: &str) -> Result<(), String> {
         let mut formats = Vec::new();
         for word in text.split(',').map(str::trim) {
-            let format = match word.to_ascii_lowercase().as_str() {
-                "default" => continue,
-                "json" => Format::Json,
-                "csv" => Format::Csv,
-                "pario-csv" => Format::ParioCsv,
-                _ => {
-                    return Err(
-                        "unknown summary format (use default, JSON, CSV or pario-CSV)".into(),
-                    )
-                }
+            if word.eq_ignore_ascii_case("default") {
+                continue;
+            }
+            let Some(&(format, _)) = Format::ALL
+                .iter()
+                .find(|(_, name)| name.eq_ignore_ascii_case(word))
+            else {
+                let names: Vec<&str> = Format::ALL.iter().map(|(_, n)| *n).collect();
+                let (last, rest) = names.split_last().expect("formats");
+                let rest = rest.join(", ");
+                return Err(format!(
+                    "unknown summary format (use default, {rest} or {last})"
+                ));
             };
             if !formats.contains(&format) {
                 formats.push(format);
@@ -82,6 +99,41 @@ impl Summary {
     /// The file that takes the text (`summaryFile` without a format, as IOR).
     pub fn text_file(&self) -> Option<&str> {
         self.file.as_deref().filter(|_| self.formats.is_empty())
+    }
+
+    /// The `summaryFormat` and `summaryFile` options of every tool, on the
+    /// summary `get` finds; `directive`: documented as `-O name=value` (ior)
+    /// rather than `--name=value`.
+    pub fn options<T: 'static>(
+        get: fn(&mut T) -> &mut Summary,
+        directive: bool,
+    ) -> [OptSpec<T>; 2] {
+        let declare = if directive {
+            options::directive
+        } else {
+            options::long_value
+        };
+        let formats = Format::choices("|");
+        let format = declare(
+            &["summaryFormat"],
+            format!("-- write the results as a document instead of (or, with summaryFile, besides) the text [{formats}]; a list writes several, one file each (CSV: the original tool's columns; pario-CSV: pario's fuller table)"),
+            options::shown(
+                "default",
+                Field::boxed(move |t: &mut T, s| get(t).set_formats(s.value())),
+            ),
+        );
+        let file = declare(
+            &["summaryFile"],
+            "-- write the document to this file (several: one file each, by extension); without a document, the text goes there".to_string(),
+            options::shown(
+                "FILE",
+                Field::boxed(move |t: &mut T, s| {
+                    get(t).file = Some(options::non_empty(s.value(), "summary file name")?);
+                    Ok(())
+                }),
+            ),
+        );
+        [options::listed(format), file]
     }
 
     /// The checks that do not depend on the tool.

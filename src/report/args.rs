@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::UsageError;
-use crate::options::{long_value, value, Grammar, ModuleOptions, Setting};
+use crate::options::{long_value, non_empty, set, shown, value, Grammar, ModuleOptions, Setting};
 
 const USAGE: &str =
     "Usage: pario report [--label NAME] RESULT.json [SIDE.csv ...] [[--label NAME] RESULT.json ...]
@@ -32,8 +32,6 @@ transfer and close in the phase whose tasks differ most.
 
 Results are named by --label, else by the options that tell them apart
 (transfer size, tasks, ...), else by their file names.
-
-Options
 ";
 
 /// A result file with what belongs to it.
@@ -65,60 +63,68 @@ impl ModuleOptions for Args {
     }
 }
 
-fn not_empty(s: Setting<'_>, what: &str) -> Result<String, String> {
-    match s.value() {
-        "" => Err(format!("needs {what}")),
-        v => Ok(v.to_string()),
-    }
-}
-
-/// The one table of report's options (the placeholders in the help stand
-/// where other tools show defaults: these options have none).
+/// The one table of report's options: it parses and it writes `-h`.
 pub fn grammar() -> Grammar<Args> {
-    Grammar {
-        tool: "pario report",
-        specs: vec![
-            value('o', &["output"], "FILE", "the page to write", |a, s| {
-                a.out = Some(not_empty(s, "a file name")?);
-                Ok(())
-            }),
-            long_value(
-                &["label"],
+    let specs = vec![
+        value(
+            'o',
+            &["output"],
+            "the page to write",
+            shown(
+                "FILE",
+                set(|a: &mut Args, s| {
+                    a.out = Some(non_empty(s.value(), "page's file name")?);
+                    Ok(())
+                }),
+            ),
+        ),
+        long_value(
+            &["label"],
+            "the name in the page of the result file that follows",
+            shown(
                 "NAME",
-                "the name of the result file that follows, in the page",
-                |a, s| {
-                    let name = not_empty(s, "a name")?;
+                set(|a: &mut Args, s| {
+                    let name = non_empty(s.value(), "label")?;
                     match a.label.replace(name) {
                         Some(old) => Err(format!("'{old}' names no result yet")),
                         None => Ok(()),
                     }
-                },
+                }),
             ),
-            long_value(
-                &["baseline"],
+        ),
+        long_value(
+            &["baseline"],
+            "its label or file: the others are compared with it (default: the first)",
+            shown(
                 "RESULT",
-                "the result the others are compared with (its label or file; default: the first)",
-                |a, s| {
-                    a.baseline = Some(not_empty(s, "a result")?);
+                set(|a: &mut Args, s| {
+                    a.baseline = Some(non_empty(s.value(), "baseline")?);
                     Ok(())
-                },
+                }),
             ),
-            long_value(
-                &["images"],
+        ),
+        long_value(
+            &["images"],
+            "each chart there also as SVG and PNG, for papers and slides",
+            shown(
                 "DIR",
-                "also write each chart there as SVG and PNG (01-<title>.svg, .png, ...), for papers and slides",
-                |a, s| {
-                    a.images = Some(not_empty(s, "a directory")?);
+                set(|a: &mut Args, s| {
+                    a.images = Some(non_empty(s.value(), "directory for the images")?);
                     Ok(())
-                },
+                }),
             ),
-        ],
+        ),
+    ];
+    Grammar {
+        tool: "pario report",
+        specs,
+        operand: Some(operand),
     }
 }
 
 /// `-h`.
 pub fn help() -> String {
-    format!("{USAGE}{}", grammar().options_text())
+    format!("{USAGE}\n{}", grammar().options_text())
 }
 
 /// A file on the command line: a result, or a CSV file of the one before.
@@ -151,7 +157,7 @@ fn operand(a: &mut Args, s: Setting<'_>) -> Result<(), String> {
 
 /// Parses and checks a command line; no file is read.
 pub fn parse(args: &[String]) -> Result<Args, UsageError> {
-    let parsed = grammar().parse_with_operands(args, Args::default(), operand)?;
+    let parsed = grammar().parse_command_line(args, Args::default())?;
     let mut a = parsed.params;
     a.help = parsed.help;
     if a.help {
@@ -252,12 +258,9 @@ mod tests {
     fn the_help_lists_every_option_of_the_table() {
         let help = help();
         for spec in grammar().specs {
-            let name = match spec.short {
-                Some(c) => format!("-{c}="),
-                None => format!("--{}=", spec.names[0]),
-            };
+            let name = format!("--{}=", spec.names[0]);
             assert!(help.contains(&name), "{name} missing from\n{help}");
         }
-        assert!(help.contains("--images=DIR"));
+        assert!(help.contains("-o, --output=FILE") && help.contains("--images=DIR"));
     }
 }

@@ -143,3 +143,48 @@ pub fn holds(dir: &Path, prefix: &str) -> bool {
             || (path.is_dir() && holds(&path, prefix))
     })
 }
+
+/// A FIFO a run writes a document into, held open for reading but not read:
+/// a document larger than the pipe holds stops its writer until the test
+/// drains it, a point after every measurement where a signal can land.
+pub struct Fifo {
+    file: File,
+}
+
+impl Fifo {
+    /// Makes the FIFO at `path` and opens it without waiting for a writer.
+    pub fn make(path: &Path) -> Fifo {
+        use rustix::fs::{mkfifoat, Mode, OFlags, CWD};
+        mkfifoat(CWD, path, Mode::from_raw_mode(0o600)).expect("mkfifo");
+        let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty())
+            .expect("open the FIFO");
+        Fifo {
+            file: File::from(fd),
+        }
+    }
+
+    /// Whether the writer has begun (the pipe holds data).
+    pub fn written(&self) -> bool {
+        rustix::io::ioctl_fionread(&self.file).unwrap_or(0) > 0
+    }
+
+    /// Reads everything until the writer closes.
+    pub fn drain(self) -> Vec<u8> {
+        use std::io::Read;
+        let mut all = Vec::new();
+        let mut file = self.file;
+        let start = Instant::now();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => return all,
+                Ok(n) => all.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    assert!(start.elapsed() < BOUND, "the writer never closed");
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => panic!("read the FIFO: {e}"),
+            }
+        }
+    }
+}

@@ -278,6 +278,18 @@ impl Config {
             .filter(|v| !v.is_empty())
     }
 
+    /// The value of a key the schema gives a default: the default is in
+    /// the schema only, never repeated by a caller. (`""` for a key without
+    /// a default that is unset.)
+    pub fn value(&self, section: &str, key: &str) -> &str {
+        self.get(section, key).unwrap_or_default()
+    }
+
+    /// A boolean key's value (`false` when it has no default and is unset).
+    pub fn flag(&self, section: &str, key: &str) -> bool {
+        self.get_bool(section, key).unwrap_or(false)
+    }
+
     pub fn get_bool(&self, section: &str, key: &str) -> Option<bool> {
         self.get(section, key).and_then(parse_bool)
     }
@@ -303,8 +315,7 @@ impl Config {
     /// (which may carry backend options: `POSIX --posix.odirect`).
     pub fn api_for(&self, phase: &str, group: &str) -> String {
         let api = self.get(phase, "API").or_else(|| self.get(group, "API"));
-        api.or_else(|| self.get("global", "api"))
-            .unwrap_or("POSIX")
+        api.unwrap_or_else(|| self.value("global", "api"))
             .to_string()
     }
 

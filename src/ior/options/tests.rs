@@ -372,23 +372,25 @@ fn features_not_built_are_rejected_not_ignored() {
         format!("-c: collective I/O needs -a {collective}, not -a POSIX")
     );
     assert_eq!(error("-C -Z"), "-C and -Z both reorder tasks: choose one");
-    for (flag, module) in [
-        ("-p", "mpiio.preallocate"),
-        ("-V", "mpiio.useFileView"),
-        ("-U hints", "mpiio.hintsFileName"),
-        ("-H", "mpiio.showHints"),
+    for (flag, module, api) in [
+        ("-p", "mpiio.preallocate", "-a MPIIO"),
+        ("-V", "mpiio.useFileView", "-a MPIIO"),
+        ("-U hints", "mpiio.hintsFileName", "-a MPIIO"),
+        ("-H", "mpiio.showHints", "-a MPIIO"),
+        // IOR's HDF5 flags are the HDF5 module's options.
+        ("-J 4k", "hdf5.setAlignment", "-a HDF5"),
+        ("-n", "hdf5.noFill", "-a HDF5"),
     ] {
         let e = error(flag);
         assert!(e.starts_with(&format!("--{module} ")), "{flag}: {e}");
-        assert!(e.contains("-a MPIIO"), "{flag}: {e}");
+        assert!(e.contains(api), "{flag}: {e}");
     }
     assert_eq!(
         error("-a MMAP --posix.odirect -t 4k -b 4k"),
         "--posix.odirect applies to -a POSIX, not -a MMAP"
     );
     assert!(error("-O lustreStripeCount=4").contains("Lustre striping is not supported by pario"));
-    assert!(error("-J 4k").contains("HDF5 alignment is not supported"));
-    assert!(error("-n").contains("HDF5 is not supported"));
+    assert!(error("-J 4x").contains("-J 4x: "));
     assert!(error("-y").contains("dual mount points are not supported"));
     assert!(error("--allocateBufferOnGPU").contains("GPU buffers are not supported"));
     // Switched off explicitly, they are harmless.
