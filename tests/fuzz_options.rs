@@ -162,7 +162,6 @@ fn prefix(tool: &str, rng: &mut Rng, run: bool) -> Vec<String> {
 
 /// One random command line of up to six options.
 fn command_line(rng: &mut Rng, table: &[Spelling], parse_only: bool) -> Vec<String> {
-    let directives = table.iter().any(|o| o.name == "-O");
     let mut args = Vec::new();
     for _ in 0..=rng.below(6) {
         let o = rng.pick(table);
@@ -172,7 +171,7 @@ fn command_line(rng: &mut Rng, table: &[Spelling], parse_only: bool) -> Vec<Stri
             (false, _) => args.push(o.name.clone()),
             (true, 0) if o.name.starts_with("--") => args.push(format!("{}={v}", o.name)),
             (true, 1) if !o.name.starts_with("--") => args.push(format!("{}{v}", o.name)),
-            (true, 2) if directives => {
+            (true, 2) => {
                 // A directive from the table.
                 let d = rng.pick(table);
                 let key = d.name.trim_start_matches('-');
