@@ -153,7 +153,7 @@ fn overview_body(results: &[Loaded], baseline: usize) -> String {
         "<p class=\"note\">Median and range over each figure's repetitions. Against the \
          baseline ({}): the ratio of the medians, and whether the difference is beyond the \
          noise as <code>pario compare</code> decides: both figures have two repetitions or more \
-         and their ranges do not overlap.</p>\n",
+         and their ranges do not overlap (– where the baseline has no such figure).</p>\n",
         escape(&results[baseline].name)
     );
     h

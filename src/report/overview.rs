@@ -88,7 +88,7 @@ pub fn table(results: &[Loaded], baseline: usize) -> String {
             let against = match (i == baseline, rows.iter().find(|row| row.figure == *name)) {
                 (true, _) => "<td class=\"verdict base\">baseline</td>".to_string(),
                 (false, Some(row)) => verdict(row, &base[name], f),
-                (false, None) => "<td class=\"verdict none\">not in the baseline</td>".into(),
+                (false, None) => "<td class=\"verdict none\">–</td>".into(),
             };
             let _ = writeln!(
                 h,

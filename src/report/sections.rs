@@ -2,7 +2,6 @@
 //! percentiles, the tasks' times, the page cache before reads, and each
 //! run's details (folded).
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::charts::{self, hex, Curve, Row, HALF};
@@ -266,18 +265,21 @@ pub fn latency(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
     }
     let mut h = String::from(
         "<p class=\"note\">Latency on a log scale against the share of operations at or \
-         below it. Curves marked “all repetitions” come from a histogram file (every \
-         repetition merged); the others from the percentiles of the figure's first \
-         repetition.</p>\n<div class=\"charts\">\n",
+         below it: from a histogram file where one was given (every repetition merged, \
+         marked “all repetitions” beside curves that are not), else from the percentiles \
+         of the figure's first repetition.</p>\n<div class=\"charts\">\n",
     );
     for g in groups {
+        let merged = |m: &Member<'_>| results[m.result].merged.contains(m.key);
+        // Said of each curve only where the chart has both kinds.
+        let mixed = g.members.iter().any(merged) && !g.members.iter().all(merged);
         let curves: Vec<Curve> = g
             .members
             .iter()
             .map(|m| {
                 let r = &results[m.result];
                 Curve {
-                    name: match r.merged.contains(m.key) {
+                    name: match mixed && merged(m) {
                         true => format!("{} (all repetitions)", m.name),
                         false => m.name.clone(),
                     },
@@ -328,9 +330,14 @@ pub fn task_times<'a>(results: &'a [Loaded], charts: &mut Charts) -> Option<Sect
             .collect();
         h.push_str(&charts.add(g.title.clone(), timeline::spread(&g.title, &rows)));
     }
-    h.push_str("</div>\n");
     for r in results {
-        let accesses: BTreeSet<&str> = r.tasks.iter().map(|t| t.access.as_str()).collect();
+        // In the order the file has them (write before read).
+        let mut accesses: Vec<&str> = Vec::new();
+        for t in &r.tasks {
+            if !accesses.contains(&t.access.as_str()) {
+                accesses.push(&t.access);
+            }
+        }
         for access in accesses {
             let rows = sidefiles::widest_phase(&r.tasks, access);
             let rep = rows.first().map_or(0, |t| t.iteration);
@@ -339,6 +346,7 @@ pub fn task_times<'a>(results: &'a [Loaded], charts: &mut Charts) -> Option<Sect
             h.push_str(&charts.add(title, svg));
         }
     }
+    h.push_str("</div>\n");
     Some(Section {
         id: "tasks",
         heading: "Task times".into(),

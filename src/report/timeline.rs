@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 
 use super::charts::{
-    colour, plot, row_name, rows_axis, short, svg, with_keys, Axis, Key, Mark, FULL, HALF,
+    colour, plot, row_name, rows_axis, short, svg, with_keys, Axis, Key, Mark, HALF,
 };
 use super::human;
 use super::model::Spread;
@@ -78,7 +78,7 @@ pub fn tasks(title: &str, rows: &[&TaskRow]) -> String {
     let end = rows.iter().map(|t| t.close.1).fold(start, f64::max);
     let span = (end - start).max(1e-9);
     let scale = human::seconds(span);
-    let mut x = Axis::values(span, &scale, 10);
+    let mut x = Axis::values(span, &scale, 6);
     x.desc = format!("{} from the first open", scale.unit);
     let ranks: Vec<String> = rows.iter().map(|t| format!("task {}", t.rank)).collect();
     // Beyond 30 tasks, a label every few rows.
@@ -101,7 +101,7 @@ pub fn tasks(title: &str, rows: &[&TaskRow]) -> String {
             mark: Mark::Box,
         })
         .collect();
-    with_keys((FULL, height), &keys, |root| {
+    with_keys((HALF, height), &keys, |root| {
         let mut chart = plot(root, title, &x, &y, (70, 40))?;
         let n = rows.len() as f64;
         for (_, c, part) in parts {
