@@ -148,12 +148,12 @@ fn head(results: &[Loaded]) -> String {
 
 fn overview_body(results: &[Loaded], baseline: usize) -> String {
     let mut h = overview::table(results, baseline);
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<p class=\"note\">Median and range over each figure's repetitions. Against the \
          baseline ({}): the ratio of the medians, and whether the difference is beyond the \
          noise as <code>pario compare</code> decides: both figures have two repetitions or more \
-         and their ranges do not overlap (– where the baseline has no such figure).</p>\n",
+         and their ranges do not overlap (– where the baseline has no such figure).</p>",
         escape(&results[baseline].name)
     );
     h
@@ -232,7 +232,8 @@ fn figures(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
             .iter()
             .flat_map(|r| r.values.iter().copied())
             .fold(0.0, f64::max);
-        let scale = human::scale_for(unit, max);
+        // The axis goes a fifth above the largest value: its unit.
+        let scale = human::scale_for(unit, max * 1.2);
         let svg = charts::dots(&title, &scale, &rows, None, HALF);
         h.push_str(&charts.add(title, svg));
     }

@@ -119,7 +119,7 @@ fn draw(title: String, unit: &str, curves: Vec<Curve<'_>>) -> Scaling {
         .iter()
         .flat_map(|c| c.points.iter().flat_map(|(_, v)| v.iter().copied()))
         .fold(0.0, f64::max);
-    let scale = human::scale_for(unit, max);
+    let scale = human::scale_for(unit, max * 1.1);
     let y = Axis::values(max * 1.1, &scale, 6);
     let (lo, hi) = (place(xs[0]), place(*xs.last().unwrap_or(&xs[0])));
     let pad = ((hi - lo) * 0.06).max(0.3);

@@ -217,15 +217,15 @@ fn short_phases(tool: Tool, walked: &[Sample<'_>]) -> Option<String> {
         _ => short.join(", "),
     };
     Some(format!(
-        "Phases under a second (median of the repetitions: {shown}): too short to measure \
-         storage steadily, start-up, caches and the clock weigh in; give each phase several \
-         seconds of work: {remedy}"
+        "Phases under a second ({shown}, medians): too short to measure storage steadily \
+         (start-up, caches and the clock weigh in); give each phase several seconds of work: \
+         {remedy}"
     ))
 }
 
-/// Per figure of ior, the repetitions whose slowest task took
+/// One warning for ior's figures with repetitions whose slowest task took
 /// [`STRAGGLER`] times the tasks' mean or more.
-fn stragglers(walked: &[Sample<'_>]) -> Vec<String> {
+fn stragglers(walked: &[Sample<'_>]) -> Option<String> {
     // figure -> (repetitions, stragglers, worst ratio, its task)
     let mut found: Vec<(String, usize, usize, f64, String)> = Vec::new();
     let sweep = walked.iter().any(|s| s.step != walked[0].step);
@@ -252,18 +252,22 @@ fn stragglers(walked: &[Sample<'_>]) -> Vec<String> {
             }
         }
     }
-    found
+    let seen: Vec<String> = found
         .into_iter()
         .filter(|f| f.2 > 0)
         .map(|(figure, reps, n, worst, task)| {
-            format!(
-                "{}: a straggler in {n} of {reps} repetitions, the slowest task (task \
-                 {task} at worst) took up to {worst:.1}× the tasks' mean time: the phase lasts \
-                 as long as its slowest task; see the task times, and look at that task's node",
-                capital(&figure)
-            )
+            format!("{figure} ({n} of {reps} repetitions, task {task} at {worst:.1}×)")
         })
-        .collect()
+        .collect();
+    if seen.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Stragglers: the slowest task took {STRAGGLER}× the tasks' mean time (open to close) or \
+         more in {}; a phase lasts as long as its slowest task: see the task times, and look \
+         at that task's node",
+        seen.join(", ")
+    ))
 }
 
 #[cfg(test)]
@@ -293,12 +297,12 @@ mod tests {
             w[1]
         );
         assert!(
-            w[2].contains("(median of the repetitions: write 500 ms)"),
+            w[2].contains("Phases under a second (write 500 ms, medians)"),
             "{}",
             w[2]
         );
         assert!(
-            w[3].contains("1 of 1 repetitions") && w[3].contains("task 1"),
+            w[3].contains("write (1 of 1 repetitions, task 1 at 2.0×)"),
             "{}",
             w[3]
         );
