@@ -14,7 +14,7 @@ use serde::Serialize;
 /// Ranges up to this many bytes in total are examined whole.
 pub const EXAMINE_WHOLE: u64 = 4 << 30;
 /// Size of one sampled window.
-pub const SAMPLE_WINDOW: u64 = 1 << 20;
+pub const SAMPLE_WINDOW: u64 = crate::units::MIB;
 /// Windows examined when sampling.
 pub const SAMPLE_WINDOWS: u64 = 1024;
 

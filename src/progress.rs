@@ -127,7 +127,7 @@ fn draw(
             remaining = remaining.min((d.as_secs_f64() - secs).max(0.0));
         }
         let rate_text = match unit {
-            "bytes" => format!("{:.1} MiB/s", rate / (1 << 20) as f64),
+            "bytes" => format!("{:.1} MiB/s", rate / crate::units::MIB as f64),
             _ => format!("{rate:.0} {unit}/s"),
         };
         let eta = if remaining.is_finite() {

@@ -9,6 +9,9 @@ pub enum Deviation {
     Population,
     /// Over n - 1, and 0 for a single value (mdtest's summary).
     Sample,
+    /// Over n - 1 as C computes it: 0/0 for a single value, the NaN x86
+    /// makes, which glibc prints `-nan` (md-workbench's summary).
+    SampleAsC,
     /// None: the deviation is 0 (mdtest's per-rank columns print none).
     Zero,
 }
@@ -33,7 +36,10 @@ impl Stats {
         let squares = || values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>();
         let stddev = match deviation {
             Deviation::Population => (squares() / n).sqrt(),
-            Deviation::Sample if values.len() > 1 => (squares() / (n - 1.0)).sqrt(),
+            Deviation::Sample | Deviation::SampleAsC if values.len() > 1 => {
+                (squares() / (n - 1.0)).sqrt()
+            }
+            Deviation::SampleAsC => -f64::NAN,
             Deviation::Sample | Deviation::Zero => 0.0,
         };
         Stats {
@@ -94,5 +100,8 @@ mod tests {
             }
         );
         assert_eq!(Stats::of(&[], Deviation::Sample), Stats::default());
+        assert_eq!(of(Deviation::SampleAsC).stddev, (14.0f64 / 3.0).sqrt());
+        let one = Stats::of(&[2.0], Deviation::SampleAsC).stddev;
+        assert!(one.is_nan() && one.is_sign_negative());
     }
 }

@@ -71,6 +71,17 @@ pub fn c_exp(v: f64, precision: usize) -> String {
     format!("{mantissa}e{sign}{:02}", exp.abs())
 }
 
+/// C's `%.<precision>f`, with glibc's `nan` and `-nan` where Rust writes
+/// `NaN` (the sign matters: x86's 0/0 is `-nan`, as md-workbench prints a
+/// single rank's deviation, and io500 hashes a score that is not a number).
+pub fn c_fixed(v: f64, precision: usize) -> String {
+    match (v.is_nan(), v.is_sign_negative()) {
+        (true, false) => "nan".into(),
+        (true, true) => "-nan".into(),
+        _ => format!("{v:.precision$}"),
+    }
+}
+
 /// Seconds, whole or decimal (`-d 0.1`), not negative.
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
     let s = text.trim();

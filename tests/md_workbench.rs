@@ -260,7 +260,7 @@ fn bad_options_are_refused_before_anything_starts() {
     for (args, message) in [
         (
             &["-L=no/such/dir/lat"][..],
-            "-L no/such/dir/lat: the directory no/such/dir does not exist",
+            "task 0: latency files no/such/dir/lat-*: no/such/dir: No such file or directory",
         ),
         (
             &["-L=lat", "--recordLatency=0"][..],

@@ -273,11 +273,12 @@ fn one_v_prints_each_ranks_stonewall_line() {
     assert!(r.stdout.contains("stonewall wear out "), "{}", r.stdout);
 }
 
-/// A latency file that cannot be written once the run is under way ends the
-/// run naming the task, the file and the cause, and the run removes every
-/// object and directory it made (its data directory included).
+/// A latency file that cannot be written once the run is under way is a
+/// warning naming the file and the cause, as any output that fails late:
+/// the run goes on, and removes every object and directory it made (its
+/// data directory included).
 #[test]
-fn an_unwritable_latency_file_fails_the_run_and_cleans_up() {
+fn an_unwritable_latency_file_is_a_warning_and_the_run_cleans_up() {
     let dir = tempdir().unwrap();
     let lat = dir.path().join("lat");
     // The benchmark phase's create file is a directory: the precreate phase
@@ -293,17 +294,21 @@ fn an_unwritable_latency_file_fails_the_run_and_cleans_up() {
     ];
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = md_workbench(dir.path(), 2, &args);
-    run.fails(1, "task 0: latency file");
+    run.ok();
     assert!(
         run.stderr.contains("lat-0.00-0-create.csv: Is a directory"),
         "{}",
         run.stderr
     );
+    assert!(run.stdout.contains("Total runtime"), "{}", run.stdout);
     assert!(!data.exists(), "the data directory is removed");
     let left: BTreeSet<String> = entries(dir.path()).into_iter().collect();
-    assert!(left.contains("lat-0.00-0-precreate.csv"), "{left:?}");
-    assert!(
-        left.iter().all(|n| n.starts_with("lat-0.00-0-")),
-        "{left:?}"
-    );
+    for file in [
+        "lat-0.00-0-precreate.csv",
+        "lat-0.00-0-delete.csv",
+        "lat-0.00-3-cleanup.csv",
+    ] {
+        assert!(left.contains(file), "{file}: {left:?}");
+    }
+    assert!(left.iter().all(|n| n.starts_with("lat-0.00-")), "{left:?}");
 }

@@ -10,6 +10,7 @@ use super::run_phase::{self, Places};
 use super::{Io500Run, Mode, OFFICIAL_RUNTIME};
 use crate::comm::{agree, broadcast_value, Comm};
 use crate::error::{Error, Result};
+use crate::run::info::local_time;
 
 /// What rank 0 knows at the end of a run.
 pub struct Finished {
@@ -17,11 +18,6 @@ pub struct Finished {
     pub outcomes: Vec<PhaseOutcome>,
     pub score: Score,
     pub extended: Option<Score>,
-}
-
-/// The local time as IO500's result files write it.
-pub fn now() -> String {
-    chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
 /// Runs the workflow on this task. Rank 0 prints and writes the results.
@@ -56,7 +52,7 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
             }
         }
     }
-    let began = now();
+    let began = local_time();
     let (outcomes, stopped) = run_phases(comm, r, &mut setting);
     comm.barrier()?;
     agree(comm, dirs.clean_up(comm.rank()))?;
@@ -148,7 +144,7 @@ fn one_phase(
     setting: &Setting<'_>,
     before: &[PhaseOutcome],
 ) -> Result<PhaseOutcome> {
-    let mut o = PhaseOutcome::new(p, now());
+    let mut o = PhaseOutcome::new(p, local_time());
     let args = arguments(p, setting);
     if let Some(script) = external_script(p, setting) {
         o.exe = Some(script);
@@ -190,7 +186,7 @@ fn one_phase(
             o.score = 0.0;
         }
     }
-    o.t_end = now();
+    o.t_end = local_time();
     if !r.dry_run {
         o.judge(setting.stonewall, r.minimum_runtime());
     }

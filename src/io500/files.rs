@@ -5,11 +5,12 @@
 use std::fmt::Write as _;
 
 use super::dirs::{write, Dirs};
-use super::driver::{now, Finished};
+use super::driver::Finished;
 use super::hash;
 use super::results::{key_value, Line, PhaseOutcome, Score};
 use super::Io500Run;
 use crate::error::Result;
+use crate::run::info::local_time;
 
 pub fn write_all(
     r: &Io500Run,
@@ -72,7 +73,7 @@ fn result_txt(r: &Io500Run, dirs: &Dirs, began: &str, notes: &[Line], f: &Finish
         s.push('\n');
         s.push_str(&score_section("SCOREX", x, &f.outcomes, true));
     }
-    let _ = writeln!(s, "; END {}", now());
+    let _ = writeln!(s, "; END {}", local_time());
     s
 }
 

@@ -45,14 +45,9 @@ pub fn phase_seed(group: &str, timestamp: &str) -> i32 {
     }
 }
 
-/// C's `%f`: six decimals, and `nan`/`-nan` where Rust writes `NaN`, so a
-/// score that is not a number hashes as the harness's does.
+/// C's `%f`, so that a score that is not a number hashes as the harness's.
 pub fn c_fixed(v: f64) -> String {
-    match (v.is_nan(), v.is_sign_negative()) {
-        (true, false) => "nan".to_string(),
-        (true, true) => "-nan".to_string(),
-        _ => format!("{v:.6}"),
-    }
+    crate::units::c_fixed(v, 6)
 }
 
 /// The hash of a `[SCORE]` section: the version, each scored phase's score

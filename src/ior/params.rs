@@ -9,6 +9,7 @@ use crate::memhog::NodeMemory;
 use crate::options::ModuleOptions;
 use crate::output::Summary;
 use crate::pattern::PacketType;
+use crate::units::{KIB, MIB};
 
 /// How transfers are ordered within a file (`-z`, `-z -z`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -210,8 +211,8 @@ pub struct Output {
 impl Default for Geometry {
     fn default() -> Self {
         Geometry {
-            transfer_size: 262144,
-            block_size: 1 << 20,
+            transfer_size: 256 * KIB,
+            block_size: MIB,
             segment_count: 1,
             num_tasks: None,
             sweep: None,

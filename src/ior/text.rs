@@ -312,6 +312,7 @@ impl IorSink for TextSink<Ior> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::MIB;
 
     #[test]
     fn table_header_is_iors() {
@@ -361,8 +362,8 @@ mod tests {
             test_id: 0,
             reference_number: 0,
             segment_count: 2,
-            block_size: 16777216,
-            transfer_size: 1048576,
+            block_size: 16 * MIB,
+            transfer_size: MIB,
             num_tasks: 2,
             tasks_per_node: 2,
             repetitions: 2,

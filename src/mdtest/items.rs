@@ -75,6 +75,23 @@ impl Verifier {
     }
 }
 
+/// What a visiting phase is called in traces and errors.
+struct Visit {
+    kind: Kind,
+    /// `-vvv`'s name of the call: `mdtest_stat`.
+    trace: &'static str,
+    action: &'static str,
+}
+
+/// One item a visiting phase works on, with what the work may need.
+struct Item<'i> {
+    backend: &'i dyn Backend,
+    buffers: &'i mut Buffers,
+    verifier: &'i mut Verifier,
+    path: &'i CStr,
+    key: u64,
+}
+
 /// How one range of items is created.
 struct Creator<'r> {
     backend: &'r dyn Backend,
@@ -359,32 +376,18 @@ impl Run<'_> {
             Kind::Dir => self.layout.clone(),
         };
         let (first, count, order) = self.visiting_order(&layout);
-        let (backend, rank) = (&*self.backend, self.task.rank);
-        let mut done = 0;
-        'trees: for l in 0..layout.loops {
-            let (tree, owner) = self.target(Role::Stat, j, l);
-            let mut paths = item_paths(rank, &layout, &tree, kind, owner)?;
-            for i in 0..count {
-                let k = first + order.as_ref().map_or(i, |o| o.at(i));
-                let path = paths.path(k);
-                if self.task.trace {
-                    let name = kind_name(kind);
-                    let shown = path_of(path).display();
-                    say!(
-                        self.task.lines,
-                        "V-3: Rank {rank:>3} mdtest_stat {name}: {shown}"
-                    );
-                }
-                backend
-                    .stat(path)
-                    .map_err(|e| Error::io(rank, "cannot stat", path_of(path), &e))?;
-                done += 1;
-                if self.measure.item_done(done) {
-                    break 'trees;
-                }
-            }
-        }
-        Ok(done)
+        let targets: Vec<_> = (0..layout.loops)
+            .map(|l| self.target(Role::Stat, j, l))
+            .collect();
+        let keys = || (0..count).map(|i| first + order.as_ref().map_or(i, |o| o.at(i)));
+        let visit = Visit {
+            kind,
+            trace: "mdtest_stat",
+            action: "cannot stat",
+        };
+        let stat = |item: &mut Item<'_>| item.backend.stat(item.path).map(|_| ());
+        self.visit(&visit, &targets, &layout, keys, stat)
+            .map(|(done, _)| done)
     }
 
     /// The read phase: open, read `-e` bytes (verified with `-X`), close.
@@ -399,35 +402,66 @@ impl Run<'_> {
             false => self.shifted(rank, Role::Read),
         };
         let pattern = Pattern::new(p.data.data_packet_type, self.data_seed, writer);
-        let backend = &*self.backend;
+        let targets: Vec<_> = (0..layout.loops)
+            .map(|l| self.target(Role::Read, j, l))
+            .collect();
+        let keys = || (0..count).map(|i| first + order.as_ref().map_or(i, |o| o.at(i)));
+        let visit = Visit {
+            kind: Kind::File,
+            trace: "mdtest_read",
+            action: "cannot read",
+        };
+        let read = |item: &mut Item<'_>| {
+            let buf = item.buffers.read.as_mut_slice();
+            item.backend.open_read_close(item.path, buf, rank)?;
+            if p.data.verify_read {
+                item.verifier
+                    .check(&pattern, buf, item.key, path_of(item.path));
+            }
+            Ok(())
+        };
+        self.visit(&visit, &targets, &layout, keys, read)
+            .map(|(done, _)| done)
+    }
+
+    /// The loop of the stat, read and remove phases: `op` on each item of
+    /// each target tree, in the order `keys` gives, traced with `-vvv`,
+    /// until the items run out or a stop comes. Returns the items done and
+    /// whether a stop came.
+    fn visit<I: Iterator<Item = u64>>(
+        &mut self,
+        visit: &Visit,
+        targets: &[(Tree, Owner)],
+        layout: &Layout,
+        keys: impl Fn() -> I,
+        mut op: impl FnMut(&mut Item<'_>) -> std::io::Result<()>,
+    ) -> Result<(u64, bool)> {
+        let (rank, trace, lines) = (self.task.rank, self.task.trace, self.task.lines);
+        let name = kind_name(visit.kind);
         let mut done = 0;
-        'trees: for l in 0..layout.loops {
-            let (tree, owner) = self.target(Role::Read, j, l);
-            let mut paths = item_paths(rank, &layout, &tree, Kind::File, owner)?;
-            for i in 0..count {
-                let k = first + order.as_ref().map_or(i, |o| o.at(i));
-                let path = paths.path(k);
-                if self.task.trace {
+        for (tree, owner) in targets {
+            let mut paths = item_paths(rank, layout, tree, visit.kind, *owner)?;
+            for key in keys() {
+                let path = paths.path(key);
+                if trace {
                     let shown = path_of(path).display();
-                    say!(
-                        self.task.lines,
-                        "V-3: Rank {rank:>3} mdtest_read file: {shown}"
-                    );
+                    say!(lines, "V-3: Rank {rank:>3} {} {name}: {shown}", visit.trace);
                 }
-                let buf = self.buffers.read.as_mut_slice();
-                backend
-                    .open_read_close(path, buf, rank)
-                    .map_err(|e| Error::io(rank, "cannot read", path_of(path), &e))?;
-                if p.data.verify_read {
-                    self.verifier.check(&pattern, buf, k, path_of(path));
-                }
+                let mut item = Item {
+                    backend: &*self.backend,
+                    buffers: &mut self.buffers,
+                    verifier: &mut self.verifier,
+                    path,
+                    key,
+                };
+                op(&mut item).map_err(|e| Error::io(rank, visit.action, path_of(path), &e))?;
                 done += 1;
                 if self.measure.item_done(done) {
-                    break 'trees;
+                    return Ok((done, true));
                 }
             }
         }
-        Ok(done)
+        Ok((done, false))
     }
 
     /// The rename phase (`-U`): mdtest's rotation. Item 0 moves aside to
@@ -503,32 +537,18 @@ impl Run<'_> {
             Kind::Dir => self.layout.clone(),
         };
         let count = layout.items_per_loop;
-        let (backend, rank) = (&*self.backend, self.task.rank);
-        let mut done = 0u64;
-        let mut stopped = false;
-        'trees: for (tree, owner) in self.removal_targets(j, layout.loops) {
-            let mut paths = item_paths(rank, &layout, &tree, kind, owner)?;
-            for k in creation_order(&layout, count) {
-                let path = paths.path(k);
-                if self.task.trace {
-                    let (name, shown) = (kind_name(kind), path_of(path).display());
-                    say!(
-                        self.task.lines,
-                        "V-3: Rank {rank:>3} remove {name}: {shown}"
-                    );
-                }
-                match kind {
-                    Kind::File => backend.remove(path),
-                    Kind::Dir => backend.namespace().rmdir(path),
-                }
-                .map_err(|e| Error::io(rank, "cannot remove", path_of(path), &e))?;
-                done += 1;
-                if self.measure.item_done(done) {
-                    stopped = true;
-                    break 'trees;
-                }
-            }
-        }
+        let targets = self.removal_targets(j, layout.loops);
+        let keys = || creation_order(&layout, count);
+        let visit = Visit {
+            kind,
+            trace: "remove",
+            action: "cannot remove",
+        };
+        let remove = |item: &mut Item<'_>| match kind {
+            Kind::File => item.backend.remove(item.path),
+            Kind::Dir => item.backend.namespace().rmdir(item.path),
+        };
+        let (done, stopped) = self.visit(&visit, &targets, &layout, keys, remove)?;
         // Each task counts its share (task 0 removes every task's with -c).
         Ok(if stopped { done } else { layout.loops * count })
     }

@@ -38,7 +38,8 @@ use crate::output::{NotesOnly, Outputs, Summary, Text};
 use crate::tool::{Finished, Parsed, Tasks, Tool};
 
 use params::MdtestParams;
-use report::{MdtestReport, MdtestSink};
+use report::MdtestReport;
+use sink::MdtestSink;
 
 /// One `mdtest` invocation.
 #[derive(Debug, Clone)]

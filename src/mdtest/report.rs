@@ -2,16 +2,12 @@
 //! events the runner sends to its outputs. The JSON schema and the CSV
 //! columns are described in `docs/mdtest.md`.
 
-use std::io;
-
-use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use super::params::MdtestParams;
 use super::results::{PhaseResult, SummaryRow, TaskIteration};
 use crate::backend::FsUsage;
 use crate::comm::Comm;
-use crate::output::{LogSink, NotesOnly};
 use crate::run::info::{machine, nodemap, timestamp, version, ParioInfo};
 use crate::stats::Stats;
 
@@ -243,41 +239,6 @@ pub struct TextOptions {
     pub print_all_procs: bool,
     pub iterations: u64,
 }
-
-/// An iteration as its sinks see it: its report and each operation's merged
-/// latency histogram.
-pub struct IterationDone<'a> {
-    /// The tasks of the sweep step.
-    pub tasks: usize,
-    pub report: &'a IterationReport,
-    /// Per operation (in [`super::results::Op::ALL`] order), when recorded.
-    pub latency: &'a [Option<Histogram<u64>>],
-}
-
-/// What the runner tells its outputs on rank 0, in order.
-pub trait MdtestSink: LogSink + Send {
-    /// The header: start stamp, command line, warnings, path and file system.
-    fn run_started(&mut self, _report: &MdtestReport) -> io::Result<()> {
-        Ok(())
-    }
-    /// A sweep step starts: `2 tasks, 400 files/directories`.
-    fn sweep_started(&mut self, _tasks: usize, _total: u64, _kind: &str) -> io::Result<()> {
-        Ok(())
-    }
-    fn iteration_done(&mut self, _iteration: &IterationDone<'_>) -> io::Result<()> {
-        Ok(())
-    }
-    /// The summary tables of a sweep step.
-    fn sweep_done(&mut self, _sweep: &SweepReport, _report: &MdtestReport) -> io::Result<()> {
-        Ok(())
-    }
-    /// The complete run.
-    fn run_done(&mut self, _report: &MdtestReport) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl MdtestSink for NotesOnly {}
 
 /// Statistics of a summary row as a table: rates or times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

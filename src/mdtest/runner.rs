@@ -21,10 +21,9 @@ use std::path::PathBuf;
 
 use super::items::Verifier;
 use super::params::MdtestParams;
-use super::report::{
-    Interruption, IterationDone, IterationReport, MdtestReport, MdtestSink, Stonewall, SweepReport,
-};
+use super::report::{Interruption, IterationReport, MdtestReport, Stonewall, SweepReport};
 use super::results::{reduce, summarize, Op, Sample, SummaryRow, TaskIteration, OPS};
+use super::sink::{IterationDone, MdtestSink};
 use super::steps::{self, Step};
 use super::tree::Layout;
 use super::trees::Created;

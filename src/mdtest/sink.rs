@@ -1,13 +1,51 @@
-//! The sinks of mdtest's extra files (`--saveRankPerformanceDetails`,
-//! `--latencyHistogramFile`), which write from the runner's events.
+//! mdtest's events (`MdtestSink`) and the sinks of its extra files
+//! (`--saveRankPerformanceDetails`, `--latencyHistogramFile`), which write
+//! from them.
 
 use std::io;
 
-use super::report::{IterationDone, MdtestReport, MdtestSink, SweepReport};
+use hdrhistogram::Histogram;
+
+use super::report::{IterationReport, MdtestReport, SweepReport};
 use super::results::Op;
 use super::text::c_exp;
-use crate::output::LogSink;
+use crate::output::{LogSink, NotesOnly};
 use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};
+
+/// An iteration as its sinks see it: its report and each operation's merged
+/// latency histogram.
+pub struct IterationDone<'a> {
+    /// The tasks of the sweep step.
+    pub tasks: usize,
+    pub report: &'a IterationReport,
+    /// Per operation (in [`super::results::Op::ALL`] order), when recorded.
+    pub latency: &'a [Option<Histogram<u64>>],
+}
+
+/// What the runner tells its outputs on rank 0, in order.
+pub trait MdtestSink: LogSink + Send {
+    /// The header: start stamp, command line, warnings, path and file system.
+    fn run_started(&mut self, _report: &MdtestReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// A sweep step starts: `2 tasks, 400 files/directories`.
+    fn sweep_started(&mut self, _tasks: usize, _total: u64, _kind: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn iteration_done(&mut self, _iteration: &IterationDone<'_>) -> io::Result<()> {
+        Ok(())
+    }
+    /// The summary tables of a sweep step.
+    fn sweep_done(&mut self, _sweep: &SweepReport, _report: &MdtestReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// The complete run.
+    fn run_done(&mut self, _report: &MdtestReport) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl MdtestSink for NotesOnly {}
 
 /// `--saveRankPerformanceDetails`: per iteration, a row `all` (the phase
 /// rates and times) and a row per task (its own rate and time before the

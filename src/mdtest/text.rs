@@ -4,11 +4,9 @@
 
 use std::io;
 
-use super::report::{
-    Interruption, IterationDone, IterationReport, MdtestReport, MdtestSink, SweepReport, Table,
-    TextOptions,
-};
+use super::report::{Interruption, IterationReport, MdtestReport, SweepReport, Table, TextOptions};
 use super::results::{Op, SummaryRow};
+use super::sink::{IterationDone, MdtestSink};
 use super::Mdtest;
 use crate::latency::Percentiles;
 use crate::output::{key_value, TextSink};

@@ -6,7 +6,7 @@
 //! [`results`] holds md-workbench's formulas and [`report`] the document and
 //! the text layout.
 
-pub mod latency_files;
+pub mod csv;
 pub mod layout;
 pub mod ops;
 pub mod options;
@@ -14,6 +14,8 @@ pub mod params;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod sink;
+pub mod text;
 mod work;
 
 use std::io;
@@ -26,7 +28,8 @@ use crate::output::{NotesOnly, Outputs, Summary, Text};
 use crate::tool::{Finished, Parsed, Tasks, Tool};
 
 use params::MdwParams;
-use report::{MdwReport, MdwSink};
+use report::MdwReport;
+use sink::MdwSink;
 
 /// One `md-workbench` invocation.
 #[derive(Debug, Clone)]
@@ -79,12 +82,17 @@ impl Tool for MdWorkbench {
         &run.params.summary
     }
 
+    /// The text (or its log lines), and the latency files asked for.
     fn sinks(&self, run: &MdwRun, text: Text) -> io::Result<Vec<Box<dyn MdwSink>>> {
-        let verbose = run.params.verbose;
-        Ok(vec![match text {
-            Text::Full(out) => Box::new(report::MdwText::new(out, verbose)),
-            Text::LogOnly(out) => Box::new(NotesOnly::new(out, verbose)),
-        }])
+        let p = &run.params;
+        let mut sinks: Vec<Box<dyn MdwSink>> = vec![match text {
+            Text::Full(out) => Box::new(text::MdwText::new(out, p.verbose)),
+            Text::LogOnly(out) => Box::new(NotesOnly::new(out, p.verbose)),
+        }];
+        if let Some(prefix) = &p.latency_prefix {
+            sinks.push(Box::new(sink::LatencyFiles::open(prefix, p.latency_all)?));
+        }
+        Ok(sinks)
     }
 
     fn run(

@@ -5,6 +5,8 @@ use serde::Serialize;
 
 use crate::comm::Record;
 use crate::latency::Percentiles;
+use crate::stats::{Deviation, Stats};
+use crate::units::MIB;
 
 /// The timed operations, in the order the text lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -259,11 +261,8 @@ pub fn summarize(
         counts.add(&r.counts);
     }
     let times: Vec<f64> = ranks.iter().map(|r| r.time_s).collect();
-    let max = times.iter().copied().fold(0.0, f64::max);
-    let min = times.iter().copied().fold(f64::INFINITY, f64::min);
-    let n = times.len() as f64;
-    let mean = times.iter().sum::<f64>() / n;
-    let stddev = (times.iter().map(|t| (mean - t).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let time = Stats::of(&times, Deviation::SampleAsC);
+    let (max, min) = (time.max.max(0.0), time.min);
     let one = RankPhase {
         counts,
         time_s: max,
@@ -276,9 +275,9 @@ pub fn summarize(
         counts,
         max_s: max,
         min_s: min,
-        mean_s: mean,
+        mean_s: time.mean,
         balance: if max > 0.0 { min / max * 100.0 } else { 100.0 },
-        stddev_s: stddev,
+        stddev_s: time.stddev,
         rate,
         objects_per_s,
         dsets_per_s,
@@ -305,7 +304,7 @@ pub fn rates(
     let c = &r.counts;
     let t = r.time_s;
     let per_s = |v: u64| if t > 0.0 { v as f64 / t } else { 0.0 };
-    let tp = per_s(c.objs_created + c.objs_read) * object_size as f64 / 1048576.0;
+    let tp = per_s(c.objs_created + c.objs_read) * object_size as f64 / MIB as f64;
     match phase {
         "precreate" => (
             per_s(c.dsets_created + c.objs_created),
@@ -357,7 +356,7 @@ mod tests {
             time_s: 2.0,
             op_max_s: 0.0,
         };
-        let (rate, objs, _, tp) = rates("benchmark", &r, 1048576, false);
+        let (rate, objs, _, tp) = rates("benchmark", &r, MIB, false);
         assert_eq!((rate, objs, tp), (200.0, 50.0, 100.0));
         assert_eq!(rates("benchmark", &r, 1, true).0, 100.0);
     }

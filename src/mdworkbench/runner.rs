@@ -10,11 +10,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::latency_files::LatencyFiles;
 use super::ops::{OpLog, OpTimes};
 use super::params::MdwParams;
-use super::report::{MdwReport, MdwSink};
+use super::report::MdwReport;
 use super::results::{summarize, OpKind, OpPercentiles, Quantiles, RankPhase};
+use super::sink::{MdwSink, PhaseTimes};
 use super::MdwRun;
 use crate::backend::cpath::c_path;
 use crate::backend::{self, Backend};
@@ -89,7 +89,6 @@ pub(super) struct Rank<'a> {
     pub(super) waiting: f64,
     /// The benchmark iteration (`-R`), for the latency files' names.
     pub(super) iteration: u64,
-    pub(super) latency: Option<LatencyFiles>,
     pub(super) lines: TaskLines,
     /// When the current phase started, and the time spent waiting for the
     /// wear-out agreement (not the phase's).
@@ -135,10 +134,6 @@ impl<'a> Rank<'a> {
             factor: p.waiting_factor,
             waiting: 0.0,
             iteration: 0,
-            latency: p.latency_prefix.clone().map(|prefix| LatencyFiles {
-                prefix,
-                all_ranks: p.latency_all,
-            }),
             lines: out.task_lines(),
             phase_start: Instant::now(),
             excluded: Duration::ZERO,
@@ -282,15 +277,19 @@ impl<'a> Rank<'a> {
             _ => None,
         };
         let ranks = gather_records(self.comm, 0, &self.now)?;
-        let times = self.log.gather(self.comm, 0, self.latency.is_some())?;
+        let keep_times = self.p.latency_prefix.is_some();
+        let times = self.log.gather(self.comm, 0, keep_times)?;
         let latency = self.log.percentiles(self.comm, 0)?;
-        let written = match (&self.latency, self.comm.rank()) {
-            (Some(files), 0) => files
-                .write(name, self.p.read_only, self.factor, self.iteration, &times)
-                .map_err(|e| Error::task(0, e.to_string())),
-            _ => Ok(()),
-        };
-        agree(self.comm, written)?;
+        if keep_times && self.comm.rank() == 0 {
+            let phase_times = PhaseTimes {
+                phase: name,
+                read_only: self.p.read_only,
+                waiting_factor: self.factor,
+                iteration: self.iteration,
+                times: &times,
+            };
+            out.each(|s| s.phase_times(&phase_times));
+        }
         if self.comm.rank() == 0 {
             let all = quantiles_of(times.iter());
             let mut summary = summarize(name, ranks, all, self.p.object_size, self.p.read_only);

@@ -18,6 +18,11 @@ pub fn now_string() -> String {
         .to_string()
 }
 
+/// md-workbench's and IO500's stamps: `2026-11-21 11:41:30`.
+pub fn local_time() -> String {
+    chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
 /// mdtest's start and end stamps: `11/21/2026 11:41:30`.
 pub fn timestamp() -> String {
     chrono::Local::now().format("%m/%d/%Y %H:%M:%S").to_string()

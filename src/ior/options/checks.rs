@@ -171,9 +171,6 @@ fn check_files(p: &IorParams) -> Check {
             ));
         }
     }
-    if p.output.save_rank_details_csv.as_deref() == Some("") {
-        return err("-O saveRankPerformanceDetailsCSV: the file name is empty".into());
-    }
     p.output
         .summary
         .check()
