@@ -68,6 +68,11 @@ fn fixed_results_are_compared_in_the_overview_and_charted_per_figure() {
         .unwrap();
     assert_eq!(write.matches("<circle").count(), 4, "{write}");
 
+    // One result is compared with nothing.
+    pario(dir.path(), &["report", &a, "-o", out.to_str().unwrap()]).ok();
+    let alone = std::fs::read_to_string(&out).unwrap();
+    assert!(!alone.contains("baseline") && alone.contains("<td>write</td>"));
+
     // Labels name the results, and another baseline turns the ratios.
     let args = [
         "report",

@@ -148,14 +148,18 @@ fn head(results: &[Loaded]) -> String {
 
 fn overview_body(results: &[Loaded], baseline: usize) -> String {
     let mut h = overview::table(results, baseline);
-    let _ = writeln!(
-        h,
-        "<p class=\"note\">Median and range over each figure's repetitions. Against the \
-         baseline ({}): the ratio of the medians, and whether the difference is beyond the \
-         noise as <code>pario compare</code> decides: both figures have two repetitions or more \
-         and their ranges do not overlap (– where the baseline has no such figure).</p>",
-        escape(&results[baseline].name)
-    );
+    h.push_str("<p class=\"note\">Median and range over each figure's repetitions.");
+    if results.len() > 1 {
+        let _ = write!(
+            h,
+            " Against the baseline ({}): the ratio of the medians, and whether the difference \
+             is beyond the noise as <code>pario compare</code> decides: both figures have two \
+             repetitions or more and their ranges do not overlap (– where the baseline has no \
+             such figure).",
+            escape(&results[baseline].name)
+        );
+    }
+    h.push_str("</p>\n");
     h
 }
 

@@ -24,12 +24,16 @@ pub fn figure_label(r: &Loaded, figure: &str) -> String {
     }
 }
 
-/// The figures the overview shows of a result, in order: every figure,
-/// and io500's bandwidth and metadata scores.
+/// The figures the overview shows of a result, in order: every figure (a
+/// sweep's at its largest step), and io500's bandwidth and metadata
+/// scores.
 pub fn headline(r: &Loaded) -> Vec<(String, Figure)> {
+    // A sweep's headline is its largest step, the whole job.
+    let largest = r.steps.values().map(|(_, s)| s.tasks).max();
     let mut out: Vec<(String, Figure)> = r
         .order
         .iter()
+        .filter(|f| r.steps.get(*f).map(|(_, s)| s.tasks) == largest)
         .map(|f| (f.clone(), r.figures[f].clone()))
         .collect();
     if r.tool == Tool::Io500 {
@@ -53,60 +57,91 @@ pub fn headline(r: &Loaded) -> Vec<(String, Figure)> {
     out
 }
 
-/// The overview table.
+/// The overview table (without the comparison for a single result).
 pub fn table(results: &[Loaded], baseline: usize) -> String {
     let figures: Vec<Vec<(String, Figure)>> = results.iter().map(headline).collect();
     let base: BTreeMap<String, Figure> = figures[baseline].iter().cloned().collect();
+    let compared = results.len() > 1;
     let mut h = String::from(
         "<table class=\"overview\"><thead><tr><th>Result</th><th>Workload</th><th>Figure</th>\
-         <th>Median</th><th>Range over the repetitions</th><th>Against the baseline</th></tr></thead>\n",
+         <th>Median</th><th>Range over the repetitions</th>",
     );
+    if compared {
+        h.push_str("<th>Against the baseline</th>");
+    }
+    h.push_str("</tr></thead>\n");
     for (i, r) in results.iter().enumerate() {
-        let mine: BTreeMap<String, Figure> = figures[i].iter().cloned().collect();
-        let rows = compare(&base, &mine);
-        let span = figures[i].len().max(1) + r.warnings.len();
-        let _ = write!(
-            h,
-            "<tbody class=\"result\" id=\"result-{n}\"><tr><td rowspan=\"{span}\" class=\"who\">\
-             <span class=\"swatch\" data-colour=\"{c}\" style=\"background:{c}\"></span>\
-             <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>\
-             <td rowspan=\"{span}\" class=\"workload\">{words}</td>",
-            n = i + 1,
-            c = hex(i),
-            name = escape(&r.name),
-            file = escape(&r.file),
-            tool = r.tool.name(),
-            words = escape(&r.workload.words()),
-        );
-        if figures[i].is_empty() {
-            h.push_str("<td colspan=\"4\">no figure</td></tr>\n");
-        }
-        for (k, (name, f)) in figures[i].iter().enumerate() {
-            if k > 0 {
-                h.push_str("<tr>");
+        let against = |name: &str, f: &Figure| match (i == baseline, base.get(name)) {
+            _ if !compared => String::new(),
+            (true, _) => "<td class=\"verdict base\">baseline</td>".to_string(),
+            (false, Some(b)) => {
+                let mine = BTreeMap::from([(name.to_string(), f.clone())]);
+                let only = BTreeMap::from([(name.to_string(), b.clone())]);
+                compare(&only, &mine)
+                    .first()
+                    .map_or(String::new(), |row| verdict(row, b, f))
             }
-            let against = match (i == baseline, rows.iter().find(|row| row.figure == *name)) {
-                (true, _) => "<td class=\"verdict base\">baseline</td>".to_string(),
-                (false, Some(row)) => verdict(row, &base[name], f),
-                (false, None) => "<td class=\"verdict none\">–</td>".into(),
-            };
-            let _ = writeln!(
-                h,
-                "<td>{}</td>{}{against}</tr>",
-                escape(&figure_label(r, name)),
-                figure_cells(r, name, f),
-            );
-        }
-        for w in &r.warnings {
-            let _ = writeln!(
-                h,
-                "<tr class=\"warning\"><td colspan=\"4\"><span class=\"sign\">⚠</span> {}</td></tr>",
-                escape(w)
-            );
-        }
-        h.push_str("</tbody>\n");
+            (false, None) => "<td class=\"verdict none\">–</td>".into(),
+        };
+        h.push_str(&result_rows(i, r, &figures[i], &against, compared));
     }
     h.push_str("</table>\n");
+    h
+}
+
+/// A result's group of rows: its name and workload, a row per figure,
+/// a row per warning.
+fn result_rows(
+    i: usize,
+    r: &Loaded,
+    figures: &[(String, Figure)],
+    against: &dyn Fn(&str, &Figure) -> String,
+    compared: bool,
+) -> String {
+    let span = figures.len().max(1) + r.warnings.len();
+    let wide = if compared { 4 } else { 3 };
+    let sweep = match r.is_sweep() {
+        true => {
+            "<small>A sweep: its largest step here, every step under \
+                 <a href=\"#scaling\">Scaling</a>.</small>"
+        }
+        false => "",
+    };
+    let mut h = format!(
+        "<tbody class=\"result\" id=\"result-{n}\"><tr><td rowspan=\"{span}\" class=\"who\">\
+         <span class=\"swatch\" data-colour=\"{c}\" style=\"background:{c}\"></span>\
+         <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>\
+         <td rowspan=\"{span}\" class=\"workload\">{words}{sweep}</td>",
+        n = i + 1,
+        c = hex(i),
+        name = escape(&r.name),
+        file = escape(&r.file),
+        tool = r.tool.name(),
+        words = escape(&r.workload.words()),
+    );
+    if figures.is_empty() {
+        let _ = writeln!(h, "<td colspan=\"{wide}\">no figure</td></tr>");
+    }
+    for (k, (name, f)) in figures.iter().enumerate() {
+        if k > 0 {
+            h.push_str("<tr>");
+        }
+        let _ = writeln!(
+            h,
+            "<td>{}</td>{}{}</tr>",
+            escape(&figure_label(r, name)),
+            figure_cells(r, name, f),
+            against(name, f),
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(
+            h,
+            "<tr class=\"warning\"><td colspan=\"{wide}\"><span class=\"sign\">⚠</span> {}</td></tr>",
+            escape(w)
+        );
+    }
+    h.push_str("</tbody>\n");
     h
 }
 
