@@ -106,75 +106,88 @@ pub struct Step {
 /// `compare` and `report` share.
 pub fn samples(doc: &Value) -> Result<Vec<Sample<'_>>, String> {
     let mut out = Vec::new();
-    let mut add = |figure: String, what: String, step, unit: &str, value, source| {
-        out.push(Sample {
-            figure,
-            what,
-            step,
-            unit: unit.into(),
-            value,
-            source,
-        })
-    };
     let tests = doc["tests"].as_array();
     let phases = doc["phases"].as_array();
     match (tests, phases) {
-        (Some(tests), _) if tests.iter().any(|t| t["Results"].is_array()) => {
-            for t in tests {
-                // A sweep's steps are one test each: a figure per step.
-                let sweep = &t["sweepStep"];
-                let step = sweep["tasks"].as_u64().map(|tasks| Step {
-                    tasks,
-                    nodes: sweep["nodes"].as_u64(),
-                });
-                let test = match step {
-                    Some(s) => format!("{} at {} tasks", t["TestID"], s.tasks),
-                    None => t["TestID"].to_string(),
-                };
-                for r in t["Results"].as_array().into_iter().flatten() {
-                    let access = text(&r["access"]);
-                    let name = format!("test {test} {access}");
-                    let what = format!("test {} {access}", t["TestID"]);
-                    add(name, what, step, "MiB/s", r["bwMiB"].as_f64(), r);
-                }
-            }
-        }
-        (Some(steps), _) => {
-            for s in steps {
-                let step = s["tasks"].as_u64().map(|tasks| Step { tasks, nodes: None });
-                for it in s["iterations"].as_array().into_iter().flatten() {
-                    for ph in it["phases"].as_array().into_iter().flatten() {
-                        let op = text(&ph["operation"]);
-                        let name = format!("{} tasks: {op}", s["tasks"]);
-                        add(name, op, step, "ops/s", ph["rate"].as_f64(), ph);
-                    }
-                }
-            }
-        }
+        (Some(tests), _) if tests.iter().any(|t| t["Results"].is_array()) => ior(tests, &mut out),
+        (Some(steps), _) => mdtest(steps, &mut out),
         (None, Some(phases)) if phases.iter().any(|p| p["name"].is_string()) => {
             for p in phases {
                 let (name, unit) = (text(&p["name"]), text(&p["unit"]));
-                add(name.clone(), name, None, &unit, p["score"].as_f64(), p);
+                out.push(Sample::new(name, None, &unit, p["score"].as_f64(), p));
             }
             let total = doc["score"]["total"].as_f64();
-            add(
-                "score".into(),
-                "score".into(),
-                None,
-                "",
-                total,
-                &doc["score"],
-            );
+            out.push(Sample::new("score".into(), None, "", total, &doc["score"]));
         }
         (None, Some(phases)) => {
             for p in phases {
                 let name = text(&p["phase"]);
-                add(name.clone(), name, None, "iops/s", p["rate"].as_f64(), p);
+                out.push(Sample::new(name, None, "iops/s", p["rate"].as_f64(), p));
             }
         }
         _ => return Err("not a result document of ior, mdtest, md-workbench or io500".into()),
     }
     Ok(out)
+}
+
+impl<'a> Sample<'a> {
+    /// A sample whose figure is what it measures (no step in its name).
+    fn new(
+        what: String,
+        step: Option<Step>,
+        unit: &str,
+        value: Option<f64>,
+        source: &'a Value,
+    ) -> Self {
+        Sample {
+            figure: what.clone(),
+            what,
+            step,
+            unit: unit.into(),
+            value,
+            source,
+        }
+    }
+}
+
+/// ior's rows: a figure per test and access (per step of a sweep, whose
+/// steps are one test each).
+fn ior<'a>(tests: &'a [Value], out: &mut Vec<Sample<'a>>) {
+    for t in tests {
+        let sweep = &t["sweepStep"];
+        let step = sweep["tasks"].as_u64().map(|tasks| Step {
+            tasks,
+            nodes: sweep["nodes"].as_u64(),
+        });
+        let test = match step {
+            Some(s) => format!("{} at {} tasks", t["TestID"], s.tasks),
+            None => t["TestID"].to_string(),
+        };
+        for r in t["Results"].as_array().into_iter().flatten() {
+            let access = text(&r["access"]);
+            let what = format!("test {} {access}", t["TestID"]);
+            let sample = Sample::new(what, step, "MiB/s", r["bwMiB"].as_f64(), r);
+            out.push(Sample {
+                figure: format!("test {test} {access}"),
+                ..sample
+            });
+        }
+    }
+}
+
+/// mdtest's phases: a figure per step (task count) and operation.
+fn mdtest<'a>(steps: &'a [Value], out: &mut Vec<Sample<'a>>) {
+    for s in steps {
+        let step = s["tasks"].as_u64().map(|tasks| Step { tasks, nodes: None });
+        for it in s["iterations"].as_array().into_iter().flatten() {
+            for ph in it["phases"].as_array().into_iter().flatten() {
+                let op = text(&ph["operation"]);
+                let figure = format!("{} tasks: {op}", s["tasks"]);
+                let sample = Sample::new(op, step, "ops/s", ph["rate"].as_f64(), ph);
+                out.push(Sample { figure, ..sample });
+            }
+        }
+    }
 }
 
 /// The figures of a result document of any of pario's tools, by name.

@@ -114,47 +114,22 @@ fn draw(title: String, unit: &str, curves: Vec<Curve<'_>>) -> Scaling {
     xs.sort_unstable();
     xs.dedup();
     let log2 = doubling(&xs);
-    let place = |x: u64| placed(x, log2);
     let max = curves
         .iter()
         .flat_map(|c| c.points.iter().flat_map(|(_, v)| v.iter().copied()))
         .fold(0.0, f64::max);
     let scale = human::scale_for(unit, max * 1.1);
     let y = Axis::values(max * 1.1, &scale, 6);
-    let (lo, hi) = (place(xs[0]), place(*xs.last().unwrap_or(&xs[0])));
-    let pad = ((hi - lo) * 0.06).max(0.3);
-    let ticks: Vec<f64> = xs.iter().map(|x| place(*x)).collect();
-    let x = Axis {
-        lo: lo - pad,
-        hi: hi + pad,
-        ticks,
-        label: Box::new(move |v| match log2 {
-            true => human::number(2f64.powf(v).round()),
-            false => human::number(v.round()),
-        }),
-        desc: match (nodes_vary, log2) {
-            (true, true) => "nodes (log₂ scale)".into(),
-            (true, false) => "nodes".into(),
-            (false, true) => "tasks (log₂ scale)".into(),
-            (false, false) => "tasks".into(),
-        },
-    };
+    let x = steps_axis(&xs, log2, if nodes_vary { "nodes" } else { "tasks" });
     let keys: Vec<Key> = curves
         .iter()
         .flat_map(|c| {
-            let name = |n: &str| n.to_string();
-            [
-                Key {
-                    name: name(c.name),
-                    colour: colour(c.result),
-                    mark: Mark::Line,
-                },
-                Key {
-                    name: "ideal".into(),
-                    colour: colour(c.result),
-                    mark: Mark::Dashed,
-                },
-            ]
+            let key = |name: &str, mark| Key {
+                name: name.to_string(),
+                colour: colour(c.result),
+                mark,
+            };
+            [key(c.name, Mark::Line), key("ideal", Mark::Dashed)]
         })
         .collect();
     let svg = with_keys((HALF, 300), &keys, |root| {
@@ -164,10 +139,43 @@ fn draw(title: String, unit: &str, curves: Vec<Curve<'_>>) -> Scaling {
         }
         Some(())
     });
-    let mut table: Vec<Vec<String>> = curves
-        .iter()
-        .flat_map(|c| rows(c, &scale, &along))
-        .collect();
+    let (head, table) = table(&curves, &scale, &along);
+    Scaling {
+        title,
+        svg,
+        head,
+        table,
+    }
+}
+
+/// The x axis: a tick at each step, integers, log₂ when they double.
+fn steps_axis(xs: &[u64], log2: bool, what: &str) -> Axis {
+    let place = |x: u64| placed(x, log2);
+    let (lo, hi) = (place(xs[0]), place(*xs.last().unwrap_or(&xs[0])));
+    let pad = ((hi - lo) * 0.06).max(0.3);
+    Axis {
+        lo: lo - pad,
+        hi: hi + pad,
+        ticks: xs.iter().map(|x| place(*x)).collect(),
+        label: Box::new(move |v| match log2 {
+            true => human::number(2f64.powf(v).round()),
+            false => human::number(v.round()),
+        }),
+        desc: match log2 {
+            true => format!("{what} (log₂ scale)"),
+            false => what.to_string(),
+        },
+    }
+}
+
+/// The table under a chart: its heading and rows. Nodes only when there
+/// are several; the result only when several share the chart.
+fn table(
+    curves: &[Curve<'_>],
+    scale: &Scale,
+    along: &dyn Fn(&Step) -> u64,
+) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let mut rows: Vec<Vec<String>> = curves.iter().flat_map(|c| rows(c, scale, along)).collect();
     let mut head = vec![
         "result",
         "tasks",
@@ -177,8 +185,6 @@ fn draw(title: String, unit: &str, curves: Vec<Curve<'_>>) -> Scaling {
         "per node",
         "efficiency",
     ];
-    // Nodes only when there are several; the result only when several
-    // share the chart.
     let several_nodes = curves
         .iter()
         .any(|c| c.points.iter().any(|(s, _)| s.nodes.unwrap_or(1) > 1));
@@ -190,17 +196,12 @@ fn draw(title: String, unit: &str, curves: Vec<Curve<'_>>) -> Scaling {
     for (column, dropped) in drop {
         if dropped {
             head.remove(column);
-            table.iter_mut().for_each(|r| {
+            rows.iter_mut().for_each(|r| {
                 r.remove(column);
             });
         }
     }
-    Scaling {
-        title,
-        svg,
-        head,
-        table,
-    }
+    (head, rows)
 }
 
 /// A result's points, medians joined, and its ideal line (dashed) from
