@@ -99,7 +99,7 @@ impl Command for Report {
     }
 
     fn about(&self) -> &'static str {
-        "results as one self-contained HTML page with plots, side by side"
+        "results compared on one self-contained HTML page: overview, warnings, charts"
     }
 
     fn main(&self, _program: &str, args: Vec<String>) -> ExitCode {

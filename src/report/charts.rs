@@ -354,7 +354,7 @@ pub fn dots(
         let mut chart = plot(root, title, &x, &y, (16, 44))?;
         for (i, row) in rows.iter().enumerate() {
             let top = (n - i) as f64;
-            row_name(&mut chart, &short(&row.name, 80), x.lo, top)?;
+            row_name(&mut chart, &short(&row.name, 70), x.lo, top)?;
             draw_row(&mut chart, row, top - 0.62, scale)?;
         }
         if let Some((at, what)) = limit {

@@ -52,7 +52,7 @@ pub fn spread(title: &str, rows: &[Spreads]) -> String {
         for (i, r) in rows.iter().enumerate() {
             let c = colour(r.result);
             let top = (n - i) as f64;
-            row_name(&mut chart, &short(&r.name, 80), x.lo, top)?;
+            row_name(&mut chart, &short(&r.name, 70), x.lo, top)?;
             let k = r.spreads.len().max(1) as f64;
             // The repetitions stacked in the row's lower part.
             let at = |j: usize| top - 0.38 - 0.55 * (j as f64 + 0.5) / k;
