@@ -1,7 +1,7 @@
 //! `result.json`: the run as one document, beyond the harness's files:
 //! every phase's figures, verdicts and the tool's own report (latency
 //! percentiles, page cache before reads, slowest task, stonewall counts).
-//! The schema is in docs/io500.md.
+//! The schema is in docs/output.md.
 
 use serde_json::{json, Map, Value};
 

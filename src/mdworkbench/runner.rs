@@ -23,7 +23,7 @@ use crate::comm::{agree, broadcast_value, gather_records, reduce_u64, Comm, Redu
 use crate::console::TaskLines;
 use crate::error::{Error, Result};
 use crate::output::Outputs;
-use crate::run::info::timestamp;
+use crate::run::info::local_time;
 use crate::run::{seeds, stop};
 use crate::tool::Finished;
 
@@ -54,7 +54,7 @@ pub fn run(comm: &dyn Comm, m: &MdwRun, out: &mut Out) -> Finished<MdwReport> {
         rank.clean_up_after_failure();
     }
     if comm.rank() == 0 {
-        report.finished = timestamp();
+        report.finished = local_time();
         report.runtime_s = began.elapsed().as_secs_f64();
         report.error = outcome.as_ref().err().map(|e| e.to_string());
         out.each(|s| s.run_done(&report));

@@ -7,7 +7,6 @@ use super::report::MdwReport;
 use super::results::{rates, PhaseSummary, Quantiles, RankPhase};
 use super::sink::MdwSink;
 use crate::output::TextSink;
-use crate::run::info::local_time;
 use crate::units::{c_exp, c_fixed, MIB};
 
 /// The text layout's marker.
@@ -61,8 +60,7 @@ impl MdwSink for TextSink<MdWorkbench> {
         }
         self.emit(&format!(
             "Total runtime: {:.0}s time: {}\n",
-            r.runtime_s,
-            local_time()
+            r.runtime_s, r.finished
         ))
     }
 }
