@@ -338,14 +338,36 @@ fn report_plots_the_scaling_of_a_sweep() {
     ];
     pario(dir.path(), &args).ok();
     let page = std::fs::read_to_string(&html).unwrap();
-    let section = &page[page.find("<h2>Scaling</h2>").expect("a Scaling section")..];
-    for (title, marks) in [("Scaling: bandwidth", 2 * 3), ("Scaling: File creation", 4)] {
+    let at = page
+        .find("<section id=\"scaling\">")
+        .expect("a Scaling section");
+    let section = &page[at..at + page[at..].find("</section>").unwrap()];
+    // Every repetition a point: ior's 2 per step, mdtest's 1.
+    for (title, marks) in [
+        ("ior write scaling", 2 * 3),
+        ("mdtest File creation scaling", 4),
+    ] {
         let start = section.find(title).unwrap_or_else(|| panic!("{title}"));
         let svg = &section[start..start + section[start..].find("</svg>").unwrap()];
         assert_eq!(svg.matches("<circle").count(), marks, "{title}");
     }
+    // ior's steps span nodes (3 of 2 tasks): its axis and efficiency are per
+    // node, against the smallest step (1 task on 1 node).
+    let ior = &section[section.find("ior write scaling").unwrap()..];
+    assert!(ior.contains("nodes\n</text>"), "{ior}");
+    let rows = &ior[ior.find("<table>").unwrap()..ior.find("</table>").unwrap()];
+    assert!(rows.contains("<th>per node</th>"), "{rows}");
+    let first = &rows[rows.find("<tbody>").unwrap()..];
     assert!(
-        section.contains("<td>out.json test 0 write</td><td>3</td>"),
-        "{section}"
+        first.starts_with("<tbody><tr><td class=\"num\">1</td><td class=\"num\">1</td>"),
+        "{first}"
+    );
+    assert!(
+        first[..first.find("</tr>").unwrap()].ends_with("<td class=\"num\">100 %</td>"),
+        "{first}"
+    );
+    assert!(
+        rows.contains("<td class=\"num\">3</td><td class=\"num\">2</td>"),
+        "{rows}"
     );
 }

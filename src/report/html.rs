@@ -4,7 +4,6 @@
 //! (`data-chart`), as it is also written by `--images`; each run's details
 //! come last, folded. A print style sheet lays it out for paper.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::charts::{self, Row, HALF};
@@ -276,21 +275,4 @@ fn scaling(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
         heading: "Scaling".into(),
         body: h,
     })
-}
-
-/// The names of the figures some result has, in order of appearance.
-pub fn figure_names<'a>(
-    results: &'a [Loaded],
-    of: impl Fn(&'a Loaded) -> Vec<&'a String>,
-) -> Vec<&'a String> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for r in results {
-        for f in of(r) {
-            if seen.insert(f) {
-                out.push(f);
-            }
-        }
-    }
-    out
 }
