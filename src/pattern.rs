@@ -72,6 +72,10 @@ impl PacketType {
     }
 }
 
+/// How much of a buffer [`Pattern::fill`] fills between two looks at the
+/// stop flag (a multiple of the word).
+const FILL_SLICE: usize = 64 << 20;
+
 /// The one-letter name, as the tools' help shows the default.
 impl std::fmt::Display for PacketType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -178,14 +182,30 @@ impl Pattern {
 
     /// Fills a whole buffer for this writer (once per phase). Type `r` only
     /// gets its trailing bytes: its words are written per transfer.
+    ///
+    /// A buffer of gigabytes takes seconds to fill: it is filled in slices,
+    /// and a stop signal leaves the rest unfilled (the run is ending).
     pub fn fill(&self, buf: &mut [u8]) {
         let words = buf.len() / WORD;
         let (body, tail) = buf.split_at_mut(words * WORD);
+        for (n, slice) in body.chunks_mut(FILL_SLICE).enumerate() {
+            if n > 0 && crate::signals::requested() {
+                return;
+            }
+            self.fill_words(slice, n * FILL_SLICE / WORD);
+        }
+        for (j, b) in tail.iter_mut().enumerate() {
+            *b = (words * WORD + j) as u8;
+        }
+    }
+
+    /// Fills whole words, the first being word `first` of the buffer.
+    fn fill_words(&self, body: &mut [u8], first: usize) {
         match self.packet {
             PacketType::Timestamp | PacketType::Offset => {
                 let (rank_bits, base) = (self.rank_bits(), self.base());
                 for (i, chunk) in body.chunks_exact_mut(WORD).enumerate() {
-                    let w = rank_bits | base.wrapping_add(i as u64);
+                    let w = rank_bits | base.wrapping_add((first + i) as u64);
                     chunk.copy_from_slice(&w.to_le_bytes());
                 }
             }
@@ -196,9 +216,6 @@ impl Pattern {
                 }
             }
             PacketType::Random => {}
-        }
-        for (j, b) in tail.iter_mut().enumerate() {
-            *b = (words * WORD + j) as u8;
         }
     }
 

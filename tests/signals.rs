@@ -337,3 +337,29 @@ fn io500_sets_the_status_for_a_signal_after_its_last_phase() {
     serde_json::from_slice::<serde_json::Value>(&doc).unwrap();
     assert!(!dir.path().join("data/S").exists());
 }
+
+/// A file size of gigabytes makes mdtest fill a buffer that large before
+/// its first file: a signal meanwhile stops the fill, and the run.
+#[test]
+fn a_signal_while_a_huge_buffer_is_filled_stops_the_run() {
+    let dir = scratch();
+    let args = [
+        "-a",
+        "DUMMY",
+        "-w",
+        "4294967296",
+        "-n",
+        "1",
+        "-F",
+        "-d",
+        "m",
+    ];
+    let mut run = Running::start(command(env!("CARGO_BIN_EXE_mdtest"), dir.path(), 3, &args));
+    let stdout = run.stdout_path();
+    let said = move || std::fs::read_to_string(&stdout).is_ok_and(|t| t.contains("Path"));
+    run.wait_until("the header", said);
+    run.signal(Signal::INT);
+    let end = run.ended();
+    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert_eq!(entries(dir.path()), ["user.txt"]);
+}

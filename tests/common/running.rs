@@ -102,6 +102,11 @@ impl Running {
         let _ = self.child.wait();
     }
 
+    /// The file that takes the process's stdout (to wait for a line).
+    pub fn stdout_path(&self) -> PathBuf {
+        self.logs.path().join("stdout")
+    }
+
     fn read(&self, name: &str) -> String {
         std::fs::read_to_string(self.logs.path().join(name)).unwrap_or_default()
     }
