@@ -268,14 +268,15 @@ fn md_workbench_calls_reach_the_c_library() {
     );
 }
 
-/// A scaled io500 configuration whose data lives in `dir/data`.
-pub fn io500_config(dir: &Path) -> PathBuf {
+/// A scaled io500 configuration in `dir` whose data and results live in
+/// `root`.
+pub fn io500_config(dir: &Path, root: &Path) -> PathBuf {
     let text = format!(
         "[global]\ndatadir = {d}/data\nresultdir = {d}/results\n\n[debug]\nstonewall-time = 1\n\n\
          [ior-easy]\ntransferSize = 64k\nblockSize = 2m\n\n[mdtest-easy]\nn = 300\n\n\
          [ior-hard]\nsegmentCount = 40\n\n[mdtest-hard]\nn = 200\n\n\
          [mdworkbench]\nprecreatePerSet = 20\nfilesPerProc = 20\n\n[ior-rnd4K-easy-read]\nrun = FALSE\n",
-        d = dir.display()
+        d = root.display()
     );
     let path = dir.join("config.ini");
     std::fs::write(&path, text).unwrap();
@@ -285,7 +286,7 @@ pub fn io500_config(dir: &Path) -> PathBuf {
 #[test]
 fn io500_find_lists_and_stats_through_the_c_library() {
     let dir = tempdir().unwrap();
-    let config = io500_config(dir.path());
+    let config = io500_config(dir.path(), dir.path());
     let data = dir.path().join("data");
     let args = [config.to_str().unwrap()];
     let Some((_, counts)) = counted(env!("CARGO_BIN_EXE_io500"), 2, &data, &args) else {
@@ -319,4 +320,127 @@ fn io500_find_lists_and_stats_through_the_c_library() {
     for raw_only in ["getdents64", "readdir"] {
         assert_eq!(n(raw_only), 0, "{counts:?}");
     }
+}
+
+/// Runs `binary` with `tasks` local tasks under the redirecting library:
+/// the made-up `virtual_root` is served from `real`.
+fn redirected(
+    binary: &str,
+    tasks: usize,
+    virtual_root: &Path,
+    real: &Path,
+    args: &[&str],
+) -> Option<Run> {
+    let lib = interposer("redirect")?;
+    let scratch = tempdir().unwrap();
+    let run = finish(
+        Command::new(binary)
+            .args(args)
+            .current_dir(scratch.path())
+            .env("PARIO_TASKS", tasks.to_string())
+            .env("LD_PRELOAD", &lib)
+            .env("REDIRECT_FROM", virtual_root)
+            .env("REDIRECT_TO", real)
+            .output()
+            .expect("run the tool"),
+    );
+    assert!(
+        !virtual_root.exists(),
+        "{} was made by a call that bypassed the C library",
+        virtual_root.display()
+    );
+    Some(run)
+}
+
+/// A path that exists nowhere: the redirecting library's prefix.
+fn made_up(name: &str) -> PathBuf {
+    PathBuf::from(format!("/pario-made-up-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn the_tools_run_on_a_file_system_behind_the_c_library() {
+    let v = made_up("tools");
+    let p = |rest: &str| format!("{}/{rest}", v.display());
+    let (file, md, mdw) = (p("file"), p("md"), p("mdw"));
+    let cases: [(&str, &[&str]); 6] = [
+        (
+            env!("CARGO_BIN_EXE_ior"),
+            &[
+                "-w", "-r", "-e", "-C", "-F", "-t", "4k", "-b", "64k", "-o", &file,
+            ],
+        ),
+        (
+            env!("CARGO_BIN_EXE_ior"),
+            &[
+                "-w", "-r", "-W", "-t", "4k", "-b", "64k", "-a", "MMAP", "-o", &file,
+            ],
+        ),
+        (
+            env!("CARGO_BIN_EXE_ior"),
+            &["-w", "-r", "-k", "-t", "4k", "-b", "64k", "-o", &file],
+        ),
+        (
+            env!("CARGO_BIN_EXE_mdtest"),
+            &["-n", "40", "-u", "-w", "10", "-e", "10", "-d", &md],
+        ),
+        (
+            env!("CARGO_BIN_EXE_mdtest"),
+            &["-n", "40", "-z", "2", "-b", "2", "-Y", "-d", &md],
+        ),
+        (
+            env!("CARGO_BIN_EXE_md-workbench"),
+            &["-I=5", "-P=5", "-D=2", "-R=2", "-o", &mdw],
+        ),
+    ];
+    for (binary, args) in cases {
+        let real = tempdir().unwrap();
+        let Some(run) = redirected(binary, 2, &v, real.path(), args) else {
+            return;
+        };
+        run.ok();
+        let left = common::entries(real.path());
+        match args.contains(&"-k") {
+            // The file kept is in the real directory.
+            true => assert_eq!(left, ["file"], "{args:?}"),
+            false => assert!(left.is_empty(), "{args:?}: {left:?}"),
+        }
+    }
+}
+
+#[test]
+fn io500_runs_on_a_file_system_behind_the_c_library() {
+    let v = made_up("io500");
+    let real = tempdir().unwrap();
+    // A real configuration file naming made-up directories.
+    let local = tempdir().unwrap();
+    let path = io500_config(local.path(), &v);
+    let Some(run) = redirected(
+        env!("CARGO_BIN_EXE_io500"),
+        2,
+        &v,
+        real.path(),
+        &[path.to_str().unwrap()],
+    ) else {
+        return;
+    };
+    run.ok();
+    assert!(
+        run.stdout.contains("[RESULT]                 find"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("ERROR INVALID Errors"),
+        "{}",
+        run.stdout
+    );
+    // The results in the real directory; the data removed.
+    assert_eq!(common::entries(real.path()), ["data", "results"]);
+    let data = real.path().join("data");
+    let runs = common::entries(&data);
+    assert!(
+        runs.iter()
+            .all(|r| common::entries(&data.join(r)).is_empty()),
+        "{runs:?}"
+    );
 }
