@@ -229,3 +229,58 @@ fn the_secret_appears_in_no_output() {
     }
     assert_clean(&server, "sec/");
 }
+
+#[test]
+fn requests_in_flight_move_the_same_bytes() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = format!("s3://{BUCKET}/q/file");
+    let cases: &[&[&str]] = &[
+        &[
+            "--s3.layout=fragments",
+            "-F",
+            "-t",
+            "4k",
+            "-b",
+            "256k",
+            "-z",
+        ],
+        &[
+            "--s3.layout=fragments",
+            "-t",
+            "47008",
+            "-b",
+            "47008",
+            "-s",
+            "16",
+        ],
+        // Whole parts in flight: the shared object's parts from 2 tasks.
+        &["-t", "5m", "-b", "20m"],
+        // Parts gathered from smaller transfers (one at a time), reads in
+        // flight.
+        &["-F", "-t", "1m", "-b", "12m"],
+    ];
+    for args in cases {
+        let mut all = vec![
+            "-o",
+            o.as_str(),
+            "-w",
+            "-r",
+            "-W",
+            "-R",
+            "--s3.max-pending=8",
+        ];
+        all.extend_from_slice(args);
+        let run = ior(&server, dir.path(), 2, &all);
+        run.ok();
+        assert!(run.stdout.contains("max-pending 8"), "{}", run.stdout);
+        assert!(
+            !run.stdout.contains("incorrect data"),
+            "{args:?}\n{}",
+            run.stdout
+        );
+        assert_clean(&server, "q/");
+    }
+    let run = ior(&server, dir.path(), 1, &["-o", &o, "--s3.max-pending=0"]);
+    run.fails(2, "--s3.max-pending=0: from 1 to 1024");
+}

@@ -45,6 +45,12 @@ pub const INFO: BackendInfo = BackendInfo {
             help: "object: a file is one object (multipart upload, ranged GETs); fragments: one object per transfer",
         },
         ModuleOption {
+            name: "s3.max-pending",
+            flag: false,
+            default: "1",
+            help: "Requests in flight per task, each on its own connection (1: one at a time, as IOR)",
+        },
+        ModuleOption {
             name: "s3.bucket",
             flag: false,
             default: "",
@@ -84,6 +90,7 @@ pub struct S3Config {
     pub ca_file: Option<PathBuf>,
     pub insecure: bool,
     pub credentials: Credentials,
+    pub max_pending: usize,
 }
 
 fn text<'a>(settings: &'a Settings<'_>, name: &str) -> Option<&'a str> {
@@ -124,6 +131,13 @@ fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
     if let Some(b) = &bucket {
         check_bucket(b).map_err(|e| format!("--s3.bucket: {e}"))?;
     }
+    let max_pending = match text(settings, "s3.max-pending") {
+        None => 1,
+        Some(v) => match crate::units::parse_count(v) {
+            Ok(n @ 1..=1024) => n as usize,
+            _ => return Err(format!("--s3.max-pending={v}: from 1 to 1024")),
+        },
+    };
     let ca_file = text(settings, "s3.ca-file").map(PathBuf::from);
     if let Some(f) = &ca_file {
         if !f.is_file() {
@@ -140,6 +154,7 @@ fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
         ca_file,
         insecure: settings.flag("s3.insecure")?,
         credentials: credentials_from_env()?,
+        max_pending,
     }))
 }
 
@@ -238,7 +253,7 @@ impl Config for S3Config {
             self.region.clone(),
             self.credentials.clone(),
             self.tls()?,
-            1,
+            self.max_pending,
         ));
         // One signed request before the header: the endpoint answers and
         // takes these credentials.
@@ -262,6 +277,7 @@ impl Config for S3Config {
             layout: self.layout,
             naming: self.naming,
             bucket: self.bucket.clone(),
+            max_pending: self.max_pending,
             shared: Mutex::new(HashMap::new()),
             buckets: Mutex::new(Default::default()),
             namespace,

@@ -10,6 +10,7 @@ pub mod client;
 mod config;
 pub mod object;
 pub mod parts;
+mod pending;
 pub mod sigv4;
 pub mod xml;
 
@@ -19,7 +20,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use client::Client;
-use object::{Fragments, Naming, ObjectReader, ObjectWriter};
+use object::{Fragments, InFlight, Naming, ObjectReader, ObjectWriter};
 use parts::{Plan, Shape};
 
 use super::namespace::Namespace;
@@ -103,6 +104,8 @@ pub struct S3 {
     layout: Layout,
     naming: Naming,
     bucket: Option<String>,
+    /// Requests in flight per task (`--s3.max-pending`).
+    max_pending: usize,
     /// The multipart uploads of shared objects this task has open, by path.
     shared: Mutex<HashMap<String, String>>,
     /// Buckets found to exist (pario never creates one under `-a S3`).
@@ -250,6 +253,7 @@ impl S3 {
             plan,
             upload,
             shared,
+            InFlight::new(self.max_pending),
         )))
     }
 }
@@ -263,13 +267,14 @@ impl Backend for S3 {
     fn version(&self) -> String {
         let e = &self.client.endpoint;
         format!(
-            "ureq 3 + SigV4, layout {}, {}-style, {}",
+            "ureq 3 + SigV4, layout {}, {}-style, max-pending {}, {}",
             self.layout.name(),
             if e.virtual_host {
                 "virtual-host"
             } else {
                 "path"
             },
+            self.max_pending,
             e.url()
         )
     }
@@ -282,8 +287,13 @@ impl Backend for S3 {
                 client,
                 target,
                 naming: self.naming,
+                in_flight: InFlight::new(self.max_pending),
             })),
-            (Layout::Object, Access::Read) => Ok(Box::new(ObjectReader { client, target })),
+            (Layout::Object, Access::Read) => Ok(Box::new(ObjectReader {
+                client,
+                target,
+                in_flight: InFlight::new(self.max_pending),
+            })),
             (Layout::Object, Access::Write) => self.writer(target, spec, None),
         }
     }
