@@ -23,6 +23,7 @@ mod explain;
 mod full_and_readonly;
 mod fuzz_options;
 mod integrity;
+mod interpose;
 mod io500;
 mod io500_find;
 mod ior_cli;
