@@ -253,6 +253,13 @@ impl IorSink for TextSink<Ior> {
         for (k, v) in test.options.lines() {
             t.push_str(&key_value(k, &v));
         }
+        let verifies = test.parameters.check_write != 0 || test.parameters.check_read != 0;
+        if self.verbose >= 1 && verifies {
+            t.push_str(&key_value(
+                "Verification kernel",
+                crate::pattern::Kernel::chosen().name(),
+            ));
+        }
         t.push_str("\nResults: \n\n");
         t.push_str(TABLE_HEADER);
         self.emit(&t)
