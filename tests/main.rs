@@ -64,6 +64,7 @@ mod sweep_mpi;
 // `cargo test --features mpi --test suite -- --ignored slurm:: multihost::`.
 mod multihost;
 mod slurm;
+mod slurm_mpich;
 
 /// Cargo builds only the test binaries Cargo.toml names (`autotests =
 /// false`), so a file under `tests/` that no `mod` line and no `[[test]]`

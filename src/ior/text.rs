@@ -226,6 +226,9 @@ impl IorSink for TextSink<Ior> {
         t.push_str(&key_value("Began", &r.began));
         t.push_str(&key_value("Command line", &r.command_line));
         t.push_str(&key_value("Machine", &r.machine));
+        if let Some(library) = &r.pario.mpi_library {
+            t.push_str(&key_value("MPI library", library));
+        }
         if let Some(job) = &r.pario.job {
             t.push_str(&key_value("Job", &job.describe()));
         }
