@@ -34,6 +34,7 @@ mod md_workbench;
 mod md_workbench_latency;
 mod mdtest_cli;
 mod mdtest_paths;
+mod mixed;
 mod outputs;
 mod pattern_reference;
 mod report;
