@@ -39,6 +39,7 @@ mod outputs;
 mod pattern_reference;
 mod report;
 mod runners;
+mod s3;
 mod signals;
 mod stonewall;
 mod sweep;
