@@ -613,7 +613,9 @@ fn w_checks_what_was_just_written() {
 #[test]
 fn verbose_output_names_the_verification_kernel() {
     let dir = tempdir().unwrap();
-    let args = ["-w", "-r", "-R", "-k", "-G", "7", "-t", "4104", "-b", "41040", "-o", "k"];
+    let args = [
+        "-w", "-r", "-R", "-k", "-G", "7", "-t", "4104", "-b", "41040", "-o", "k",
+    ];
     let kernel_line = |stdout: &str| {
         stdout
             .lines()
@@ -627,7 +629,10 @@ fn verbose_output_names_the_verification_kernel() {
     let chosen = ior(dir.path(), 2, &verbose);
     chosen.ok();
     let name = kernel_line(&chosen.stdout).expect("a Verification kernel line");
-    assert!(["generic", "AVX2", "AVX-512"].contains(&name.as_str()), "{name}");
+    assert!(
+        ["generic", "AVX2", "AVX-512"].contains(&name.as_str()),
+        "{name}"
+    );
     let mut forced = vec![("generic", "generic")];
     #[cfg(target_arch = "x86_64")]
     {
@@ -645,10 +650,16 @@ fn verbose_output_names_the_verification_kernel() {
     let mut data = std::fs::read(&file).unwrap();
     data[4104 * 3 + 2001] ^= 0x04;
     std::fs::write(&file, &data).unwrap();
-    let read = ["-v", "-r", "-R", "-G", "7", "-t", "4104", "-b", "41040", "-o", "k"];
+    let read = [
+        "-v", "-r", "-R", "-G", "7", "-t", "4104", "-b", "41040", "-o", "k",
+    ];
     for (spelling, name) in forced {
         let run = ior_env(dir.path(), 2, &read, &[("PARIO_VERIFY_KERNEL", spelling)]);
         assert_data_errors(&run, 1, 20, 8);
-        assert_eq!(kernel_line(&run.stdout).as_deref(), Some(name), "{spelling}");
+        assert_eq!(
+            kernel_line(&run.stdout).as_deref(),
+            Some(name),
+            "{spelling}"
+        );
     }
 }
