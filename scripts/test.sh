@@ -41,5 +41,6 @@ cargo clippy --all-targets --all-features -- -D warnings
 cargo test --all-targets
 cargo test --all-targets --features mpi,hdf5
 # The groups that start real components (a Slurm cluster, three hosts in
-# network namespaces), after the unit and integration tests.
-cargo test --features mpi,hdf5 --test slurm --test multihost -- --ignored
+# network namespaces), after the unit and integration tests: `#[ignore]`d
+# tests of the suite, chosen by name, one after the other.
+cargo test --features mpi,hdf5 --test suite -- --ignored --test-threads=1 slurm:: multihost::

@@ -10,6 +10,7 @@
 pub mod csv;
 pub mod files;
 pub mod layout;
+pub mod mix;
 pub mod options;
 pub mod params;
 mod phase;
