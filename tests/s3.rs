@@ -3,7 +3,7 @@
 //! layouts, S3's limits refused up front, credentials never shown, and
 //! nothing left behind.
 
-mod common;
+use crate::common;
 
 use common::s3::{files_text, Server, BUCKET, SECRET};
 use common::{finish, rows, Run};

@@ -46,6 +46,8 @@ pub struct OpenSpec {
     pub access: Access,
     /// Create the file if it does not exist (write phases).
     pub create: bool,
+    /// A write phase that reads too (ior's mixed access): open for both.
+    pub reads_too: bool,
     /// The size the file has once fully written (mapping backends need it).
     pub file_size: u64,
     /// The opening task (for backends that treat ranks differently).
@@ -184,6 +186,7 @@ pub trait Backend: Send + Sync {
         let spec = OpenSpec {
             access: Access::Read,
             create: false,
+            reads_too: false,
             file_size: buf.len() as u64,
             rank,
             sequential: true,

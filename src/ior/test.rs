@@ -271,7 +271,8 @@ impl<'a> TestRun<'a> {
         );
         let mut errors = WrongData::default();
         if self.p.phases.write_file {
-            self.measured_phase(Access::Write, rep)?;
+            // A mixed write phase verifies its reads (-W, -R).
+            errors.add(self.measured_phase(Access::Write, rep)?);
         }
         if self.p.phases.check_write {
             stop::check(self.comm)?;

@@ -11,6 +11,7 @@ use crate::run::limits;
 use crate::tool::Tasks;
 use crate::units::human_bytes;
 
+use super::super::mix::short_size;
 use super::super::params::{IorParams, Ordering, Sweep};
 
 type Check = Result<(), UsageError>;
@@ -27,6 +28,7 @@ pub fn validate(p: &IorParams) -> Result<Choice, UsageError> {
     check_memory(p)?;
     check_stonewall(p)?;
     check_data(p)?;
+    check_mix(p)?;
     check_files(p)?;
     check_backend(p)
 }
@@ -145,8 +147,53 @@ fn check_data(p: &IorParams) -> Check {
     if phases.check_write && !phases.write_file {
         return err("-W checks data after writing, so it needs -w".into());
     }
-    if (phases.check_read || phases.check_write) && p.ordering() == Ordering::Random {
+    if (phases.check_read || phases.check_write)
+        && p.ordering() == Ordering::Random
+        && !p.mix.active()
+    {
         return err("-R/-W cannot verify -z -z: random offsets may overlap or leave holes".into());
+    }
+    Ok(())
+}
+
+/// Mixed access: what the mix needs of the rest of the test.
+fn check_mix(p: &IorParams) -> Check {
+    let m = &p.mix;
+    if !m.active() {
+        return Ok(());
+    }
+    let g = &p.geometry;
+    if let (Some(pct), false) = (m.read_pct, p.phases.write_file) {
+        return err(format!(
+            "-O rwmixRead={pct} mixes reads into the write phase: add -w"
+        ));
+    }
+    if p.transfers.collective {
+        return err("-O rwmixRead/randomDistribution/transferSizeSplit cannot be combined with collective I/O (-c): the tasks would make different calls".into());
+    }
+    if g.random_prefill > 0 {
+        return err("--randomPrefill cannot be combined with a mix: a mixed phase fills its data with -t transfers itself".into());
+    }
+    if let Some(split) = &m.split {
+        for &(size, _) in &split.entries {
+            if size % g.transfer_size != 0 {
+                return err(format!(
+                    "-O transferSizeSplit: {} is not a multiple of the transfer size (-t {}), which stays the unit of offsets and verification",
+                    short_size(size),
+                    short_size(g.transfer_size)
+                ));
+            }
+            if size > g.block_size {
+                return err(format!(
+                    "-O transferSizeSplit: {} is larger than the block size (-b {})",
+                    short_size(size),
+                    short_size(g.block_size)
+                ));
+            }
+        }
+        if p.ordering() == Ordering::Shuffled && m.distribution.is_none() {
+            return err("-O transferSizeSplit with -z (every transfer once) needs fixed sizes: use -z -z or -O randomDistribution".into());
+        }
     }
     Ok(())
 }
@@ -262,7 +309,12 @@ pub fn check_tasks(p: &IorParams, backend: &Choice, tasks: Tasks) -> Check {
                 "-s/-b: the aggregate size of {taking_part} tasks overflows 64 bits"
             ))
         })?;
-    let per_task = g.transfer_size.saturating_add(g.random_prefill);
+    // A mixed phase keeps a write and a read buffer of its largest size.
+    let largest = p.mix.split.as_ref().map_or(0, |s| s.largest());
+    let per_task = match p.mix.active() {
+        true => 2 * g.transfer_size.max(largest),
+        false => g.transfer_size.saturating_add(g.random_prefill),
+    };
     let what = if g.random_prefill > 0 {
         "-t/--randomPrefill"
     } else {
