@@ -395,3 +395,68 @@ fn ior_s3_command_lines_run_unchanged() {
     assert!(!run.stdout.contains(SECRET));
     assert_clean(&server, "curl/");
 }
+
+/// mdtest or md-workbench against `server`.
+fn tool(server: &Server, binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Run {
+    let mut cmd = Command::new(binary);
+    cmd.args(["-a", "S3"])
+        .args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string());
+    for (k, v) in server.env() {
+        cmd.env(k, v);
+    }
+    finish(cmd.output().expect("run the tool"))
+}
+
+#[test]
+fn mdtest_and_md_workbench_run_every_phase_on_objects() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = format!("s3://{BUCKET}/md");
+    let run = tool(
+        &server,
+        env!("CARGO_BIN_EXE_mdtest"),
+        dir.path(),
+        2,
+        &[
+            "-d", &d, "-n", "20", "-w", "100", "-e", "100", "-z", "1", "-b", "2", "-X",
+        ],
+    );
+    run.ok();
+    for phase in [
+        "Directory stat",
+        "File creation",
+        "File stat",
+        "File read",
+        "File removal",
+        "Tree removal",
+    ] {
+        let line = run
+            .stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(phase));
+        let rate: f64 = line
+            .and_then(|l| l[phase.len() + 3..].split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{phase} in\n{}", run.stdout));
+        assert!(rate > 0.0, "{phase}: {}", run.stdout);
+    }
+    assert_clean(&server, "md");
+    let o = format!("s3://{BUCKET}/mdw");
+    let run = tool(
+        &server,
+        env!("CARGO_BIN_EXE_md-workbench"),
+        dir.path(),
+        2,
+        &["-o", &o, "-I", "10", "-D", "2", "-P", "10", "-R", "2"],
+    );
+    run.ok();
+    let errs = run.stdout.matches("errs)").count();
+    assert!(
+        errs > 0 && run.stdout.matches("(0 errs)").count() == errs,
+        "{}",
+        run.stdout
+    );
+    assert_clean(&server, "mdw");
+}

@@ -204,6 +204,11 @@ pub trait Backend: Send + Sync {
     fn stat(&self, _path: &CStr) -> io::Result<Status> {
         Err(unsupported(self.name(), "stat"))
     }
+    /// Whether [`Backend::rename`] works; mdtest skips its directory rename
+    /// phase otherwise, as IOR's mdtest does for a backend without rename.
+    fn renames(&self) -> bool {
+        true
+    }
     /// Renames `from` to `to` (mdtest's directory rename phase).
     fn rename(&self, _from: &CStr, _to: &CStr) -> io::Result<()> {
         Err(unsupported(self.name(), "rename"))

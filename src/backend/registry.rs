@@ -358,7 +358,10 @@ mod tests {
 
     #[test]
     fn capabilities_decide_the_lists() {
-        assert_eq!(names_with(|c| c.metadata), ["POSIX", "AIO", "DUMMY"]);
+        assert_eq!(
+            names_with(|c| c.metadata),
+            ["POSIX", "AIO", "DUMMY", "S3", "S3-libs3", "S3-curl"]
+        );
         #[cfg(not(feature = "mpi"))]
         assert_eq!(names_able(|c| c.collective), ["MPIIO", "HDF5"]);
         assert_eq!(either(&["POSIX", "DUMMY", "MMAP"]), "POSIX, DUMMY or MMAP");

@@ -187,7 +187,7 @@ impl Run<'_> {
             self.phase(Op::DirStat, |s| s.stat_items(j, Kind::Dir))?;
         }
         // mdtest's directory "read" phase does nothing and is not shown.
-        if p.phases.rename && self.layout.items_per_task() > 1 {
+        if p.phases.rename && self.layout.items_per_task() > 1 && self.backend.renames() {
             self.phase(Op::DirRename, |s| s.rename_dirs(j))?;
         }
         if p.phases.remove {

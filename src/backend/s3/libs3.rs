@@ -17,7 +17,7 @@ use crate::backend::{BackendInfo, Capabilities, Config, ModuleOption, Settings};
 
 const CAPABILITIES: Capabilities = Capabilities {
     collective: false,
-    metadata: false,
+    metadata: true,
     stores_data: true,
     posix_namespace: false,
 };

@@ -21,11 +21,11 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use client::Client;
-use object::{Fragments, InFlight, Naming, ObjectReader, ObjectWriter};
+use object::{Fragments, InFlight, Naming, ObjectReader, ObjectWriter, Whole};
 use parts::{Plan, Shape};
 
 use super::namespace::Namespace;
-use super::{Access, Backend, File, FsUsage, OpenSpec};
+use super::{Access, Backend, CreateSpec, File, FsUsage, OpenSpec, Status};
 use crate::comm::{Comm, ReduceOp};
 use crate::pagecache::Residency;
 
@@ -131,6 +131,11 @@ fn text(path: &CStr) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// The marker object of directory `key`.
+fn marker(key: &str) -> String {
+    format!("{}/", key.trim_end_matches('/'))
+}
+
 /// The bucket and key of `path`: pario's mapping, or IOR's S3-libs3 key
 /// in the one bucket.
 fn target_of(path: &CStr, bucket: Option<&str>, ior_keys: bool) -> io::Result<Target> {
@@ -160,6 +165,16 @@ impl S3Names {
         }
     }
 
+    /// Whether `path` is a directory: its marker exists (the bucket itself
+    /// always does).
+    fn is_dir(&self, path: &CStr) -> io::Result<bool> {
+        let t = self.target(path)?;
+        if t.key.is_empty() {
+            return Ok(true);
+        }
+        Ok(self.client.head(&t.bucket, &marker(&t.key))?.is_some())
+    }
+
     /// The fragments of a file: (key, offset, size).
     fn fragments(&self, t: &Target) -> io::Result<Vec<(String, u64, u64)>> {
         let prefix = self.naming.prefix(&t.key);
@@ -176,7 +191,7 @@ impl S3Names {
 
 impl Namespace for S3Names {
     fn exists(&self, path: &CStr) -> io::Result<bool> {
-        Ok(self.size(path)?.is_some())
+        Ok(self.size(path)?.is_some() || self.is_dir(path)?)
     }
 
     fn size_of(&self, path: &CStr) -> io::Result<Option<u64>> {
@@ -189,13 +204,26 @@ impl Namespace for S3Names {
         }
     }
 
-    /// Directories are key prefixes: nothing to make.
-    fn mkdir(&self, _path: &CStr) -> io::Result<()> {
-        Ok(())
+    /// A directory is a key prefix with a marker, an empty object `DIR/`,
+    /// so that it exists (mdtest stats its directories) before it holds
+    /// anything.
+    fn mkdir(&self, path: &CStr) -> io::Result<()> {
+        let t = self.target(path)?;
+        if t.key.is_empty() {
+            return Ok(());
+        }
+        if self.is_dir(path)? {
+            return Err(io::Error::from_raw_os_error(libc::EEXIST));
+        }
+        self.client.put(&t.bucket, &marker(&t.key), &[])
     }
 
-    fn rmdir(&self, _path: &CStr) -> io::Result<()> {
-        Ok(())
+    fn rmdir(&self, path: &CStr) -> io::Result<()> {
+        let t = self.target(path)?;
+        if t.key.is_empty() {
+            return Ok(());
+        }
+        self.client.delete(&t.bucket, &marker(&t.key))
     }
 
     fn fs_usage(&self, _dir: &CStr) -> Option<FsUsage> {
@@ -332,17 +360,22 @@ impl Backend for S3 {
         }
     }
 
+    /// An object: one DELETE. Fragments: a listing, then `DeleteObjects`
+    /// of the file's fragments and of the key itself (an item mdtest made).
     fn remove(&self, path: &CStr) -> io::Result<()> {
         let t = self.target(path)?;
         match self.layout {
             Layout::Object => self.client.delete(&t.bucket, &t.key),
             Layout::Fragments => {
-                let keys: Vec<String> = self
+                let mut keys: Vec<String> = self
                     .namespace
                     .fragments(&t)?
                     .into_iter()
                     .map(|f| f.0)
                     .collect();
+                if !keys.contains(&t.key) {
+                    keys.push(t.key.clone());
+                }
                 self.client.delete_many(&t.bucket, &keys)
             }
         }
@@ -350,6 +383,77 @@ impl Backend for S3 {
 
     fn namespace(&self) -> &dyn Namespace {
         &self.namespace
+    }
+
+    /// mdtest's create: the item is one object, PUT at close; an
+    /// exclusive create looks first (S3 would overwrite).
+    fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+        let target = self.target(path)?;
+        if spec.exclusive && self.client.head(&target.bucket, &target.key)?.is_some() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("bucket {}, key {}: exists", target.bucket, target.key),
+            ));
+        }
+        Ok(Box::new(Whole {
+            client: self.client.clone(),
+            target,
+            data: Vec::new(),
+        }))
+    }
+
+    /// One ranged GET (a HEAD when nothing is read); a shorter object is an
+    /// error.
+    fn open_read_close(&self, path: &CStr, buf: &mut [u8], _rank: usize) -> io::Result<()> {
+        let t = self.target(path)?;
+        if buf.is_empty() {
+            return match self.client.head(&t.bucket, &t.key)? {
+                Some(_) => Ok(()),
+                None => Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("bucket {}, key {}: no such object", t.bucket, t.key),
+                )),
+            };
+        }
+        let got = self.client.get(&t.bucket, &t.key, 0, buf)?;
+        match got == buf.len() {
+            true => Ok(()),
+            false => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "bucket {}, key {}: {got} of {} bytes",
+                    t.bucket,
+                    t.key,
+                    buf.len()
+                ),
+            )),
+        }
+    }
+
+    /// HEAD of the object, else of the directory's marker.
+    fn stat(&self, path: &CStr) -> io::Result<Status> {
+        let t = self.target(path)?;
+        if let Some(size) = self.client.head(&t.bucket, &t.key)? {
+            return Ok(Status {
+                size,
+                is_dir: false,
+            });
+        }
+        match self.namespace.is_dir(path)? {
+            true => Ok(Status {
+                size: 0,
+                is_dir: true,
+            }),
+            false => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("bucket {}, key {}: no such object", t.bucket, t.key),
+            )),
+        }
+    }
+
+    /// S3 has no rename (a copy and a delete are not one).
+    fn renames(&self) -> bool {
+        false
     }
 
     fn opens_together(&self) -> bool {

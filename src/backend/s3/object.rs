@@ -267,6 +267,41 @@ impl File for ObjectReader {
     }
 }
 
+/// An item written whole (mdtest, md-workbench): its bytes gathered, one
+/// PUT at close.
+pub struct Whole {
+    pub client: Arc<Client>,
+    pub target: Target,
+    pub data: Vec<u8>,
+}
+
+impl File for Whole {
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        let end = offset as usize + buf.len();
+        if self.data.len() < end {
+            self.data.resize(end, 0);
+        }
+        self.data[offset as usize..end].copy_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let from = (offset as usize).min(self.data.len());
+        let n = buf.len().min(self.data.len() - from);
+        buf[..n].copy_from_slice(&self.data[from..from + n]);
+        Ok(n)
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn close(self: Box<Self>) -> io::Result<()> {
+        self.client
+            .put(&self.target.bucket, &self.target.key, &self.data)
+    }
+}
+
 /// How the fragments of a file are named.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Naming {

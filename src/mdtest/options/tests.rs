@@ -106,7 +106,7 @@ fn bad_values_name_the_option() {
     assert!(parse_err("--random-seed=-1").contains("between"));
     assert!(parse_err("--nope").contains("unknown option '--nope'"));
     assert!(parse_err("-a S3-4c").contains("not supported"));
-    assert!(parse_err("-a MMAP").contains("POSIX, AIO or DUMMY"));
+    assert!(parse_err("-a MMAP").contains("POSIX, AIO, DUMMY, S3, S3-libs3 or S3-curl"));
     assert!(parse_err("--savePerOpDataCSV=f").contains("not built"));
 }
 
