@@ -39,8 +39,19 @@ cargo clippy --all-targets --all-features -- -D warnings
 # tests plus real mpirun runs and -a HDF5's. One build serves both MPI and
 # HDF5 (a separate `--features mpi` run would compile everything again).
 cargo test --all-targets
-cargo test --all-targets --features mpi,hdf5
+cargo test --all-targets --features mpi,hdf5 --no-run
 # The groups that start real components (a Slurm cluster, three hosts in
-# network namespaces), after the unit and integration tests: `#[ignore]`d
-# tests of the suite, chosen by name, one after the other.
-cargo test --features mpi,hdf5 --test suite -- --ignored --test-threads=1 slurm:: multihost::
+# network namespaces) are `#[ignore]`d tests of the suite, chosen by name.
+# They spend most of their minutes waiting (a job reaching its time limit, a
+# killed job winding down), so they run beside the other tests with MPI and
+# each other, not after them; their output follows.
+components=$(mktemp)
+trap 'rm -f "$components"' EXIT
+cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost:: \
+    >"$components" 2>&1 &
+started=$!
+status=0
+cargo test --all-targets --features mpi,hdf5 || status=$?
+wait "$started" || status=$?
+cat "$components"
+exit "$status"
