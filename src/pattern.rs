@@ -17,6 +17,7 @@ use serde::Serialize;
 
 mod kernels;
 use kernels::Kernels;
+pub use kernels::{Kernel, KERNEL_VARIABLE};
 
 const WORD: usize = 8;
 /// Words between stamps: one per 4 KiB.

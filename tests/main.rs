@@ -23,6 +23,7 @@ mod explain;
 mod full_and_readonly;
 mod fuzz_options;
 mod integrity;
+mod interpose;
 mod io500;
 mod io500_find;
 mod ior_cli;
@@ -33,10 +34,12 @@ mod md_workbench;
 mod md_workbench_latency;
 mod mdtest_cli;
 mod mdtest_paths;
+mod mixed;
 mod outputs;
 mod pattern_reference;
 mod report;
 mod runners;
+mod s3;
 mod signals;
 mod stonewall;
 mod sweep;
@@ -59,10 +62,11 @@ mod signals_mpi;
 mod sweep_mpi;
 
 // `#[ignore]`d groups that start a Slurm cluster or three hosts in network
-// namespaces; scripts/test.sh runs them last, by name:
+// namespaces; scripts/test.sh runs them by name, beside the other tests:
 // `cargo test --features mpi --test suite -- --ignored slurm:: multihost::`.
 mod multihost;
 mod slurm;
+mod slurm_mpich;
 
 /// Cargo builds only the test binaries Cargo.toml names (`autotests =
 /// false`), so a file under `tests/` that no `mod` line and no `[[test]]`

@@ -4,10 +4,9 @@
 //! written on another host, `-M` is per host, mdtest's `-N` strides across
 //! hosts, and a rank killed on one host ends the job.
 //!
-//! The group is `#[ignore]`d: scripts/test.sh runs it after the other tests
+//! The group is `#[ignore]`d: scripts/test.sh runs it beside the other tests
 //! (`cargo test --features mpi,hdf5 --test suite -- --ignored multihost::`).
-//! Without
-//! root it says why and passes.
+//! Without root it says why and passes.
 #![cfg(feature = "mpi")]
 
 use std::path::Path;
