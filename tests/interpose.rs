@@ -63,6 +63,7 @@ fn counted(binary: &str, tasks: usize, prefix: &Path, args: &[&str]) -> Option<(
             .args(args)
             .current_dir(scratch.path())
             .env("PARIO_TASKS", tasks.to_string())
+            .env("OMPI_MCA_orte_tmpdir_base", common::session_base())
             .env("LD_PRELOAD", &lib)
             .env("COUNT_PREFIX", prefix)
             .env("COUNT_FILE", &file)
@@ -70,13 +71,12 @@ fn counted(binary: &str, tasks: usize, prefix: &Path, args: &[&str]) -> Option<(
             .expect("run the tool"),
     );
     run.ok();
-    let text = std::fs::read_to_string(&file).expect("the interposer's counts");
-    let counts = text
-        .lines()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(name, n)| (name.to_string(), n.parse().unwrap()))
-        .filter(|(_, n)| *n > 0)
-        .collect();
+    // Every process that loaded the library appends its lines: sum them.
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let mut counts = Counts::new();
+    for (name, n) in text.lines().filter_map(|l| l.split_once(' ')) {
+        *counts.entry(name.to_string()).or_default() += n.parse::<u64>().unwrap();
+    }
     Some((run, counts))
 }
 
@@ -339,6 +339,7 @@ fn redirected(
             .args(args)
             .current_dir(scratch.path())
             .env("PARIO_TASKS", tasks.to_string())
+            .env("OMPI_MCA_orte_tmpdir_base", common::session_base())
             .env("LD_PRELOAD", &lib)
             .env("REDIRECT_FROM", virtual_root)
             .env("REDIRECT_TO", real)
