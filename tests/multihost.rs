@@ -5,17 +5,16 @@
 //! hosts, and a rank killed on one host ends the job with the rank named.
 //!
 //! The group is `#[ignore]`d: scripts/test.sh runs it after the other tests
-//! (`cargo test --features mpi,hdf5 --test multihost -- --ignored`). Without
+//! (`cargo test --features mpi,hdf5 --test suite -- --ignored multihost::`).
+//! Without
 //! root it says why and passes.
 #![cfg(feature = "mpi")]
-
-mod common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::netns::{unavailable, Hosts};
-use common::{entries, finish, Run};
+use crate::common::netns::{unavailable, Hosts};
+use crate::common::{entries, finish, scratch, Run};
 
 const IOR: &str = env!("CARGO_BIN_EXE_ior");
 
@@ -31,13 +30,6 @@ fn three_hosts_of_two_ranks() {
     memory_is_held_per_host(&hosts);
     mdtest_strides_across_hosts(&hosts);
     a_killed_rank_ends_the_job(&hosts);
-}
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("pario-hosts-scratch")
-        .tempdir_in("/dev/shm")
-        .unwrap()
 }
 
 fn run(hosts: &Hosts, binary: &str, dir: &Path, args: &[&str]) -> Run {
@@ -68,7 +60,7 @@ fn reader_map(stdout: &str) -> Vec<(usize, usize, usize, usize)> {
 
 fn reads_cross_hosts(hosts: &Hosts) {
     for reorder in ["-C", "-Z"] {
-        let dir = scratch();
+        let dir = scratch("pario-hosts-scratch");
         let f = dir.path().join("f");
         let args = [
             "-t", "64k", "-b", "256k", "-F", reorder, "-w", "-r", "-R", "-v", "-v",
@@ -107,7 +99,7 @@ fn reads_cross_hosts(hosts: &Hosts) {
 
 /// `-M 1%`: each host's share is split among its two tasks.
 fn memory_is_held_per_host(hosts: &Hosts) {
-    let dir = scratch();
+    let dir = scratch("pario-hosts-scratch");
     let f = dir.path().join("f");
     let args = [
         "-t",
@@ -146,7 +138,7 @@ fn memory_is_held_per_host(hosts: &Hosts) {
 /// `-N 1` shifts by a host's tasks, so each task stats, reads and removes
 /// the files of a task on the next host.
 fn mdtest_strides_across_hosts(hosts: &Hosts) {
-    let dir = scratch();
+    let dir = scratch("pario-hosts-scratch");
     let md = dir.path().join("md");
     let args = [
         "-n",
@@ -197,7 +189,7 @@ fn rank_pid(dir: &Path, rank: usize) -> Option<u32> {
 }
 
 fn a_killed_rank_ends_the_job(hosts: &Hosts) {
-    let dir = scratch();
+    let dir = scratch("pario-hosts-scratch");
     let t = dir.path().join("t");
     let args = ["-w", "-t", "8", "-b", "8g", "-F", "-o", t.to_str().unwrap()];
     let child = hosts

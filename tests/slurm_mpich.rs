@@ -6,11 +6,11 @@
 //!
 //! Run only for a build against MPICH, with `PARIO_TEST_MPIEXEC` naming
 //! hydra's mpiexec (scripts/test.sh: `--target-dir target/mpich --test
-//! slurm_mpich -- --ignored`); otherwise, or without root or Slurm, it says
+//! suite -- --ignored slurm_mpich::`); otherwise, or without root or Slurm, it says
 //! why and passes.
 #![cfg(feature = "mpi")]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

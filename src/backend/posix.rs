@@ -108,9 +108,13 @@ pub(super) fn open_test_file(
     direct: bool,
 ) -> io::Result<rustix::fd::OwnedFd> {
     let mut flags = OFlags::CLOEXEC;
+    let write = match spec.reads_too {
+        true => OFlags::RDWR,
+        false => OFlags::WRONLY,
+    };
     match spec.access {
-        Access::Write if spec.create => flags |= OFlags::WRONLY | OFlags::CREATE,
-        Access::Write => flags |= OFlags::WRONLY,
+        Access::Write if spec.create => flags |= write | OFlags::CREATE,
+        Access::Write => flags |= write,
         Access::Read => flags |= OFlags::RDONLY,
     }
     if direct {

@@ -102,6 +102,14 @@ pub struct Demands {
     pub own_deadline: bool,
     /// The tasks are threads of one process (the local engine, more than one).
     pub threads: bool,
+    /// The sizes of the test (IOR's `-t`, `-b`, `-s`).
+    pub transfer: u64,
+    pub block: u64,
+    pub segments: u64,
+    /// The tasks taking part, once they are known.
+    pub tasks: Option<u64>,
+    /// Whether the test writes (reads only: files made before).
+    pub writes: bool,
 }
 
 /// A backend's option check (see [`BackendInfo::configure`]).
@@ -123,6 +131,7 @@ pub fn registry() -> &'static [BackendInfo] {
         super::aio::INFO,
         super::dummy::INFO,
         super::mmap::INFO,
+        super::s3::INFO,
         #[cfg(feature = "mpi")]
         super::mpiio::INFO,
         #[cfg(feature = "hdf5")]
@@ -175,8 +184,8 @@ const REBUILD: &[Rebuild] = &[
 
 /// Other IOR APIs, which pario does not have.
 const NOT_SUPPORTED: &[&str] = &[
-    "NCMPI", "S3", "S3-4C", "S3-LIBS3", "DFS", "DAOS", "HDFS", "RADOS", "CEPHFS", "IME", "GFARM",
-    "PMDK", "LIBNFS",
+    "NCMPI", "S3-4C", "S3-LIBS3", "DFS", "DAOS", "HDFS", "RADOS", "CEPHFS", "IME", "GFARM", "PMDK",
+    "LIBNFS",
 ];
 
 /// Why this build cannot run `api`.

@@ -233,9 +233,20 @@ impl SizeSplit {
     pub fn describe(&self) -> String {
         self.entries
             .iter()
-            .map(|&(s, p)| format!("{}/{p}", crate::units::human_bytes(s)))
+            .map(|&(s, p)| format!("{}/{p}", short_size(s)))
             .collect::<Vec<_>>()
             .join(":")
+    }
+}
+
+/// A size as the option takes it: `4k`, `1m`, or bytes.
+pub fn short_size(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    match bytes {
+        b if b % (KIB * KIB * KIB) == 0 => format!("{}g", b / (KIB * KIB * KIB)),
+        b if b % (KIB * KIB) == 0 => format!("{}m", b / (KIB * KIB)),
+        b if b % KIB == 0 => format!("{}k", b / KIB),
+        b => b.to_string(),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod csv;
 pub mod files;
 pub mod layout;
 pub mod mix;
+mod mixed;
 pub mod options;
 pub mod params;
 mod phase;
@@ -25,6 +26,7 @@ mod test;
 pub mod text;
 mod timed;
 pub mod xfer;
+mod xfer_mix;
 mod xfer_queue;
 
 use std::io;

@@ -14,6 +14,7 @@ use crate::units::{
     parse_count, parse_int, parse_non_negative, parse_positive, parse_seconds, parse_size,
 };
 
+use super::mix::{Distribution, Mix, SizeSplit};
 use super::params::{IorParams, Sweep};
 use super::IorTest;
 
@@ -138,6 +139,18 @@ pub fn grammar() -> Grammar<IorParams> {
         directive(&["cacheCheck"], "-- measure how much of the data is in the page cache before each read (mincore)", on_value(|p| &mut p.measure.cache_check)),
         directive(&["evictBeforeRead"], "-- sync and drop the test files from the page cache before each read (fadvise DONTNEED)", on_value(|p| &mut p.measure.evict_before_read)),
         long_value(&["progress"], "show live progress of long phases on a terminal (0: never)", on_value(|p| &mut p.output.progress)),
+        directive(&["rwmixRead"], "-- mixed access: this percentage of the write phase's operations read (fio's rwmixread; counts operations, not bytes)", shown("PCT", set(|p, s| {
+            p.mix.read_pct = Some(Mix::parse_read_pct(s.value())?);
+            Ok(())
+        }))),
+        directive(&["randomDistribution"], "-- draw offsets from uniform, zipf:THETA, pareto:H or normal:PCT (fio's random_distribution; seeded by --random-offset-seed)", shown("DIST", set(|p, s| {
+            p.mix.distribution = Some(Distribution::parse(s.value())?);
+            Ok(())
+        }))),
+        directive(&["transferSizeSplit"], "-- draw transfer sizes by weight, e.g. 4k/50:64k/30:1m/20 (fio's bssplit; multiples of -t)", shown("SPLIT", set(|p, s| {
+            p.mix.split = Some(SizeSplit::parse(s.value())?);
+            Ok(())
+        }))),
         directive(&["platform"], "-- a label for the platform, shown in the JSON parameters", shown("STRING", set(|p, s| {
             p.output.platform = s.value().to_string();
             Ok(())

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::mix::Mix;
 use crate::memhog::NodeMemory;
 use crate::options::ModuleOptions;
 use crate::output::Summary;
@@ -76,6 +77,8 @@ pub struct IorParams {
     pub memory: Memory,
     pub measure: Measure,
     pub output: Output,
+    /// Mixed access: `rwmixRead`, `randomDistribution`, `transferSizeSplit`.
+    pub mix: Mix,
 }
 
 /// What each task moves, and in which order (`-t -b -s -N -F -z`).
@@ -321,6 +324,7 @@ impl Default for IorParams {
             memory: Memory::default(),
             measure: Measure::default(),
             output: Output::default(),
+            mix: Mix::default(),
         }
     }
 }

@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use super::mix::MixPlan;
+use super::mixed::{drawn_row, merge_kinds, Drawn};
 use super::params::Ordering;
 use super::results::{access_name, outliers, reduce_phase, PhaseResult, TaskTimes};
 use super::sink::PhaseDone;
@@ -41,18 +43,33 @@ impl TestRun<'_> {
                 self.page_cache_before_read(rep)?
             }
         };
-        let name = access_name(access);
         self.out.note(
             1,
-            &format!("Commencing {name} performance test: {}", now_string()),
+            &format!(
+                "Commencing {} performance test: {}",
+                access_name(access),
+                now_string()
+            ),
         );
         self.comm.barrier()?;
-        let verify = access == Access::Read
-            && self.p.phases.check_read
-            && self.choice.capabilities().stores_data;
-        self.layout.random_range = self.random_read_range(access, rep);
-        let plan = self.plan(access);
-        let outcome = self.timed_io(access, rep, self.pretend(access), verify, plan);
+        let phases = &self.p.phases;
+        let which = match access {
+            Access::Write => Drawn::Mixed,
+            Access::Read => Drawn::Read,
+        };
+        let pretend = self.pretend(access);
+        let drawn = self.drawn_plan(which, pretend);
+        // A mixed write phase verifies its reads under -W or -R.
+        let verify = match (access, &drawn) {
+            (Access::Read, _) => phases.check_read,
+            (Access::Write, Some(_)) => phases.check_write || phases.check_read,
+            (Access::Write, None) => false,
+        } && self.choice.capabilities().stores_data;
+        if drawn.is_none() {
+            self.layout.random_range = self.random_read_range(access, rep);
+        }
+        let plan = self.plan(access, drawn.as_ref());
+        let outcome = self.timed_io(access, rep, pretend, verify, plan, drawn.as_ref());
         let outcome = agree(self.comm, outcome)?;
         let interrupted = stop::agreed(self.comm)?;
         let all = gather_records(self.comm, 0, &outcome.times)?;
@@ -61,10 +78,21 @@ impl TestRun<'_> {
             Some(recorder) => Some(latency::merge(self.comm, 0, recorder.histogram())?),
             None => None,
         };
+        let kinds = merge_kinds(self.comm, outcome.kind_latency.as_ref())?;
         let mut status = Ok(());
+        let mut name = access_name(access);
         if self.task.rank == 0 {
             let mut row = self.phase_row(access, rep, &all, plan, &mut status);
             row.latency_percentiles = merged.as_ref().and_then(Percentiles::of);
+            if let Some(d) = &drawn {
+                let m = &self.p.mix;
+                let describe = (
+                    m.distribution.map(|d| d.describe()),
+                    m.split.as_ref().map(|s| s.describe()),
+                );
+                drawn_row(&mut row, d, &all, kinds.as_ref(), which, describe);
+                name = row.access;
+            }
             row.interrupted = interrupted.map(|s| stop::name(s).to_string());
             if let Some(cache) = cache {
                 row.page_cache = Some(self.assess_cache(name, rep, cache));
@@ -82,6 +110,9 @@ impl TestRun<'_> {
         agree(self.comm, status)?;
         if let Some(signal) = interrupted {
             return Err(stop::interrupted(signal));
+        }
+        if drawn.as_ref().is_some_and(|d| d.read_pct > 0) && access == Access::Write {
+            name = "mixed";
         }
         self.warn_wrong_data(name, errors)?;
         // A stonewalled or shortened phase leaves the files partly written.
@@ -165,6 +196,7 @@ impl TestRun<'_> {
             let filled = self.prefill(rep);
             agree(self.comm, filled)?;
         }
+        self.fill_for_mix(rep)?;
         Ok(())
     }
 
@@ -288,8 +320,10 @@ impl TestRun<'_> {
             ),
         );
         self.comm.barrier()?;
-        let plan = self.plan(Access::Read);
-        let outcome = self.timed_io(Access::Read, rep, self.task.rank, true, plan);
+        let rank = self.task.rank;
+        let drawn = self.drawn_plan(Drawn::Walk { read: true }, rank);
+        let plan = self.plan(Access::Read, drawn.as_ref());
+        let outcome = self.timed_io(Access::Read, rep, rank, true, plan, drawn.as_ref());
         let outcome = agree(self.comm, outcome)?;
         stop::check(self.comm)?;
         let errors = outcome.errors.sum(self.comm)?;
@@ -363,9 +397,9 @@ impl TestRun<'_> {
         Some(held)
     }
 
-    pub fn plan(&self, access: Access) -> PhasePlan {
+    pub fn plan(&self, access: Access, drawn: Option<&MixPlan>) -> PhasePlan {
         let wall = &self.p.stonewall;
-        let mut limit = self.layout.transfers_per_task();
+        let mut limit = drawn.map_or(self.layout.transfers_per_task(), MixPlan::ops_per_pass);
         if wall.wear_out_iterations > 0 {
             limit = limit.min(wall.wear_out_iterations);
         }

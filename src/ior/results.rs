@@ -41,10 +41,21 @@ pub struct TaskTimes {
     pub stonewall_time: f64,
     /// Whether the deadline stopped the task.
     pub hit_deadline: bool,
+    /// A drawn phase: what it read and wrote.
+    pub kinds: KindTally,
+}
+
+/// Operations and bytes of a drawn phase, per kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindTally {
+    pub read_ops: u64,
+    pub read_bytes: u64,
+    pub write_ops: u64,
+    pub write_bytes: u64,
 }
 
 impl Record for TaskTimes {
-    const FIELDS: usize = 13;
+    const FIELDS: usize = 17;
 
     fn to_fields(&self) -> Vec<f64> {
         vec![
@@ -61,6 +72,10 @@ impl Record for TaskTimes {
             self.stonewall_bytes as f64,
             self.stonewall_time,
             if self.hit_deadline { 1.0 } else { 0.0 },
+            self.kinds.read_ops as f64,
+            self.kinds.read_bytes as f64,
+            self.kinds.write_ops as f64,
+            self.kinds.write_bytes as f64,
         ]
     }
 
@@ -79,6 +94,12 @@ impl Record for TaskTimes {
             stonewall_bytes: r[10] as u64,
             stonewall_time: r[11],
             hit_deadline: r[12] != 0.0,
+            kinds: KindTally {
+                read_ops: r[13] as u64,
+                read_bytes: r[14] as u64,
+                write_ops: r[15] as u64,
+                write_bytes: r[16] as u64,
+            },
         }
     }
 }
@@ -131,6 +152,77 @@ pub struct PhaseResult {
     /// what was done until then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
+    /// A drawn phase (`rwmixRead`, `randomDistribution`,
+    /// `transferSizeSplit`): its reads and writes, each on its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mix: Option<MixResult>,
+}
+
+/// The figures of one kind of operation in a drawn phase.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindFigures {
+    pub ops: u64,
+    pub bytes: u64,
+    /// Over the phase's total time, as the row's bandwidth.
+    #[serde(rename = "bwMiB")]
+    pub bw_mib: f64,
+    /// Over the phase's transfer time, as the row's IOPS.
+    pub iops: f64,
+    #[serde(rename = "latencyPercentiles", skip_serializing_if = "Option::is_none")]
+    pub latency_percentiles: Option<Percentiles>,
+}
+
+/// A drawn phase, per kind, and what it was asked to draw.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MixResult {
+    pub read: KindFigures,
+    pub write: KindFigures,
+    /// The share of operations that read, in percent (rwmixRead counts
+    /// operations), and of bytes.
+    #[serde(rename = "readPercentOps")]
+    pub read_pct_ops: f64,
+    #[serde(rename = "readPercentBytes")]
+    pub read_pct_bytes: f64,
+    /// `rwmixRead` as asked.
+    #[serde(rename = "rwmixRead")]
+    pub asked_read_pct: u32,
+    #[serde(rename = "randomDistribution", skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<String>,
+    #[serde(rename = "transferSizeSplit", skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
+}
+
+impl MixResult {
+    /// The kinds' figures from the tasks' tallies and the row's times.
+    pub fn of(tasks: &[TaskTimes], row: &PhaseResult, asked_read_pct: u32) -> MixResult {
+        let mut sum = KindTally::default();
+        for t in tasks.iter().filter(|t| t.active) {
+            sum.read_ops += t.kinds.read_ops;
+            sum.read_bytes += t.kinds.read_bytes;
+            sum.write_ops += t.kinds.write_ops;
+            sum.write_bytes += t.kinds.write_bytes;
+        }
+        let figures = |ops: u64, bytes: u64| KindFigures {
+            ops,
+            bytes,
+            bw_mib: bytes as f64 / MIB as f64 / row.total,
+            iops: ops as f64 / row.wr_rd,
+            latency_percentiles: None,
+        };
+        let pct = |part: u64, whole: u64| match whole {
+            0 => 0.0,
+            w => 100.0 * part as f64 / w as f64,
+        };
+        MixResult {
+            read: figures(sum.read_ops, sum.read_bytes),
+            write: figures(sum.write_ops, sum.write_bytes),
+            read_pct_ops: pct(sum.read_ops, sum.read_ops + sum.write_ops),
+            read_pct_bytes: pct(sum.read_bytes, sum.read_bytes + sum.write_bytes),
+            asked_read_pct,
+            distribution: None,
+            split: None,
+        }
+    }
 }
 
 impl PhaseResult {
@@ -283,6 +375,7 @@ pub fn reduce_phase(
         spread: task_spread(tasks),
         page_cache: None,
         interrupted: None,
+        mix: None,
     }
 }
 

@@ -145,7 +145,7 @@ fn run_sweep(
 fn summary_rows(report: &RunReport) -> Vec<SummaryRow> {
     let mut rows = Vec::new();
     for test in &report.tests {
-        for access in ["write", "read"] {
+        for access in ["write", "mixed", "read"] {
             let phases: Vec<_> = test.results.iter().filter(|r| r.access == access).collect();
             if !phases.is_empty() {
                 let s = summarize(&phases, test.parameters.transfer_size);

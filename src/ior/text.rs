@@ -149,6 +149,7 @@ pub fn explanation_block(test: &TestReport) -> String {
             stonewall_row,
         ),
         section(r, |r| r.page_cache.as_ref(), "Page cache:\n", cache_row),
+        mix_section(r),
     ]
     .concat()
 }
@@ -169,6 +170,61 @@ fn section<X>(
             }
             t.push_str(&row(&format!("  {}-{}", r.access, r.iteration), x));
         }
+    }
+    t
+}
+
+/// Drawn phases: reads and writes each with their own figures (never only
+/// the blended row), and their latency percentiles.
+fn mix_section(results: &[PhaseResult]) -> String {
+    let mut t = String::new();
+    for r in results {
+        let Some(m) = &r.mix else { continue };
+        if t.is_empty() {
+            t.push_str(&format!(
+                "{:<LABEL$}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{}\n",
+                "Mixed access (per kind):",
+                "ops",
+                "bw(MiB/s)",
+                "IOPS",
+                "p50(s)",
+                "p99(s)",
+                "max(s)",
+                "share of ops"
+            ));
+        }
+        for (kind, k) in [("read", &m.read), ("write", &m.write)] {
+            if k.ops == 0 && r.access != "mixed" {
+                continue;
+            }
+            let share = match kind {
+                "read" => m.read_pct_ops,
+                _ => 100.0 - m.read_pct_ops,
+            };
+            let p = k.latency_percentiles.as_ref();
+            let lat = |f: fn(&Percentiles) -> f64| p.map_or("-".to_string(), |p| table_cell(f(p)));
+            t.push_str(&format!(
+                "{:<LABEL$}{:<11}{:<11}{:<11}{:<11}{:<11}{:<11}{share:.1} %\n",
+                format!("  {}-{} {kind}", r.access, r.iteration),
+                k.ops,
+                table_cell(k.bw_mib),
+                table_cell(k.iops),
+                lat(|p| p.p50),
+                lat(|p| p.p99),
+                lat(|p| p.max),
+            ));
+        }
+        let mut asked = format!("  rwmixRead={}", m.asked_read_pct);
+        if let Some(d) = &m.distribution {
+            asked.push_str(&format!(" randomDistribution={d}"));
+        }
+        if let Some(s) = &m.split {
+            asked.push_str(&format!(" transferSizeSplit={s}"));
+        }
+        t.push_str(&format!(
+            "{asked}: reads were {:.1} % of operations, {:.1} % of bytes\n",
+            m.read_pct_ops, m.read_pct_bytes
+        ));
     }
     t
 }
@@ -357,6 +413,7 @@ mod tests {
             spread: None,
             page_cache: None,
             interrupted: None,
+            mix: None,
         };
         assert_eq!(
             result_row(&r),

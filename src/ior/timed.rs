@@ -8,10 +8,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::layout::Layout;
+use super::mix::MixPlan;
 use super::params::Ordering;
 use super::results::{access_name, TaskTimes};
 use super::test::TestRun;
 use super::xfer::{Pass, Progress, XferOptions};
+use super::xfer_mix::{KindLatency, MixPass};
 use crate::backend::cpath::c_path;
 use crate::backend::{write_fully, Access, BlockView, File, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
@@ -45,6 +47,45 @@ pub(super) struct PhaseOutcome {
     pub times: TaskTimes,
     pub errors: WrongData,
     pub latency: Option<LatencyRecorder>,
+    /// A drawn phase: the latencies of its reads and writes apart.
+    pub kind_latency: Option<KindLatency>,
+}
+
+/// A transfer loop `walk_phase` drives: the layout's walk or a drawn one.
+trait Walker {
+    fn run_ops(
+        &mut self,
+        from: u64,
+        to: u64,
+        progress: &mut Progress,
+        stop: impl FnMut(u64) -> bool,
+    ) -> u64;
+}
+
+impl Walker for Pass<'_> {
+    #[inline]
+    fn run_ops(
+        &mut self,
+        from: u64,
+        to: u64,
+        progress: &mut Progress,
+        stop: impl FnMut(u64) -> bool,
+    ) -> u64 {
+        self.run(from, to, progress, stop)
+    }
+}
+
+impl Walker for MixPass<'_> {
+    #[inline]
+    fn run_ops(
+        &mut self,
+        from: u64,
+        to: u64,
+        progress: &mut Progress,
+        stop: impl FnMut(u64) -> bool,
+    ) -> u64 {
+        self.run(from, to, progress, stop)
+    }
 }
 
 /// The collective side of a phase's transfer loop.
@@ -64,6 +105,7 @@ impl TestRun<'_> {
         pretend: usize,
         verify: bool,
         plan: PhasePlan,
+        drawn: Option<&MixPlan>,
     ) -> Result<PhaseOutcome> {
         let comm = self.comm;
         let walk = Walk {
@@ -83,17 +125,24 @@ impl TestRun<'_> {
             self.signature,
             pretend,
         );
-        if self.task.active && access == Access::Write {
+        if self.task.active && access == Access::Write && drawn.is_none() {
             pattern.fill(self.buffer.as_mut_slice());
         }
+        let mut buffers = match (drawn, self.task.active) {
+            (Some(d), true) => Some(self.mix_buffers(d, &pattern)?),
+            _ => None,
+        };
         t.open_start = comm.wtime();
         let sequential = self.layout.ordering == Ordering::Sequential;
-        let opened = self.open_file(access, &path, pretend, sequential);
+        let reads_too = access == Access::Write && drawn.is_some_and(|d| d.read_pct > 0);
+        let opened = self.open_file(access, &path, pretend, sequential, reads_too);
         t.open_end = comm.wtime();
         let mut file = step(&walk, opened)?;
         t.xfer_start = comm.wtime();
         let mut progress = Progress::default();
-        let mut recorder = self.p.measure.record_latency.then(LatencyRecorder::new);
+        let record = self.p.measure.record_latency;
+        let mut recorder = (record && drawn.is_none()).then(LatencyRecorder::new);
+        let mut kind_latency = (record && drawn.is_some()).then(KindLatency::default);
         let live = (self.task.active && progress::wanted(self.p.output.progress, self.task.rank))
             .then(|| {
                 progress::Progress::start(
@@ -105,19 +154,39 @@ impl TestRun<'_> {
                 )
             });
         let options = xfer_options(self, verify);
-        let pass = file.as_mut().map(|f| Pass {
-            file: f.as_mut(),
-            access,
-            layout: &self.layout,
-            task: pretend,
-            path: &path,
-            pattern: &pattern,
-            buf: self.buffer.as_mut_slice(),
-            options,
-            latency: recorder.as_mut(),
-            progress: live.as_ref().map(|l| &l.counter),
-        });
-        walk_phase(&walk, pass, &mut progress, &mut t)?;
+        let counter = live.as_ref().map(|l| &l.counter);
+        match (drawn, buffers.as_mut()) {
+            (Some(d), Some((w, r))) => {
+                let pass = file.as_mut().map(|f| MixPass {
+                    file: f.as_mut(),
+                    plan: d,
+                    path: &path,
+                    pattern: &pattern,
+                    write_buf: w.as_mut_slice(),
+                    read_buf: r.as_mut_slice(),
+                    options,
+                    latency: kind_latency.as_mut(),
+                    progress: counter,
+                });
+                walk_phase(&walk, pass, &mut progress, &mut t)?;
+            }
+            (Some(_), None) => walk_phase::<MixPass>(&walk, None, &mut progress, &mut t)?,
+            (None, _) => {
+                let pass = file.as_mut().map(|f| Pass {
+                    file: f.as_mut(),
+                    access,
+                    layout: &self.layout,
+                    task: pretend,
+                    path: &path,
+                    pattern: &pattern,
+                    buf: self.buffer.as_mut_slice(),
+                    options,
+                    latency: recorder.as_mut(),
+                    progress: counter,
+                });
+                walk_phase(&walk, pass, &mut progress, &mut t)?;
+            }
+        }
         // -e: IOR 4.1 flushes once after the last transfer, inside the
         // transfer time (so in wr/rd(s) and Latency(s), not close(s)).
         let synced = self.sync_written(file.as_mut(), access, &path);
@@ -130,11 +199,30 @@ impl TestRun<'_> {
         step(&walk, closed)?;
         t.bytes = progress.bytes;
         t.transfers = progress.transfers;
+        t.kinds = progress.kinds;
         Ok(PhaseOutcome {
             times: t,
             errors: progress.errors,
             latency: recorder,
+            kind_latency,
         })
+    }
+
+    /// A drawn phase's write buffer (the pattern laid per `-t` piece) and
+    /// read buffer, each of its largest operation.
+    fn mix_buffers(
+        &self,
+        drawn: &MixPlan,
+        pattern: &Pattern,
+    ) -> Result<(AlignedBuffer, AlignedBuffer)> {
+        let len = drawn.largest();
+        let rank = self.task.rank;
+        let mut w = AlignedBuffer::try_new(len, PAGE).map_err(|e| Error::task(rank, e))?;
+        let r = AlignedBuffer::try_new(len, PAGE).map_err(|e| Error::task(rank, e))?;
+        if drawn.read_pct < 100 {
+            MixPass::fill(pattern, w.as_mut_slice(), drawn.region.unit);
+        }
+        Ok((w, r))
     }
 
     /// Opens the file of task `pretend` (nothing on a task left out by `-N`);
@@ -145,6 +233,7 @@ impl TestRun<'_> {
         path: &Path,
         pretend: usize,
         sequential: bool,
+        reads_too: bool,
     ) -> Result<Option<Box<dyn File>>> {
         if !self.task.active {
             return Ok(None);
@@ -152,18 +241,23 @@ impl TestRun<'_> {
         let spec = OpenSpec {
             access,
             create: access == Access::Write,
+            reads_too,
             file_size: self.layout.file_size(),
             rank: self.task.rank,
             sequential,
             blocks: self.block_view(pretend),
             segment: self.segment_bytes(),
+            transfer: self.p.geometry.transfer_size,
         };
         let action = match access {
             Access::Write => "cannot open for writing",
             Access::Read => "cannot open for reading",
         };
         c_path(path)
-            .and_then(|c| self.backend.open(&c, &spec))
+            .and_then(|c| match &self.together {
+                Some(comm) => self.backend.open_together(comm.as_ref(), &c, &spec),
+                None => self.backend.open(&c, &spec),
+            })
             .map(Some)
             .map_err(|e| Error::io(self.task.rank, action, path, &e))
     }
@@ -185,9 +279,15 @@ impl TestRun<'_> {
 
     fn close_file(&self, file: Option<Box<dyn File>>, path: &Path) -> Result<()> {
         match file {
-            Some(f) => f
-                .close()
-                .map_err(|e| Error::io(self.task.rank, "cannot close", path, &e)),
+            Some(f) => {
+                let closed = match &self.together {
+                    Some(comm) => {
+                        c_path(path).and_then(|c| self.backend.close_together(comm.as_ref(), &c, f))
+                    }
+                    None => f.close(),
+                };
+                closed.map_err(|e| Error::io(self.task.rank, "cannot close", path, &e))
+            }
             None => Ok(()),
         }
     }
@@ -220,7 +320,7 @@ impl TestRun<'_> {
         let pretend = self.task.rank;
         let path = self.names.path(pretend, rep);
         let mut file = self
-            .open_file(Access::Write, &path, pretend, true)?
+            .open_file(Access::Write, &path, pretend, true, false)?
             .expect("an active task opens its file");
         let pattern = Pattern::new(
             self.p.verification.data_packet_type,
@@ -228,8 +328,7 @@ impl TestRun<'_> {
             pretend,
         );
         self.prefill_region(file.as_mut(), pretend, &path, &pattern)?;
-        file.close()
-            .map_err(|e| Error::io(self.task.rank, "cannot close", &path, &e))
+        self.close_file(Some(file), &path)
     }
 
     fn prefill_region(
@@ -285,9 +384,9 @@ fn xfer_options(run: &TestRun<'_>, verify: bool) -> XferOptions {
 /// The transfers of a phase: passes until the plan says stop (the deadline,
 /// the count, or `minTimeDuration` passed), then the wear-out. A task that
 /// moves nothing still takes part in the collective checkpoints.
-fn walk_phase(
+fn walk_phase<W: Walker>(
     walk: &Walk<'_>,
-    mut pass: Option<Pass<'_>>,
+    mut pass: Option<W>,
     progress: &mut Progress,
     t: &mut TaskTimes,
 ) -> Result<()> {
@@ -301,11 +400,11 @@ fn walk_phase(
         loop {
             // After each transfer: the deadline, or a signal (one load each).
             let count = match (deadline.as_ref(), collective.as_mut()) {
-                (_, Some(c)) => pass.run(0, plan.limit, progress, |n| c.check(n)),
+                (_, Some(c)) => pass.run_ops(0, plan.limit, progress, |n| c.check(n)),
                 (Some(d), None) => {
-                    pass.run(0, plan.limit, progress, |_| d.passed() || stop::requested())
+                    pass.run_ops(0, plan.limit, progress, |_| d.passed() || stop::requested())
                 }
-                (None, None) => pass.run(0, plan.limit, progress, |_| stop::requested()),
+                (None, None) => pass.run_ops(0, plan.limit, progress, |_| stop::requested()),
             };
             reached += count;
             let stopped = collective.as_ref().is_some_and(|c| c.stopped)
@@ -338,9 +437,9 @@ fn walk_phase(
 
 /// After the deadline: every task makes as many transfers as the busiest
 /// one did (the count runs across segments), so the files are complete.
-fn wear_out(
+fn wear_out<W: Walker>(
     walk: &Walk<'_>,
-    pass: Option<&mut Pass<'_>>,
+    pass: Option<&mut W>,
     progress: &mut Progress,
     mut reached: u64,
 ) -> Result<()> {
@@ -351,7 +450,7 @@ fn wear_out(
         while reached < target && limit > 0 && !progress.failed() && !stop::requested() {
             let from = reached % limit;
             let to = (from + (target - reached)).min(limit);
-            reached += pass.run(from, to, progress, |_| stop::requested()) - from;
+            reached += pass.run_ops(from, to, progress, |_| stop::requested()) - from;
         }
     }
     step(walk, progress.failure.take().map_or(Ok(()), Err))

@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use super::layout::Layout;
+use super::results::KindTally;
 use super::xfer_queue::QueuedPass;
 use crate::backend::{read_fully, write_fully, Access, File, Retry};
 use crate::console::TaskLines;
@@ -59,6 +60,8 @@ pub struct Progress {
     pub quit: bool,
     /// Mismatching words listed so far.
     pub listed: usize,
+    /// A drawn phase: its reads and writes.
+    pub kinds: KindTally,
 }
 
 impl Progress {

@@ -594,10 +594,12 @@ fn open_spec(access: Access, rank: usize, bytes: u64) -> OpenSpec {
     OpenSpec {
         access,
         create: false,
+        reads_too: false,
         file_size: bytes,
         rank,
         sequential: true,
         blocks: None,
         segment: bytes,
+        transfer: bytes,
     }
 }

@@ -4,10 +4,33 @@
 pub mod mount;
 pub mod netns;
 pub mod running;
+pub mod s3;
 pub mod slurm;
 
 use std::path::Path;
 use std::process::{Command, Output};
+
+use tempfile::TempDir;
+
+/// A scratch directory on tmpfs (`/dev/shm`: fast, and a test's files stay
+/// out of the disk's page cache), removed with its contents when dropped;
+/// `prefix` tells whose it is.
+pub fn scratch(prefix: &str) -> TempDir {
+    scratch_in("/dev/shm", prefix)
+}
+
+/// A scratch directory on the root file system (`/var/tmp`, not tmpfs), for
+/// what tmpfs cannot do, such as O_DIRECT.
+pub fn disk_scratch(prefix: &str) -> TempDir {
+    scratch_in("/var/tmp", prefix)
+}
+
+fn scratch_in(base: &str, prefix: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(base)
+        .unwrap_or_else(|e| panic!("a scratch directory in {base}: {e}"))
+}
 
 pub struct Run {
     pub status: i32,

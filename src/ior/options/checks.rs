@@ -11,6 +11,7 @@ use crate::run::limits;
 use crate::tool::Tasks;
 use crate::units::human_bytes;
 
+use super::super::mix::short_size;
 use super::super::params::{IorParams, Ordering, Sweep};
 
 type Check = Result<(), UsageError>;
@@ -27,6 +28,7 @@ pub fn validate(p: &IorParams) -> Result<Choice, UsageError> {
     check_memory(p)?;
     check_stonewall(p)?;
     check_data(p)?;
+    check_mix(p)?;
     check_files(p)?;
     check_backend(p)
 }
@@ -145,8 +147,53 @@ fn check_data(p: &IorParams) -> Check {
     if phases.check_write && !phases.write_file {
         return err("-W checks data after writing, so it needs -w".into());
     }
-    if (phases.check_read || phases.check_write) && p.ordering() == Ordering::Random {
+    if (phases.check_read || phases.check_write)
+        && p.ordering() == Ordering::Random
+        && !p.mix.active()
+    {
         return err("-R/-W cannot verify -z -z: random offsets may overlap or leave holes".into());
+    }
+    Ok(())
+}
+
+/// Mixed access: what the mix needs of the rest of the test.
+fn check_mix(p: &IorParams) -> Check {
+    let m = &p.mix;
+    if !m.active() {
+        return Ok(());
+    }
+    let g = &p.geometry;
+    if let (Some(pct), false) = (m.read_pct, p.phases.write_file) {
+        return err(format!(
+            "-O rwmixRead={pct} mixes reads into the write phase: add -w"
+        ));
+    }
+    if p.transfers.collective {
+        return err("-O rwmixRead/randomDistribution/transferSizeSplit cannot be combined with collective I/O (-c): the tasks would make different calls".into());
+    }
+    if g.random_prefill > 0 {
+        return err("--randomPrefill cannot be combined with a mix: a mixed phase fills its data with -t transfers itself".into());
+    }
+    if let Some(split) = &m.split {
+        for &(size, _) in &split.entries {
+            if size % g.transfer_size != 0 {
+                return err(format!(
+                    "-O transferSizeSplit: {} is not a multiple of the transfer size (-t {}), which stays the unit of offsets and verification",
+                    short_size(size),
+                    short_size(g.transfer_size)
+                ));
+            }
+            if size > g.block_size {
+                return err(format!(
+                    "-O transferSizeSplit: {} is larger than the block size (-b {})",
+                    short_size(size),
+                    short_size(g.block_size)
+                ));
+            }
+        }
+        if p.ordering() == Ordering::Shuffled && m.distribution.is_none() {
+            return err("-O transferSizeSplit with -z (every transfer once) needs fixed sizes: use -z -z or -O randomDistribution".into());
+        }
     }
     Ok(())
 }
@@ -210,13 +257,21 @@ fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
             choice.name()
         ))?;
     }
-    choice.refuse(&demands(p, false)).map_err(UsageError)?;
+    choice
+        .refuse(&demands(p, false, None))
+        .map_err(UsageError)?;
     Ok(choice)
 }
 
 /// How the test uses its files, for the backend's own refusals.
-fn demands(p: &IorParams, threads: bool) -> Demands {
+fn demands(p: &IorParams, threads: bool, tasks: Option<u64>) -> Demands {
+    let g = &p.geometry;
     Demands {
+        transfer: g.transfer_size,
+        block: g.block_size,
+        segments: g.segment_count,
+        tasks,
+        writes: p.phases.write_file,
         random_offsets: p.geometry.random_offset > 0,
         shared_file: !p.geometry.file_per_proc,
         collective: p.transfers.collective,
@@ -228,10 +283,11 @@ fn demands(p: &IorParams, threads: bool) -> Demands {
 /// The checks that need the running tasks: `-N` within them, totals that
 /// fit 64 bits, and buffers that fit the node's memory.
 pub fn check_tasks(p: &IorParams, backend: &Choice, tasks: Tasks) -> Check {
-    if tasks.threads {
-        backend.refuse(&demands(p, true)).map_err(UsageError)?;
-    }
     let g = &p.geometry;
+    let taking = g.num_tasks.unwrap_or(tasks.total) as u64;
+    backend
+        .refuse(&demands(p, tasks.threads, Some(taking)))
+        .map_err(UsageError)?;
     let size = tasks.total;
     if let Some(n) = g.num_tasks.filter(|&n| n > size) {
         return err(format!("-N {n}: only {size} tasks are running"));
@@ -253,7 +309,12 @@ pub fn check_tasks(p: &IorParams, backend: &Choice, tasks: Tasks) -> Check {
                 "-s/-b: the aggregate size of {taking_part} tasks overflows 64 bits"
             ))
         })?;
-    let per_task = g.transfer_size.saturating_add(g.random_prefill);
+    // A mixed phase keeps a write and a read buffer of its largest size.
+    let largest = p.mix.split.as_ref().map_or(0, |s| s.largest());
+    let per_task = match p.mix.active() {
+        true => 2 * g.transfer_size.max(largest),
+        false => g.transfer_size.saturating_add(g.random_prefill),
+    };
     let what = if g.random_prefill > 0 {
         "-t/--randomPrefill"
     } else {
