@@ -1,6 +1,6 @@
 /* An LD_PRELOAD library that counts the C library's file-system calls made
  * on paths under $COUNT_PREFIX (and on descriptors and directory streams
- * opened there), and writes "symbol count" lines to $COUNT_FILE at exit.
+ * opened there), and appends "symbol count" lines to $COUNT_FILE at exit.
  * Built by tests/interpose.rs with the C compiler; each wrapper calls the
  * next definition of its symbol (the C library's). Every exported name of
  * a family is wrapped on its own (open and open64, stat64 and __xstat64...)
@@ -83,11 +83,17 @@ __attribute__((destructor)) static void report(void) {
     const char *file = getenv("COUNT_FILE");
     if (!file)
         return;
-    FILE *out = fopen(file, "w");
+    /* Appended, only what was called: other processes that inherit
+     * LD_PRELOAD (an MPI singleton's helper) write their own lines, and the
+     * test sums them. */
+    FILE *out = fopen(file, "a");
     if (!out)
         return;
-    for (int i = 0; i < N_COUNT; i++)
-        fprintf(out, "%s %lu\n", names[i], __atomic_load_n(&counts[i], __ATOMIC_RELAXED));
+    for (int i = 0; i < N_COUNT; i++) {
+        unsigned long n = __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+        if (n)
+            fprintf(out, "%s %lu\n", names[i], n);
+    }
     fclose(out);
 }
 
