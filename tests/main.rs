@@ -58,6 +58,7 @@ mod md_workbench_mpi;
 mod mdtest_mpi;
 mod mpi;
 mod report_browser;
+mod s3_mpi;
 mod signals_mpi;
 mod sweep_mpi;
 
