@@ -460,3 +460,35 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
     );
     assert_clean(&server, "mdw");
 }
+
+#[test]
+fn sigint_in_the_middle_of_multipart_uploads_leaves_nothing() {
+    use crate::common::running::Running;
+    use rustix::process::Signal;
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = format!("s3://{BUCKET}/int/file");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    cmd.args(["-a", "S3", "-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"])
+        .current_dir(dir.path())
+        .env("PARIO_TASKS", "2");
+    for (k, v) in server.env() {
+        cmd.env(k, v);
+    }
+    let mut run = Running::start(cmd);
+    let client = server.client();
+    run.wait_until("both tasks' uploads in progress", || {
+        client
+            .list_uploads(BUCKET, "int/")
+            .is_ok_and(|u| u.len() == 2)
+    });
+    run.signal(Signal::INT);
+    let end = run.ended();
+    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert!(
+        end.stderr.contains("interrupted by SIGINT"),
+        "{}",
+        end.stderr
+    );
+    assert_clean(&server, "int/");
+}
