@@ -141,6 +141,14 @@ fn sizes_s3_cannot_express_are_refused_before_anything_is_created() {
         &["-o", &o, "-w", "-t", "1m", "-b", "10m", "-z"],
     );
     run.fails(2, "use -t 5 MiB or more");
+    // Two tasks' blocks in one part: refused, though the object is small.
+    let run = ior(
+        &server,
+        dir.path(),
+        2,
+        &["-o", &o, "-w", "-t", "1m", "-b", "2m"],
+    );
+    run.fails(2, "each part of a shared object lies within one block");
     let run = ior(&server, dir.path(), 1, &["-o", &o, "--s3.layout=blocks"]);
     run.fails(2, "--s3.layout=blocks: object or fragments");
     assert_clean(&server, "");
@@ -491,4 +499,52 @@ fn sigint_in_the_middle_of_multipart_uploads_leaves_nothing() {
         end.stderr
     );
     assert_clean(&server, "int/");
+}
+
+#[test]
+fn https_needs_the_servers_ca_or_an_explicit_insecure() {
+    let server = Server::start_tls();
+    let (https, ca) = server.https.clone().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = format!("s3://{BUCKET}/tls/file");
+    let endpoint = format!("--s3.endpoint={https}");
+    let base = [
+        "-F",
+        "-o",
+        o.as_str(),
+        endpoint.as_str(),
+        "-t",
+        "1m",
+        "-b",
+        "2m",
+        "-w",
+        "-r",
+        "-W",
+        "-R",
+    ];
+    let refused = ior(&server, dir.path(), 1, &base);
+    refused.fails(2, "UnknownIssuer");
+    assert!(refused.stderr.contains(&https), "{}", refused.stderr);
+    let ca_file = format!("--s3.ca-file={}", ca.display());
+    let run = ior(
+        &server,
+        dir.path(),
+        2,
+        &[&base[..], &[ca_file.as_str()]].concat(),
+    );
+    run.ok();
+    assert!(run.stdout.contains(&https), "{}", run.stdout);
+    let run = ior(
+        &server,
+        dir.path(),
+        1,
+        &[&base[..], &["--s3.insecure"]].concat(),
+    );
+    run.ok();
+    assert!(
+        run.stdout.contains("WARNING: --s3.insecure"),
+        "{}",
+        run.stdout
+    );
+    assert_clean(&server, "tls/");
 }

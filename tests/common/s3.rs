@@ -22,6 +22,8 @@ pub struct Server {
     child: Child,
     pub dir: tempfile::TempDir,
     pub endpoint: String,
+    /// With [`Server::start_tls`]: the HTTPS endpoint and the CA's PEM.
+    pub https: Option<(String, PathBuf)>,
 }
 
 /// A port free now on loopback (the server binds it right after).
@@ -107,8 +109,103 @@ impl Server {
             child,
             dir,
             endpoint,
+            https: None,
         };
         server.wait_ready();
+        server
+    }
+
+    /// A server that also serves HTTPS, with a certificate for 127.0.0.1
+    /// signed by a CA the test makes (openssl).
+    pub fn start_tls() -> Server {
+        let certs = tempfile::tempdir().expect("a temporary directory");
+        let at = |f: &str| certs.path().join(f).display().to_string();
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(certs.path())
+                .output()
+                .expect("run openssl");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let ec = [
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+        ];
+        openssl(
+            &[
+                &["req", "-x509"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "ca.key",
+                    "-out",
+                    "ca.pem",
+                    "-days",
+                    "2",
+                    "-subj",
+                    "/CN=pario test CA",
+                    "-addext",
+                    "basicConstraints=critical,CA:TRUE",
+                    "-addext",
+                    "keyUsage=critical,keyCertSign",
+                ],
+            ]
+            .concat(),
+        );
+        openssl(
+            &[
+                &["req"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "server.key",
+                    "-out",
+                    "server.csr",
+                    "-subj",
+                    "/CN=127.0.0.1",
+                ],
+            ]
+            .concat(),
+        );
+        std::fs::write(
+            certs.path().join("ext.cnf"),
+            "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+        )
+        .unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+        ]);
+        let port = free_port();
+        let mut server = Server::start(&[
+            format!("-s3.port.https={port}"),
+            format!("-s3.cert.file={}", at("server.pem")),
+            format!("-s3.key.file={}", at("server.key")),
+        ]);
+        let ca = server.dir.path().join("ca.pem");
+        std::fs::copy(certs.path().join("ca.pem"), &ca).unwrap();
+        server.https = Some((format!("https://127.0.0.1:{port}"), ca));
         server
     }
 

@@ -369,6 +369,7 @@ impl Config for S3Config {
             transfer: demands.transfer,
             block: demands.block,
             blocks,
+            writers: if demands.shared_file { tasks } else { 1 },
             interleaved: demands.shared_file && demands.random_offsets && tasks > 1,
         })
         .map(|_| ())

@@ -275,6 +275,7 @@ impl S3 {
             transfer: spec.transfer,
             block,
             blocks,
+            writers: spec.blocks.map_or(1, |v| v.tasks),
             interleaved: spec.blocks.is_some_and(|v| v.tasks > 1) && !spec.sequential,
         };
         parts::plan(shape).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))

@@ -38,6 +38,9 @@ pub struct Shape {
     pub block: u64,
     /// Blocks in one object: segments, times tasks for a shared file.
     pub blocks: u64,
+    /// The tasks writing the object (a shared file's): with more than one,
+    /// each part lies within one block, so that it has one writer.
+    pub writers: u64,
     /// The tasks' transfers interleave in the object (a shared file with
     /// `-z`): each transfer must be a part of its own.
     pub interleaved: bool,
@@ -49,6 +52,7 @@ pub fn plan(shape: Shape) -> Result<Plan, String> {
         transfer: t,
         block: b,
         blocks,
+        writers,
         interleaved,
     } = shape;
     let size = b.saturating_mul(blocks);
@@ -95,10 +99,10 @@ pub fn plan(shape: Shape) -> Result<Plan, String> {
     }
     let least = MIN_PART.max(size.div_ceil(MAX_PARTS));
     let first = least.div_ceil(t) * t;
-    if size <= first || (blocks <= 1 && first <= MAX_PART) {
+    if writers <= 1 && (size <= first || first <= MAX_PART) {
         return Ok(Plan { part: first, size });
     }
-    if blocks > 1 {
+    if writers > 1 {
         let per_block = b / t;
         let k0 = first / t;
         if let Some(k) = (k0..=per_block).find(|k| per_block % k == 0 && k * t <= MAX_PART) {
@@ -133,6 +137,7 @@ mod tests {
             transfer,
             block,
             blocks,
+            writers: blocks,
             interleaved: false,
         }
     }
@@ -155,6 +160,14 @@ mod tests {
         let e = plan(shape(M, 4 * M, 4)).unwrap_err();
         assert!(e.contains("use -b 5 MiB (multiples of 5 MiB)"), "{e}");
         assert!(e.contains("--s3.layout=fragments"), "{e}");
+        // Two tasks' 2 MiB blocks cannot share a part; one task's segments
+        // can.
+        assert!(plan(shape(M, 2 * M, 2)).is_err());
+        let segments = Shape {
+            writers: 1,
+            ..shape(M, 2 * M, 2)
+        };
+        assert!(plan(segments).unwrap().single());
         // A block of 7 MiB is one part of its own.
         assert_eq!(plan(shape(M, 7 * M, 2)).unwrap().part, 7 * M);
         assert!(plan(shape(6 << 30, 6 << 30, 1))
