@@ -348,6 +348,8 @@ impl Config for S3Config {
             max_pending: self.max_pending,
             ior_keys: self.ior_keys,
             made,
+            lines: context.lines,
+            rank: context.comm.rank(),
             shared: Mutex::new(HashMap::new()),
             buckets: Mutex::new(Default::default()),
             namespace,

@@ -111,6 +111,9 @@ pub struct S3 {
     ior_keys: bool,
     /// The bucket this task created (S3-libs3), removed at the end if empty.
     made: Option<String>,
+    /// Where the count of retried requests is told at the end.
+    lines: crate::console::TaskLines,
+    rank: usize,
     /// The multipart uploads of shared objects this task has open, by path.
     shared: Mutex<HashMap<String, String>>,
     /// Buckets found to exist (pario never creates one under `-a S3`).
@@ -309,6 +312,16 @@ impl Drop for S3 {
     /// A bucket this task made is removed when empty (`-k` leaves it). It
     /// is listed first: some servers delete a bucket with its objects.
     fn drop(&mut self) {
+        // Retries are never hidden: a request the server answered 500 or
+        // 503 and that was sent again is counted and told.
+        let retries = self.client.retries();
+        if retries > 0 {
+            self.lines.print(format_args!(
+                "WARNING: task {}: {retries} S3 requests were retried after HTTP 500 or 503 \
+                 (the figures include the waits)",
+                self.rank
+            ));
+        }
         if let Some(bucket) = &self.made {
             let empty = self
                 .client
