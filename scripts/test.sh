@@ -47,11 +47,27 @@ cargo clippy --all-targets --all-features -- -D warnings
 # tests plus real mpirun runs and -a HDF5's. One build serves both MPI and
 # HDF5 (a separate `--features mpi` run would compile everything again).
 cargo test --all-targets
-cargo test --all-targets --features mpi,hdf5
+cargo test --all-targets --features mpi,hdf5 --no-run
 # The groups that start real components (a Slurm cluster, three hosts in
-# network namespaces), after the unit and integration tests: `#[ignore]`d
-# tests of the suite, chosen by name, one after the other.
-cargo test --features mpi,hdf5 --test suite -- --ignored --test-threads=1 slurm:: multihost::
+# network namespaces) are `#[ignore]`d tests of the suite, chosen by name.
+# They spend most of their minutes waiting (a job reaching its time limit, a
+# killed job winding down), so each group runs in the background beside the
+# tests of its build, not after them; its output follows theirs. `beside`
+# starts one such group; `finish` waits for it and prints what it said.
+status=0
+beside() {
+    group_log=$(mktemp)
+    "$@" >"$group_log" 2>&1 &
+    group=$!
+}
+finish() {
+    wait "$group" || status=$?
+    cat "$group_log"
+    rm -f "$group_log"
+}
+beside cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost::
+cargo test --all-targets --features mpi,hdf5 || status=$?
+finish
 # The MPI group again, built against Debian's MPICH and started by hydra's
 # mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's build probe reads
 # MPI_PKG_CONFIG (then MPICC); its build script does not watch them, so the
@@ -59,5 +75,9 @@ cargo test --features mpi,hdf5 --test suite -- --ignored --test-threads=1 slurm:
 # and only its MPI modules run.
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
 with_mpich=(env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich PARIO_TEST_MPIEXEC=mpiexec.mpich)
-"${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test suite -- "${mpich_tests[@]}"
-"${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test suite -- --ignored slurm_mpich::
+mpich=("${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test suite)
+"${mpich[@]}" --no-run
+beside "${mpich[@]}" -- --ignored slurm_mpich::
+"${mpich[@]}" -- "${mpich_tests[@]}" || status=$?
+finish
+exit "$status"

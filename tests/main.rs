@@ -62,7 +62,7 @@ mod signals_mpi;
 mod sweep_mpi;
 
 // `#[ignore]`d groups that start a Slurm cluster or three hosts in network
-// namespaces; scripts/test.sh runs them last, by name:
+// namespaces; scripts/test.sh runs them by name, beside the other tests:
 // `cargo test --features mpi --test suite -- --ignored slurm:: multihost::`.
 mod multihost;
 mod slurm;

@@ -2,12 +2,11 @@
 //! test (tests/common/netns.rs), two MPI ranks on each, Open MPI over TCP
 //! between them. ior sees 3 nodes of 2 tasks, `-C` and `-Z` read data
 //! written on another host, `-M` is per host, mdtest's `-N` strides across
-//! hosts, and a rank killed on one host ends the job with the rank named.
+//! hosts, and a rank killed on one host ends the job.
 //!
-//! The group is `#[ignore]`d: scripts/test.sh runs it after the other tests
+//! The group is `#[ignore]`d: scripts/test.sh runs it beside the other tests
 //! (`cargo test --features mpi,hdf5 --test suite -- --ignored multihost::`).
-//! Without
-//! root it says why and passes.
+//! Without root it says why and passes.
 #![cfg(feature = "mpi")]
 
 use std::path::Path;
@@ -209,7 +208,13 @@ fn a_killed_rank_ends_the_job(hosts: &Hosts) {
     rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
     let r = finish(child.wait_with_output().unwrap());
     assert_ne!(r.status, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("process rank 3"), "{}", r.stderr);
+    // Open MPI names the killed rank, unless a survivor's exit (stopped by
+    // mpirun's SIGTERM) reaches mpirun before the death does: on a loaded
+    // machine it then reports that exit instead (seen with both layouts of
+    // the tests, with the machine's load about 10 on 2 cores).
+    let named = r.stderr.contains("process rank 3");
+    let aborted = r.stderr.contains("returned\na non-zero exit code");
+    assert!(named || aborted, "{}", r.stderr);
     // The survivors on host 1 remove their files. Across hosts, Open MPI
     // may end a survivor before it answers (seen in CI: rank 4's file left
     // on a loaded machine), so only the dead rank's host and the next are

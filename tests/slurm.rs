@@ -4,7 +4,7 @@
 //! that reaches its time limit. Each checks exit status, output and the
 //! scratch directory; the daemons are stopped at the end.
 //!
-//! The group is `#[ignore]`d: scripts/test.sh runs it after the other tests
+//! The group is `#[ignore]`d: scripts/test.sh runs it beside the other tests
 //! (`cargo test --features mpi,hdf5 --test suite -- --ignored slurm::`). Without
 //! root or without Slurm it says why and passes.
 #![cfg(feature = "mpi")]

@@ -15,7 +15,7 @@ use crate::common;
 use std::path::Path;
 
 use common::slurm::{unavailable, Cluster};
-use common::{entries, finish, Run};
+use common::{entries, finish, scratch, Run};
 
 #[test]
 #[ignore = "the Slurm group: scripts/test.sh runs it with --ignored"]
@@ -33,14 +33,6 @@ fn the_mpich_build_under_slurm() {
     hydra_in_a_batch_job(&cluster, &mpiexec);
 }
 
-/// A scratch directory on tmpfs, outside the cluster's own directory.
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("pario-slurm-scratch")
-        .tempdir_in("/dev/shm")
-        .unwrap()
-}
-
 /// `srun --mpi=pmi2 -n N tool ...` in `dir`.
 fn srun(cluster: &Cluster, dir: &Path, tasks: usize, binary: &str, args: &[&str]) -> Run {
     let mut cmd = cluster.command("timeout");
@@ -52,7 +44,7 @@ fn srun(cluster: &Cluster, dir: &Path, tasks: usize, binary: &str, args: &[&str]
 }
 
 fn srun_with_pmi2(cluster: &Cluster) {
-    let dir = scratch();
+    let dir = scratch("pario-slurm-scratch");
     let f = dir.path().join("f");
     let ior = ["-t", "64k", "-b", "256k", "-F", "-C", "-e", "-o"];
     let r = srun(
@@ -125,7 +117,7 @@ fn srun_with_pmi2(cluster: &Cluster) {
 /// `sbatch --wait` of a job script that calls hydra's mpiexec with no host
 /// list: it takes the allocation's.
 fn hydra_in_a_batch_job(cluster: &Cluster, mpiexec: &str) {
-    let dir = scratch();
+    let dir = scratch("pario-slurm-scratch");
     let f = dir.path().join("f");
     let ior = env!("CARGO_BIN_EXE_ior");
     let script = format!(
