@@ -1,6 +1,6 @@
 /* An LD_PRELOAD library that counts the C library's file-system calls made
  * on paths under $COUNT_PREFIX (and on descriptors and directory streams
- * opened there), and writes "symbol count" lines to $COUNT_FILE at exit.
+ * opened there), and appends "symbol count" lines to $COUNT_FILE at exit.
  * Built by tests/interpose.rs with the C compiler; each wrapper calls the
  * next definition of its symbol (the C library's). Every exported name of
  * a family is wrapped on its own (open and open64, stat64 and __xstat64...)
@@ -83,9 +83,14 @@ __attribute__((destructor)) static void report(void) {
     const char *file = getenv("COUNT_FILE");
     if (!file)
         return;
-    FILE *out = fopen(file, "w");
+    /* Appended, in one write: the processes the tool starts inherit the
+     * library too (an MPI build's singleton starts Open MPI's daemon), and
+     * one ending after the tool must not replace its counts. */
+    FILE *out = fopen(file, "a");
     if (!out)
         return;
+    static char buffer[1 << 16];
+    setvbuf(out, buffer, _IOFBF, sizeof buffer);
     for (int i = 0; i < N_COUNT; i++)
         fprintf(out, "%s %lu\n", names[i], __atomic_load_n(&counts[i], __ATOMIC_RELAXED));
     fclose(out);
