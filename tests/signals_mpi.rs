@@ -80,7 +80,9 @@ fn mdtest_under_mpirun_stops_and_removes_its_items() {
     run.signal(Signal::INT);
     let end = run.ended();
     assert_ne!(end.status, Some(0), "{}", end.stderr);
-    assert_eq!(entries(dir.path()), ["user.txt"]);
+    let left = entries(dir.path());
+    let output = format!("stdout:\n{}\nstderr:\n{}", end.stdout, end.stderr);
+    assert_eq!(left, ["user.txt"], "{output}");
     assert!(
         end.stdout
             .contains("interrupted by SIGTERM in iteration 1 of 1, File creation"),
