@@ -229,3 +229,169 @@ fn the_secret_appears_in_no_output() {
     }
     assert_clean(&server, "sec/");
 }
+
+#[test]
+fn requests_in_flight_move_the_same_bytes() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = format!("s3://{BUCKET}/q/file");
+    let cases: &[&[&str]] = &[
+        &[
+            "--s3.layout=fragments",
+            "-F",
+            "-t",
+            "4k",
+            "-b",
+            "256k",
+            "-z",
+        ],
+        &[
+            "--s3.layout=fragments",
+            "-t",
+            "47008",
+            "-b",
+            "47008",
+            "-s",
+            "16",
+        ],
+        // Whole parts in flight: the shared object's parts from 2 tasks.
+        &["-t", "5m", "-b", "20m"],
+        // Parts gathered from smaller transfers (one at a time), reads in
+        // flight.
+        &["-F", "-t", "1m", "-b", "12m"],
+    ];
+    for args in cases {
+        let mut all = vec![
+            "-o",
+            o.as_str(),
+            "-w",
+            "-r",
+            "-W",
+            "-R",
+            "--s3.max-pending=8",
+        ];
+        all.extend_from_slice(args);
+        let run = ior(&server, dir.path(), 2, &all);
+        run.ok();
+        assert!(run.stdout.contains("max-pending 8"), "{}", run.stdout);
+        assert!(
+            !run.stdout.contains("incorrect data"),
+            "{args:?}\n{}",
+            run.stdout
+        );
+        assert_clean(&server, "q/");
+    }
+    let run = ior(&server, dir.path(), 1, &["-o", &o, "--s3.max-pending=0"]);
+    run.fails(2, "--s3.max-pending=0: from 1 to 1024");
+}
+
+/// `ior` with `args` as given (no `-a`), the server's address only in the
+/// options (no AWS_* variables).
+fn ior_plain(dir: &Path, tasks: usize, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string());
+    for var in [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_ENDPOINT_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    finish(cmd.output().expect("run ior"))
+}
+
+#[test]
+fn ior_s3_command_lines_run_unchanged() {
+    use common::s3::KEY_ID;
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let host = server.endpoint.trim_start_matches("http://").to_string();
+    let host_opt = format!("--S3-libs3.host={host}");
+    let access = format!("--S3-libs3.access-key={KEY_ID}");
+    let secret = format!("--S3-libs3.secret-key={SECRET}");
+    // IO500's contrib/s3 sample (without TLS), in ior-hard's shape: IOR's
+    // bucket (ior + a number from the key) made, its keys, removed after.
+    let run = ior_plain(
+        dir.path(),
+        2,
+        &[
+            "-a",
+            "S3-libs3",
+            &host_opt,
+            &access,
+            &secret,
+            "--S3-libs3.s3-compatible",
+            "-o",
+            "/tmp/ior-hard/file",
+            "-t",
+            "47008",
+            "-b",
+            "47008",
+            "-s",
+            "10",
+            "-w",
+            "-r",
+            "-W",
+            "-R",
+        ],
+    );
+    run.ok();
+    assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
+    assert!(
+        run.stdout.contains("--S3-libs3.secret-key=(secret)"),
+        "{}",
+        run.stdout
+    );
+    let buckets = server.client().list_buckets().unwrap();
+    assert_eq!(buckets, [BUCKET], "IOR's bucket is removed at the end");
+    // -k keeps IOR's keys in IOR's bucket: the file at offset 0 and its
+    // fragments KEY-OFFSET-LENGTH.
+    let bucket = format!("ior{}", pario::backend::s3::libs3_suffix(KEY_ID));
+    ior_plain(
+        dir.path(),
+        1,
+        &[
+            "-a", "S3-libs3", &host_opt, &access, &secret, "-o", "/tmp/t", "-t", "1k", "-b", "2k",
+            "-w", "-k",
+        ],
+    )
+    .ok();
+    let (objects, _) = server.client().list(&bucket, "", None, None).unwrap();
+    let keys: Vec<&str> = objects.iter().map(|o| o.key.as_str()).collect();
+    assert_eq!(keys, ["_tmp_tb", "_tmp_tb-1024-1024"]);
+    server
+        .client()
+        .delete_many(&bucket, &["_tmp_tb".into(), "_tmp_tb-1024-1024".into()])
+        .unwrap();
+    server.client().delete_bucket(&bucket).unwrap();
+    // S3-curl's options, on pario's mapping.
+    let run = ior_plain(
+        dir.path(),
+        2,
+        &[
+            "-a",
+            "S3-curl",
+            &format!("--S3-curl.host={host}"),
+            &format!("--S3-curl.bucket={BUCKET}"),
+            "--S3-curl.access-key",
+            KEY_ID,
+            "--S3-curl.secret-key",
+            SECRET,
+            "-o",
+            "curl/file",
+            "-t",
+            "1m",
+            "-b",
+            "5m",
+            "-w",
+            "-r",
+            "-W",
+            "-R",
+        ],
+    );
+    run.ok();
+    assert!(!run.stdout.contains(SECRET));
+    assert_clean(&server, "curl/");
+}

@@ -131,11 +131,13 @@ pub fn registry() -> &'static [BackendInfo] {
         super::aio::INFO,
         super::dummy::INFO,
         super::mmap::INFO,
-        super::s3::INFO,
         #[cfg(feature = "mpi")]
         super::mpiio::INFO,
         #[cfg(feature = "hdf5")]
         super::hdf5::INFO,
+        super::s3::INFO,
+        super::s3::LIBS3_INFO,
+        super::s3::CURL_INFO,
     ]
 }
 
@@ -184,8 +186,7 @@ const REBUILD: &[Rebuild] = &[
 
 /// Other IOR APIs, which pario does not have.
 const NOT_SUPPORTED: &[&str] = &[
-    "NCMPI", "S3-4C", "S3-LIBS3", "DFS", "DAOS", "HDFS", "RADOS", "CEPHFS", "IME", "GFARM", "PMDK",
-    "LIBNFS",
+    "NCMPI", "S3-4C", "DFS", "DAOS", "HDFS", "RADOS", "CEPHFS", "IME", "GFARM", "PMDK", "LIBNFS",
 ];
 
 /// Why this build cannot run `api`.
@@ -204,9 +205,11 @@ fn missing(api: &str) -> String {
 }
 
 /// Whether `backend` takes `owner`'s module options too (AIO opens files as
-/// POSIX does, so `--posix.odirect` applies to it, as in IOR).
+/// POSIX does, so `--posix.odirect` applies to it, as in IOR; IOR's S3
+/// backends run on pario's, so `--s3.*` applies to them).
 fn inherits(backend: &str, owner: &str) -> bool {
-    backend == "AIO" && owner == "POSIX"
+    (backend == "AIO" && owner == "POSIX")
+        || (matches!(backend, "S3-libs3" | "S3-curl") && owner == "S3")
 }
 
 /// The backend a module option belongs to (`posix.odirect` → POSIX).

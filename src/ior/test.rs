@@ -164,6 +164,11 @@ impl<'a> TestRun<'a> {
             let report = &self.report;
             self.out.each(|s| s.test_started(report));
             self.describe();
+            let preload = std::env::var("LD_PRELOAD").ok();
+            let unseen = crate::backend::aio::unseen_by_preload(preload.as_deref());
+            if let Some(text) = unseen.filter(|_| self.backend.name() == "AIO") {
+                self.warnings.advise(self.out, &text);
+            }
         }
         let outcome = self.repetitions();
         if outcome.is_err() {

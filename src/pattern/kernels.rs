@@ -6,8 +6,8 @@
 //! operation, AVX2 32 and AVX-512 64, and only AVX-512 has the 64-bit
 //! multiply that `r` needs (AVX2 builds it from three 32-bit ones). So on
 //! x86-64 there are three kernels: the generic loops, AVX2 intrinsics and
-//! the generic loops compiled for AVX-512; [`diff`] uses the widest the CPU
-//! has, or the one `PARIO_VERIFY_KERNEL` names ([`Kernel::chosen`]). The rest
+//! the generic loops compiled for AVX-512; verification uses the widest the
+//! CPU has, or the one `PARIO_VERIFY_KERNEL` names ([`Kernel::chosen`]). The rest
 //! of verification (4 KiB stamp groups, runs of `t`/`o`) costs a few
 //! instructions per group and is generic over [`Kernels`].
 
@@ -34,7 +34,8 @@ pub const KERNEL_VARIABLE: &str = "PARIO_VERIFY_KERNEL";
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
 impl Kernel {
-    pub(super) const ALL: [Kernel; 3] = [Kernel::Generic, Kernel::Avx2, Kernel::Avx512];
+    /// Every kernel, the generic one first.
+    pub const ALL: [Kernel; 3] = [Kernel::Generic, Kernel::Avx2, Kernel::Avx512];
 
     /// The name `-v` prints.
     pub fn name(self) -> &'static str {
@@ -97,13 +98,7 @@ impl Kernel {
 }
 
 /// The ORed differences of the whole words of a transfer (zero exactly when
-/// they all match), with the chosen kernel.
-#[inline(always)]
-pub(super) fn diff(p: &Pattern, body: &[u8], offset: u64) -> u64 {
-    diff_with(Kernel::chosen(), p, body, offset)
-}
-
-/// [`diff`] with `kernel` if this CPU has it (else the generic loops).
+/// they all match), with `kernel` if this CPU has it (else the generic loops).
 #[inline(always)]
 pub(super) fn diff_with(kernel: Kernel, p: &Pattern, body: &[u8], offset: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -123,7 +118,7 @@ pub(super) fn diff_with(kernel: Kernel, p: &Pattern, body: &[u8], offset: u64) -
     p.diff(Lanes, body, offset)
 }
 
-/// Every way [`diff`] can compute it on this CPU, by name (for tests: they
+/// Every way [`diff_with`] can compute it on this CPU, by name (for tests: they
 /// must all agree); the generic one first.
 #[cfg(test)]
 pub(super) fn every_diff(p: &Pattern, body: &[u8], offset: u64) -> Vec<(&'static str, u64)> {

@@ -45,6 +45,12 @@ pub const INFO: BackendInfo = BackendInfo {
             help: "object: a file is one object (multipart upload, ranged GETs); fragments: one object per transfer",
         },
         ModuleOption {
+            name: "s3.max-pending",
+            flag: false,
+            default: "1",
+            help: "Requests in flight per task, each on its own connection (1: one at a time, as IOR)",
+        },
+        ModuleOption {
             name: "s3.bucket",
             flag: false,
             default: "",
@@ -84,6 +90,14 @@ pub struct S3Config {
     pub ca_file: Option<PathBuf>,
     pub insecure: bool,
     pub credentials: Credentials,
+    pub max_pending: usize,
+    /// More endpoints: task r uses endpoint r mod n (IOR's host list).
+    pub hosts: Vec<Endpoint>,
+    /// Keys are IOR's S3-libs3 names of the paths, in `bucket`.
+    pub ior_keys: bool,
+    /// The first task creates `bucket` when missing and removes it at the
+    /// end when it made it (IOR's S3-libs3 does).
+    pub make_bucket: bool,
 }
 
 fn text<'a>(settings: &'a Settings<'_>, name: &str) -> Option<&'a str> {
@@ -99,6 +113,16 @@ fn env(name: &str) -> Option<String> {
 }
 
 fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
+    Ok(Box::new(base(settings, "S3", None)?))
+}
+
+/// `-a S3`'s options; `keys` from the backend's own options (IOR's
+/// `--S3-libs3.access-key`), else the environment's.
+pub fn base(
+    settings: &Settings<'_>,
+    name: &'static str,
+    keys: Option<Credentials>,
+) -> Result<S3Config, String> {
     let layout = match text(settings, "s3.layout").unwrap_or("object") {
         "object" => Layout::Object,
         "fragments" => Layout::Fragments,
@@ -124,14 +148,25 @@ fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
     if let Some(b) = &bucket {
         check_bucket(b).map_err(|e| format!("--s3.bucket: {e}"))?;
     }
+    let max_pending = match text(settings, "s3.max-pending") {
+        None => 1,
+        Some(v) => match crate::units::parse_count(v) {
+            Ok(n @ 1..=1024) => n as usize,
+            _ => return Err(format!("--s3.max-pending={v}: from 1 to 1024")),
+        },
+    };
     let ca_file = text(settings, "s3.ca-file").map(PathBuf::from);
     if let Some(f) = &ca_file {
         if !f.is_file() {
             return Err(format!("--s3.ca-file={}: no such file", f.display()));
         }
     }
-    Ok(Box::new(S3Config {
-        name: "S3",
+    let credentials = match keys {
+        Some(k) => k,
+        None => credentials_from_env()?,
+    };
+    Ok(S3Config {
+        name,
         endpoint,
         region,
         layout,
@@ -139,8 +174,12 @@ fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
         bucket,
         ca_file,
         insecure: settings.flag("s3.insecure")?,
-        credentials: credentials_from_env()?,
-    }))
+        credentials,
+        max_pending,
+        hosts: Vec::new(),
+        ior_keys: false,
+        make_bucket: false,
+    })
 }
 
 /// `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`),
@@ -225,6 +264,41 @@ impl S3Config {
     }
 }
 
+impl S3Config {
+    /// The first task creates the bucket when it is missing; every task
+    /// learns the outcome. The bucket's name when this task made it.
+    fn make_bucket(
+        &self,
+        context: &Context<'_>,
+        client: &Client,
+    ) -> Result<Option<String>, String> {
+        let bucket = self.bucket.clone().unwrap_or_default();
+        let mut answer = Vec::new();
+        let mut made = false;
+        if context.comm.rank() == 0 {
+            let outcome = match client.head_bucket(&bucket) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    made = true;
+                    client.create_bucket(&bucket)
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = outcome {
+                answer = format!("cannot create bucket {bucket}: {e}").into_bytes();
+            }
+        }
+        context
+            .comm
+            .broadcast(0, &mut answer)
+            .map_err(|e| e.to_string())?;
+        match answer.is_empty() {
+            true => Ok(made.then_some(bucket)),
+            false => Err(String::from_utf8_lossy(&answer).into_owned()),
+        }
+    }
+}
+
 impl Config for S3Config {
     fn build(&self, context: &Context<'_>) -> Result<Box<dyn Backend>, String> {
         if self.insecure && context.comm.rank() == 0 {
@@ -233,12 +307,16 @@ impl Config for S3Config {
                 self.endpoint.url()
             ));
         }
+        let endpoint = match self.hosts.len() {
+            0 => self.endpoint.clone(),
+            n => self.hosts[context.comm.rank() % n].clone(),
+        };
         let client = Arc::new(Client::new(
-            self.endpoint.clone(),
+            endpoint,
             self.region.clone(),
             self.credentials.clone(),
             self.tls()?,
-            1,
+            self.max_pending,
         ));
         // One signed request before the header: the endpoint answers and
         // takes these credentials.
@@ -250,11 +328,16 @@ impl Config for S3Config {
                 )
             })?;
         }
+        let made = match self.make_bucket {
+            true => self.make_bucket(context, &client)?,
+            false => None,
+        };
         let namespace = S3Names {
             client: client.clone(),
             layout: self.layout,
             naming: self.naming,
             bucket: self.bucket.clone(),
+            ior_keys: self.ior_keys,
         };
         Ok(Box::new(S3 {
             name: self.name,
@@ -262,6 +345,9 @@ impl Config for S3Config {
             layout: self.layout,
             naming: self.naming,
             bucket: self.bucket.clone(),
+            max_pending: self.max_pending,
+            ior_keys: self.ior_keys,
+            made,
             shared: Mutex::new(HashMap::new()),
             buckets: Mutex::new(Default::default()),
             namespace,

@@ -8,8 +8,10 @@
 
 pub mod client;
 mod config;
+mod libs3;
 pub mod object;
 pub mod parts;
+mod pending;
 pub mod sigv4;
 pub mod xml;
 
@@ -19,7 +21,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use client::Client;
-use object::{Fragments, Naming, ObjectReader, ObjectWriter};
+use object::{Fragments, InFlight, Naming, ObjectReader, ObjectWriter};
 use parts::{Plan, Shape};
 
 use super::namespace::Namespace;
@@ -28,6 +30,7 @@ use crate::comm::{Comm, ReduceOp};
 use crate::pagecache::Residency;
 
 pub use config::INFO;
+pub use libs3::{suffix as libs3_suffix, CURL_INFO, LIBS3_INFO};
 
 /// How an IOR file is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +106,11 @@ pub struct S3 {
     layout: Layout,
     naming: Naming,
     bucket: Option<String>,
+    /// Requests in flight per task (`--s3.max-pending`).
+    max_pending: usize,
+    ior_keys: bool,
+    /// The bucket this task created (S3-libs3), removed at the end if empty.
+    made: Option<String>,
     /// The multipart uploads of shared objects this task has open, by path.
     shared: Mutex<HashMap<String, String>>,
     /// Buckets found to exist (pario never creates one under `-a S3`).
@@ -116,15 +124,28 @@ struct S3Names {
     layout: Layout,
     naming: Naming,
     bucket: Option<String>,
+    ior_keys: bool,
 }
 
 fn text(path: &CStr) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// The bucket and key of `path`: pario's mapping, or IOR's S3-libs3 key
+/// in the one bucket.
+fn target_of(path: &CStr, bucket: Option<&str>, ior_keys: bool) -> io::Result<Target> {
+    match (ior_keys, bucket) {
+        (true, Some(b)) => Ok(Target {
+            bucket: b.to_string(),
+            key: libs3::file_key(&text(path)),
+        }),
+        _ => parse_target(&text(path), bucket),
+    }
+}
+
 impl S3Names {
     fn target(&self, path: &CStr) -> io::Result<Target> {
-        parse_target(&text(path), self.bucket.as_deref())
+        target_of(path, self.bucket.as_deref(), self.ior_keys)
     }
 
     /// The size of a file, `None` when it does not exist.
@@ -195,7 +216,7 @@ impl S3 {
     /// server may otherwise create it on the first PUT, and pario would
     /// write where it was not asked to).
     fn target(&self, path: &CStr) -> io::Result<Target> {
-        let t = parse_target(&text(path), self.bucket.as_deref())?;
+        let t = target_of(path, self.bucket.as_deref(), self.ior_keys)?;
         let mut known = self.buckets.lock().expect("no panic holds it");
         if !known.contains(&t.bucket) {
             self.client
@@ -250,7 +271,24 @@ impl S3 {
             plan,
             upload,
             shared,
+            InFlight::new(self.max_pending),
         )))
+    }
+}
+
+impl Drop for S3 {
+    /// A bucket this task made is removed when empty (`-k` leaves it). It
+    /// is listed first: some servers delete a bucket with its objects.
+    fn drop(&mut self) {
+        if let Some(bucket) = &self.made {
+            let empty = self
+                .client
+                .list(bucket, "", None, Some(1))
+                .is_ok_and(|(objects, _)| objects.is_empty());
+            if empty {
+                let _ = self.client.delete_bucket(bucket);
+            }
+        }
     }
 }
 
@@ -263,13 +301,14 @@ impl Backend for S3 {
     fn version(&self) -> String {
         let e = &self.client.endpoint;
         format!(
-            "ureq 3 + SigV4, layout {}, {}-style, {}",
+            "ureq 3 + SigV4, layout {}, {}-style, max-pending {}, {}",
             self.layout.name(),
             if e.virtual_host {
                 "virtual-host"
             } else {
                 "path"
             },
+            self.max_pending,
             e.url()
         )
     }
@@ -282,8 +321,13 @@ impl Backend for S3 {
                 client,
                 target,
                 naming: self.naming,
+                in_flight: InFlight::new(self.max_pending),
             })),
-            (Layout::Object, Access::Read) => Ok(Box::new(ObjectReader { client, target })),
+            (Layout::Object, Access::Read) => Ok(Box::new(ObjectReader {
+                client,
+                target,
+                in_flight: InFlight::new(self.max_pending),
+            })),
             (Layout::Object, Access::Write) => self.writer(target, spec, None),
         }
     }

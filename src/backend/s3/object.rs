@@ -4,12 +4,53 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::client::Client;
 use super::parts::Plan;
+use super::pending::{Op, Pending};
 use super::Target;
-use crate::backend::File;
+use crate::backend::{Access, File, Queue};
+
+/// Requests in flight for one file: the depth asked for and, once the
+/// runner asks for it, the queue.
+#[derive(Default)]
+pub struct InFlight {
+    pub depth: usize,
+    pending: Option<Pending>,
+}
+
+impl InFlight {
+    pub fn new(depth: usize) -> InFlight {
+        InFlight {
+            depth,
+            pending: None,
+        }
+    }
+
+    /// The queue for transfers of `len` bytes, made by `op` on first use;
+    /// `None` at depth 1 (one request at a time, as IOR makes them).
+    fn queue(&mut self, len: usize, op: impl FnOnce() -> Op) -> Option<io::Result<&mut dyn Queue>> {
+        if self.depth <= 1 {
+            return None;
+        }
+        if self.pending.as_ref().is_none_or(|p| p.buffer_len() < len) {
+            self.pending = None;
+            match Pending::new(self.depth, len, op()) {
+                Ok(p) => self.pending = Some(p),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        self.pending.as_mut().map(|p| Ok(p as &mut dyn Queue))
+    }
+}
+
+fn wrong_way(access: Access) -> io::Error {
+    io::Error::other(match access {
+        Access::Write => "an object opened for reading cannot be written",
+        Access::Read => "an object opened for writing cannot be read",
+    })
+}
 
 /// An object being written. Transfers that make up a whole part are sent
 /// as they come; smaller ones are gathered in the part's buffer first. A
@@ -25,8 +66,10 @@ pub struct ObjectWriter {
     /// rendezvous completes it, not this writer.
     shared: bool,
     partial: HashMap<u64, (Vec<u8>, u64)>,
-    parts: Vec<(u32, String)>,
+    /// The parts sent (number, ETag), by this writer or its queue.
+    parts: Arc<Mutex<Vec<(u32, String)>>>,
     done: bool,
+    in_flight: InFlight,
 }
 
 impl ObjectWriter {
@@ -36,6 +79,7 @@ impl ObjectWriter {
         plan: Plan,
         upload: Option<String>,
         shared: bool,
+        in_flight: InFlight,
     ) -> ObjectWriter {
         ObjectWriter {
             client,
@@ -44,8 +88,9 @@ impl ObjectWriter {
             upload,
             shared,
             partial: HashMap::new(),
-            parts: Vec::new(),
+            parts: Arc::default(),
             done: false,
+            in_flight,
         }
     }
 
@@ -56,16 +101,14 @@ impl ObjectWriter {
     }
 
     fn send(&mut self, index: u64, data: &[u8]) -> io::Result<()> {
-        let Target { bucket, key } = &self.target;
-        match &self.upload {
-            None => self.client.put(bucket, key, data),
-            Some(id) => {
-                let number = index as u32 + 1;
-                let etag = self.client.upload_part(bucket, key, id, number, data)?;
-                self.parts.push((number, etag));
-                Ok(())
-            }
-        }
+        send_part(
+            &self.client,
+            &self.target,
+            self.upload.as_deref(),
+            &self.parts,
+            index,
+            data,
+        )
     }
 
     /// Sends the parts not yet complete, their missing bytes as zeros (a
@@ -78,6 +121,30 @@ impl ObjectWriter {
             self.send(index, &data)?;
         }
         Ok(())
+    }
+}
+
+/// Sends part `index` (0-based) of an upload, or the whole object.
+fn send_part(
+    client: &Client,
+    target: &Target,
+    upload: Option<&str>,
+    parts: &Mutex<Vec<(u32, String)>>,
+    index: u64,
+    data: &[u8],
+) -> io::Result<()> {
+    let Target { bucket, key } = target;
+    match upload {
+        None => client.put(bucket, key, data),
+        Some(id) => {
+            let number = index as u32 + 1;
+            let etag = client.upload_part(bucket, key, id, number, data)?;
+            parts
+                .lock()
+                .expect("no panic holds it")
+                .push((number, etag));
+            Ok(())
+        }
     }
 }
 
@@ -111,9 +178,27 @@ impl File for ObjectWriter {
     }
 
     fn read_at(&mut self, _buf: &mut [u8], _offset: u64) -> io::Result<usize> {
-        Err(io::Error::other(
-            "an object opened for writing cannot be read",
-        ))
+        Err(wrong_way(Access::Read))
+    }
+
+    /// Transfers that are whole parts go through the queue; smaller ones
+    /// are gathered into parts one at a time.
+    fn queue(&mut self, len: usize) -> Option<io::Result<&mut dyn Queue>> {
+        if len as u64 != self.plan.part {
+            return None;
+        }
+        let (client, target) = (self.client.clone(), self.target.clone());
+        let (upload, parts, part) = (self.upload.clone(), self.parts.clone(), self.plan.part);
+        self.in_flight.queue(len, move || {
+            Arc::new(move |access, buf: &mut [u8], offset| match access {
+                Access::Write => {
+                    let index = offset / part;
+                    send_part(&client, &target, upload.as_deref(), &parts, index, buf)
+                        .map(|()| buf.len())
+                }
+                Access::Read => Err(wrong_way(Access::Read)),
+            })
+        })
     }
 
     /// Nothing to flush before close: a part is durable once sent, and the
@@ -123,11 +208,13 @@ impl File for ObjectWriter {
     }
 
     fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.in_flight = InFlight::default();
         self.flush()?;
         if let (Some(id), false) = (&self.upload, self.shared) {
-            self.parts.sort_by_key(|p| p.0);
+            let mut parts = std::mem::take(&mut *self.parts.lock().expect("no panic holds it"));
+            parts.sort_by_key(|p| p.0);
             let Target { bucket, key } = &self.target;
-            self.client.complete_upload(bucket, key, id, &self.parts)?;
+            self.client.complete_upload(bucket, key, id, &parts)?;
         }
         self.done = true;
         Ok(())
@@ -148,13 +235,22 @@ impl Drop for ObjectWriter {
 pub struct ObjectReader {
     pub client: Arc<Client>,
     pub target: Target,
+    pub in_flight: InFlight,
 }
 
 impl File for ObjectReader {
     fn write_at(&mut self, _buf: &[u8], _offset: u64) -> io::Result<usize> {
-        Err(io::Error::other(
-            "an object opened for reading cannot be written",
-        ))
+        Err(wrong_way(Access::Write))
+    }
+
+    fn queue(&mut self, len: usize) -> Option<io::Result<&mut dyn Queue>> {
+        let (client, target) = (self.client.clone(), self.target.clone());
+        self.in_flight.queue(len, move || {
+            Arc::new(move |access, buf: &mut [u8], offset| match access {
+                Access::Read => client.get(&target.bucket, &target.key, offset, buf),
+                Access::Write => Err(wrong_way(Access::Write)),
+            })
+        })
     }
 
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
@@ -224,9 +320,23 @@ pub struct Fragments {
     pub client: Arc<Client>,
     pub target: Target,
     pub naming: Naming,
+    pub in_flight: InFlight,
 }
 
 impl File for Fragments {
+    fn queue(&mut self, len: usize) -> Option<io::Result<&mut dyn Queue>> {
+        let (client, target, naming) = (self.client.clone(), self.target.clone(), self.naming);
+        self.in_flight.queue(len, move || {
+            Arc::new(move |access, buf: &mut [u8], offset| {
+                let key = naming.key(&target.key, offset, buf.len());
+                match access {
+                    Access::Write => client.put(&target.bucket, &key, buf).map(|()| buf.len()),
+                    Access::Read => client.get(&target.bucket, &key, 0, buf),
+                }
+            })
+        })
+    }
+
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
         let key = self.naming.key(&self.target.key, offset, buf.len());
         self.client.put(&self.target.bucket, &key, buf)?;
