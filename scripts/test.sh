@@ -39,6 +39,10 @@ fi
 
 # Open MPI refuses to run as root unless told; --oversubscribe is in the tests.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Eight tests at a time, whatever the number of cores: most of a test's time
+# is spent waiting (for the tools it starts, mpirun, servers coming up, the
+# delays between phases it asks for), not computing.
+export RUST_TEST_THREADS=8
 
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
