@@ -56,8 +56,9 @@ cargo test --all-targets --features mpi,hdf5 --no-run
 # network namespaces) are `#[ignore]`d tests of the suite, chosen by name.
 # They spend most of their minutes waiting (a job reaching its time limit, a
 # killed job winding down), so each group runs in the background beside the
-# tests of its build, not after them; its output follows theirs. `beside`
-# starts one such group; `finish` waits for it and prints what it said.
+# tests of its build and the next build, not after them; its output follows.
+# `beside` starts one such group; `finish` waits for it and prints what it
+# said. The two Slurm groups never run at the same time.
 status=0
 beside() {
     group_log=$(mktemp)
@@ -71,7 +72,6 @@ finish() {
 }
 beside cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost::
 cargo test --all-targets --features mpi,hdf5 || status=$?
-finish
 # The MPI group again, built against Debian's MPICH and started by hydra's
 # mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's build probe reads
 # MPI_PKG_CONFIG (then MPICC); its build script does not watch them, so the
@@ -80,7 +80,12 @@ finish
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
 with_mpich=(env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich PARIO_TEST_MPIEXEC=mpiexec.mpich)
 mpich=("${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test suite)
-"${mpich[@]}" --no-run
+built=0
+"${mpich[@]}" --no-run || built=$?
+finish
+if ((built)); then
+    exit "$built"
+fi
 beside "${mpich[@]}" -- --ignored slurm_mpich::
 "${mpich[@]}" -- "${mpich_tests[@]}" || status=$?
 finish
