@@ -45,6 +45,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export RUST_TEST_THREADS=8
 
 cargo fmt --all -- --check
+# Both feature sets: code under `cfg(not(feature = ...))` is seen only by the
+# first. Each is a check build, not a full one (about half a minute fresh).
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --all-features -- -D warnings
 # Without MPI (threads), then with MPI and HDF5 (which needs MPI): the same
