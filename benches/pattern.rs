@@ -18,7 +18,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, Criterion, Throughput};
 use pario::buffer::{AlignedBuffer, PAGE};
-use pario::pattern::{PacketType, Pattern};
+use pario::pattern::{Kernel, PacketType, Pattern};
 
 const SIZE: usize = 1 << 20;
 const OFFSET: u64 = 37 << 20;
@@ -209,11 +209,24 @@ fn interleaved() {
             }),
         ));
     }
+    for ((name, _), (packet, buf)) in PACKETS.iter().zip(&bufs) {
+        let p = pattern(*packet);
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+            let label: &'static str =
+                Box::leak(format!("{name} {}", kernel.name()).into_boxed_str());
+            candidates.push((
+                label,
+                Box::new(move || {
+                    black_box(p.matches_with(kernel, black_box(buf.as_slice()), black_box(OFFSET)));
+                }),
+            ));
+        }
+    }
     let best = best_of(300, 20, &mut candidates);
-    println!("\nverify_1MiB, interleaved, best of 300 rounds of 20 calls:");
+    println!("\nverify_1MiB, interleaved, best of 300 rounds of 20 calls (the chosen kernel, then each):");
     for ((name, _), t) in candidates.iter().zip(&best) {
         println!(
-            "  {name:<4} {:>7.2} µs {:>7.2} GiB/s  {:.2} of sum",
+            "  {name:<12} {:>7.2} µs {:>7.2} GiB/s  {:.2} of sum",
             t * 1e6,
             gib(*t),
             best[0] / t
@@ -250,12 +263,23 @@ fn interleaved() {
             Box::new(|| whole(&|b, o| assert!(p.matches(b, o)))),
         ),
     ];
+    for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+        let name = match kernel {
+            Kernel::Generic => "+verify generic",
+            Kernel::Avx2 => "+verify AVX2",
+            Kernel::Avx512 => "+verify AVX-512",
+        };
+        candidates.push((
+            name,
+            Box::new(move || whole(&|b, o| assert!(p.matches_with(kernel, b, o)))),
+        ));
+    }
     let best = best_of(40, 1, &mut candidates);
     println!("\nread_then_1MiB, interleaved, best of 40 passes over 64 MiB:");
     for ((name, _), t) in candidates.iter().zip(&best) {
         let per = t / count as f64;
         println!(
-            "  {name:<13} {:>7.2} µs {:>6.2} GiB/s  {:.2} of read",
+            "  {name:<16} {:>7.2} µs {:>6.2} GiB/s  {:.2} of read",
             per * 1e6,
             gib(per),
             best[0] / t

@@ -3,6 +3,13 @@
 //! of several must be one rank of an MPI job; a build without MPI, or an
 //! MPI that came up as a lone rank (srun without a working PMI plugin),
 //! would run as independent copies writing the same files.
+//!
+//! Who sets what: Open MPI's mpirun `OMPI_COMM_WORLD_SIZE`/`_RANK`; hydra
+//! (the `mpiexec` of MPICH and Intel MPI) `PMI_SIZE`, `PMI_RANK`, `PMI_FD`
+//! and `MPI_LOCALNRANKS`; Slurm's PMI-2 plugin (`srun --mpi=pmi2`)
+//! `PMI_SIZE`, `PMI_RANK`, `PMI_FD` and `PMI_JOBID` in a job step;
+//! MVAPICH's mpirun_rsh `MV2_COMM_WORLD_SIZE`/`_RANK`; srun itself
+//! `SLURM_STEP_NUM_TASKS` and `SLURM_PROCID`.
 
 /// A launcher that started this process as one of `tasks`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,12 +36,33 @@ pub fn several() -> Option<Launched> {
         return Some(found("mpirun (Open MPI)", "OMPI_COMM_WORLD_SIZE", n));
     }
     if let Some(n) = number("PMI_SIZE").filter(|n| *n > 1) {
-        return Some(found("a PMI launcher (MPICH, Intel MPI)", "PMI_SIZE", n));
+        return Some(found(pmi_launcher(), "PMI_SIZE", n));
+    }
+    if let Some(n) = number("MV2_COMM_WORLD_SIZE").filter(|n| *n > 1) {
+        return Some(found(MVAPICH, "MV2_COMM_WORLD_SIZE", n));
     }
     let in_step = number("SLURM_STEP_ID").is_some();
     number("SLURM_STEP_NUM_TASKS")
         .filter(|n| *n > 1 && in_step)
         .map(|n| found("srun", "SLURM_STEP_NUM_TASKS", n))
+}
+
+const HYDRA: &str = "mpiexec (hydra: MPICH, Intel MPI)";
+const SRUN_PMI2: &str = "srun --mpi=pmi2";
+const OTHER_PMI: &str = "a PMI launcher (MPICH, Intel MPI)";
+const MVAPICH: &str = "mpirun_rsh (MVAPICH)";
+
+/// Who set `PMI_SIZE`: hydra also sets `MPI_LOCALNRANKS` (inside a Slurm
+/// allocation too, where it starts its proxies with srun); Slurm's PMI-2
+/// plugin sets it in a job step.
+fn pmi_launcher() -> &'static str {
+    if std::env::var_os("MPI_LOCALNRANKS").is_some() {
+        HYDRA
+    } else if std::env::var_os("SLURM_STEP_ID").is_some() {
+        SRUN_PMI2
+    } else {
+        OTHER_PMI
+    }
 }
 
 /// Whether `l` is an `srun` step that gave its tasks no PMI (`--mpi=none`,
@@ -51,10 +79,15 @@ pub fn srun_without_pmi(l: &Launched) -> bool {
 
 /// Whether this process is the launcher's first task (it alone prints).
 pub fn first_task() -> bool {
-    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"]
-        .iter()
-        .find_map(|v| number(v))
-        .is_none_or(|r| r == 0)
+    [
+        "OMPI_COMM_WORLD_RANK",
+        "PMI_RANK",
+        "MV2_COMM_WORLD_RANK",
+        "SLURM_PROCID",
+    ]
+    .iter()
+    .find_map(|v| number(v))
+    .is_none_or(|r| r == 0)
 }
 
 /// The one line for a process that cannot take part as one task of many.
@@ -71,8 +104,9 @@ pub fn refusal(l: &Launched, why: &str) -> String {
 /// traced back to them (`pario.job` in JSON, a `Job` line in the header).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Job {
-    /// `mpirun (Open MPI)`, `srun`, `a PMI launcher (MPICH, Intel MPI)`, or
-    /// `none` in a batch script run without one.
+    /// `mpirun (Open MPI)`, `mpiexec (hydra: MPICH, Intel MPI)`, `srun`,
+    /// `srun --mpi=pmi2`, `a PMI launcher (MPICH, Intel MPI)`, `mpirun_rsh
+    /// (MVAPICH)`, or `none` in a batch script run without one.
     pub launcher: String,
     #[serde(rename = "slurmJobId", skip_serializing_if = "Option::is_none")]
     pub slurm_job_id: Option<String>,
@@ -102,10 +136,12 @@ fn read_job() -> Option<Job> {
     // own variables come first.
     let launcher = if var("OMPI_COMM_WORLD_SIZE").is_some() {
         "mpirun (Open MPI)"
+    } else if var("PMI_SIZE").is_some() {
+        pmi_launcher()
     } else if var("SLURM_STEP_ID").is_some() {
         "srun"
-    } else if var("PMI_SIZE").is_some() {
-        "a PMI launcher (MPICH, Intel MPI)"
+    } else if var("MV2_COMM_WORLD_SIZE").is_some() {
+        MVAPICH
     } else if slurm.is_some() {
         "none"
     } else {

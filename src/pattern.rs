@@ -17,6 +17,7 @@ use serde::Serialize;
 
 mod kernels;
 use kernels::Kernels;
+pub use kernels::{Kernel, KERNEL_VARIABLE};
 
 const WORD: usize = 8;
 /// Words between stamps: one per 4 KiB.
@@ -282,9 +283,16 @@ impl Pattern {
 
     /// Whether `buf` is exactly what this writer wrote at `offset`.
     pub fn matches(&self, buf: &[u8], offset: u64) -> bool {
+        self.matches_with(Kernel::chosen(), buf, offset)
+    }
+
+    /// [`matches`](Self::matches) with the loops of `kernel` (the generic
+    /// ones if this CPU lacks it), for benchmarks that compare kernels.
+    #[inline]
+    pub fn matches_with(&self, kernel: Kernel, buf: &[u8], offset: u64) -> bool {
         let words = buf.len() / WORD;
         let (body, tail) = buf.split_at(words * WORD);
-        let diff = kernels::diff(self, body, offset);
+        let diff = kernels::diff_with(kernel, self, body, offset);
         diff == 0 && tail_matches(tail, words * WORD)
     }
 

@@ -3,27 +3,10 @@
 //! without O_DIRECT, at several queue depths; files identical to POSIX's; a
 //! request failing in the middle; a stonewall with requests in flight.
 
-mod common;
-
 use std::path::Path;
 
-use common::{entries, ior};
-use tempfile::TempDir;
-
-/// A scratch directory on the root file system (not tmpfs), for O_DIRECT.
-fn disk_dir() -> TempDir {
-    tempfile::Builder::new()
-        .prefix("pario-aio")
-        .tempdir_in("/var/tmp")
-        .unwrap()
-}
-
-fn shm_dir() -> TempDir {
-    tempfile::Builder::new()
-        .prefix("pario-aio")
-        .tempdir_in("/dev/shm")
-        .unwrap()
-}
+use crate::common;
+use crate::common::{disk_scratch, entries, ior, scratch};
 
 fn round_trip(dir: &Path, extra: &[&str], tasks: usize) {
     let out = dir.join("f");
@@ -50,7 +33,7 @@ fn round_trip(dir: &Path, extra: &[&str], tasks: usize) {
 
 #[test]
 fn every_packet_type_and_order_round_trips_at_every_depth() {
-    let shm = shm_dir();
+    let shm = scratch("pario-aio");
     for packet in ["t", "o", "i", "r"] {
         // (-z -z cannot be verified: random offsets overlap)
         for order in [&[][..], &["-z"][..], &["-F", "-C"][..]] {
@@ -67,7 +50,7 @@ fn every_packet_type_and_order_round_trips_at_every_depth() {
 
 #[test]
 fn o_direct_on_the_disk_round_trips() {
-    let disk = disk_dir();
+    let disk = disk_scratch("pario-aio");
     for extra in [
         &["--posix.odirect"][..],
         &[][..],
@@ -79,7 +62,7 @@ fn o_direct_on_the_disk_round_trips() {
 
 #[test]
 fn files_are_the_bytes_posix_writes() {
-    let dir = disk_dir();
+    let dir = disk_scratch("pario-aio");
     let write = |api: &str, name: &str| {
         let o = dir.path().join(name);
         // (no -z: its shuffle is drawn anew each run)
@@ -97,7 +80,7 @@ fn files_are_the_bytes_posix_writes() {
 
 #[test]
 fn a_short_file_fails_naming_task_file_and_offset() {
-    let dir = shm_dir();
+    let dir = scratch("pario-aio");
     let o = dir.path().join("f");
     let o = o.to_str().unwrap();
     ior(
@@ -152,12 +135,12 @@ fn stonewalled(dir: &Path, extra: &[&str]) {
 
 #[test]
 fn a_stonewall_completes_the_requests_in_flight() {
-    stonewalled(shm_dir().path(), &["-e", "--aio.max-pending=32"]);
+    stonewalled(scratch("pario-aio").path(), &["-e", "--aio.max-pending=32"]);
 }
 
 #[test]
 fn bad_aio_options_are_refused() {
-    let dir = shm_dir();
+    let dir = scratch("pario-aio");
     let o = dir.path().join("f");
     let o = o.to_str().unwrap();
     for (args, message) in [
@@ -190,7 +173,7 @@ fn bad_aio_options_are_refused() {
 
 #[test]
 fn a_corrupted_transfer_is_caught_in_its_own_buffer() {
-    let dir = shm_dir();
+    let dir = scratch("pario-aio");
     let o = dir.path().join("f");
     let o = o.to_str().unwrap();
     let base = [
@@ -211,7 +194,7 @@ fn a_corrupted_transfer_is_caught_in_its_own_buffer() {
 
 #[test]
 fn random_offsets_write_and_read() {
-    let dir = shm_dir();
+    let dir = scratch("pario-aio");
     let o = dir.path().join("f");
     let args = [
         "-a",
@@ -242,7 +225,7 @@ fn random_offsets_write_and_read() {
 
 #[test]
 fn latency_is_timed_per_request_and_metadata_stays_posix() {
-    let dir = shm_dir();
+    let dir = scratch("pario-aio");
     let o = dir.path().join("f");
     let args = [
         "-a",
@@ -316,7 +299,7 @@ fn a_full_file_system_fails_a_request_and_leaves_nothing() {
 
 #[test]
 fn io_uring_extras_round_trip() {
-    let disk = disk_dir();
+    let disk = disk_scratch("pario-aio");
     for extra in [
         &["--posix.odirect", "--aio.fixed-buffers"][..],
         &["--aio.fixed-files"][..],
@@ -334,7 +317,7 @@ fn io_uring_extras_round_trip() {
 
 #[test]
 fn polled_completions_work_or_say_what_they_need() {
-    let disk = disk_dir();
+    let disk = disk_scratch("pario-aio");
     let o = disk.path().join("f");
     let args = [
         "-a",
@@ -372,7 +355,7 @@ fn polled_completions_work_or_say_what_they_need() {
 
 #[test]
 fn a_short_transfer_is_finished_or_refused_as_posix_does() {
-    let dir = shm_dir();
+    let dir = scratch("pario-aio");
     let o = dir.path().join("f");
     let o = o.to_str().unwrap();
     let base = [
@@ -396,11 +379,14 @@ fn a_short_transfer_is_finished_or_refused_as_posix_does() {
 
 #[test]
 fn wear_out_fsync_per_write_and_every_packet_on_disk() {
-    let disk = disk_dir();
+    let disk = disk_scratch("pario-aio");
     for packet in ["t", "o", "i", "r"] {
         let l = format!("--dataPacketType={packet}");
         round_trip(disk.path(), &["--posix.odirect", &l], 2);
     }
     round_trip(disk.path(), &["-Y"], 2);
-    stonewalled(shm_dir().path(), &["-O", "stoneWallingWearOut=1"]);
+    stonewalled(
+        scratch("pario-aio").path(),
+        &["-O", "stoneWallingWearOut=1"],
+    );
 }

@@ -1,11 +1,9 @@
 //! `pario compare`: ratios and verdicts from fixed inputs, and the figures
 //! it finds in real results of ior, mdtest, md-workbench and io500.
 
-mod common;
-
 use std::path::Path;
 
-use common::pario;
+use crate::common::pario;
 use tempfile::tempdir;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compare");

@@ -2,7 +2,7 @@
 //! report the same as its command run alone (DUMMY), the common deadline,
 //! `--alone`, and the refusals.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! threads.
 #![cfg(feature = "mpi")]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

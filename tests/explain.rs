@@ -1,12 +1,10 @@
 //! Numbers you can explain: latency percentiles, stragglers, page-cache
 //! residency and eviction, live progress (local engine).
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use tempfile::tempdir;
 
 fn json(path: &Path) -> serde_json::Value {
@@ -237,7 +235,7 @@ fn tmpfs_eviction_is_reported_as_ineffective() {
     if !Path::new("/dev/shm").is_dir() || fs_type(Path::new("/dev/shm")) != TMPFS_MAGIC {
         return;
     }
-    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let dir = scratch("pario-explain");
     let run = ior(
         dir.path(),
         2,

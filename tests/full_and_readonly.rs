@@ -3,10 +3,8 @@
 //! run fails naming the task, the path and the cause, and the file system
 //! holds exactly what it held before.
 
-mod common;
-
-use common::mount::Mount;
-use common::{entries, ior, mdtest};
+use crate::common::mount::Mount;
+use crate::common::{entries, ior, mdtest};
 
 #[test]
 fn ior_on_a_full_file_system_fails_and_removes_its_files() {

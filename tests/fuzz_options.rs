@@ -7,15 +7,13 @@
 //! stop cleanly on SIGINT when the options ask for a long run.
 //!
 //! Longer runs: `PARIO_FUZZ_CASES=200000 PARIO_FUZZ_RUNS=2000
-//! PARIO_FUZZ_SEED=7 cargo test --release --test fuzz_options`.
-
-mod common;
+//! PARIO_FUZZ_SEED=7 cargo test --release --test suite -- fuzz_options::`.
 
 use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::running::Running;
+use crate::common::running::Running;
 use pario::cli::{Spelling, TOOLS};
 use rustix::process::Signal;
 

@@ -6,11 +6,10 @@
 //! one line.
 #![cfg(feature = "hdf5")]
 
-mod common;
-
 use std::path::Path;
 
-use common::{assert_clean, entries, ior, word, Run, TWO_NODES};
+use crate::common;
+use crate::common::{assert_clean, entries, ior, word, Run, TWO_NODES};
 use hdf5_metno as h5;
 use tempfile::tempdir;
 

@@ -8,12 +8,11 @@
 //! caught both ways.
 #![cfg(feature = "hdf5")]
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{assert_clean, entries, Run};
+use crate::common;
+use crate::common::{assert_clean, entries, Run};
 use tempfile::{tempdir, TempDir};
 
 /// The reference program, built in a directory of its own.

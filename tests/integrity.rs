@@ -6,13 +6,11 @@
 //!
 //! Local tasks (`PARIO_TASKS`), temporary directories only.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::*;
+use crate::common::*;
 use tempfile::tempdir;
 
 /// The `-v -v -v` lines `task N: wrong data in F at offset O: expected E, read A`.
@@ -605,4 +603,61 @@ fn w_checks_what_was_just_written() {
     assert!(run
         .stdout
         .contains("Verifying contents of the file(s) just written."));
+}
+
+/// `-v` names the verification kernel that ran; `PARIO_VERIFY_KERNEL`
+/// forces one the CPU has, and the verification (of a damaged file too)
+/// finds the same with each.
+#[test]
+fn verbose_output_names_the_verification_kernel() {
+    let dir = tempdir().unwrap();
+    let args = [
+        "-w", "-r", "-R", "-k", "-G", "7", "-t", "4104", "-b", "41040", "-o", "k",
+    ];
+    let kernel_line = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("Verification kernel"))
+            .map(|l| l.split(": ").nth(1).unwrap_or("").trim().to_string())
+    };
+    let quiet = ior(dir.path(), 2, &args);
+    quiet.ok();
+    assert_eq!(kernel_line(&quiet.stdout), None, "{}", quiet.stdout);
+    let verbose = [&["-v"][..], &args].concat();
+    let chosen = ior(dir.path(), 2, &verbose);
+    chosen.ok();
+    let name = kernel_line(&chosen.stdout).expect("a Verification kernel line");
+    assert!(
+        ["generic", "AVX2", "AVX-512"].contains(&name.as_str()),
+        "{name}"
+    );
+    let mut forced = vec![("generic", "generic")];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            forced.push(("avx2", "AVX2"));
+        }
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+        {
+            forced.push(("avx512", "AVX-512"));
+        }
+    }
+    // A flipped bit in the middle of a transfer of the first task's file.
+    let file = dir.path().join("k");
+    let mut data = std::fs::read(&file).unwrap();
+    data[4104 * 3 + 2001] ^= 0x04;
+    std::fs::write(&file, &data).unwrap();
+    let read = [
+        "-v", "-r", "-R", "-G", "7", "-t", "4104", "-b", "41040", "-o", "k",
+    ];
+    for (spelling, name) in forced {
+        let run = ior_env(dir.path(), 2, &read, &[("PARIO_VERIFY_KERNEL", spelling)]);
+        assert_data_errors(&run, 1, 20, 8);
+        assert_eq!(
+            kernel_line(&run.stdout).as_deref(),
+            Some(name),
+            "{spelling}"
+        );
+    }
 }

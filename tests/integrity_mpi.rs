@@ -5,11 +5,10 @@
 //! ranks and becomes the exit status.
 #![cfg(feature = "mpi")]
 
-mod common;
-
 use std::path::Path;
 
-use common::{assert_clean, entries, ior, Run, TWO_NODES};
+use crate::common;
+use crate::common::{assert_clean, entries, ior, Run, TWO_NODES};
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {

@@ -3,12 +3,11 @@
 //! both hashes recomputed here), `--verify`, `--dry-run`, `--list`,
 //! `--cleanup`, bad configurations and a data directory in use.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{entries, io500};
+use crate::common;
+use crate::common::{entries, io500};
 use tempfile::tempdir;
 
 /// A configuration that runs every phase in seconds.

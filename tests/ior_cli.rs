@@ -1,8 +1,7 @@
 //! End-to-end runs of `ior` with local tasks in a temporary directory.
 
-mod common;
-
-use common::*;
+use crate::common;
+use crate::common::*;
 use tempfile::tempdir;
 
 const G: u64 = 1234567;

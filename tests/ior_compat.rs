@@ -1,9 +1,8 @@
 //! Gaps found when IOR's own usage was run against pario's `ior` (issue 14):
 //! each behaves as IOR 4.1 does.
 
-mod common;
-
-use common::ior;
+use crate::common;
+use crate::common::ior;
 use serde_json::Value;
 use tempfile::tempdir;
 

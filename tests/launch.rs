@@ -3,11 +3,10 @@
 //! rank, or with threads asked for) it refuses with one line from the first
 //! task, exit 2, nothing created. The launchers' variables are set by hand.
 
-mod common;
-
 use std::process::Command;
 
-use common::entries;
+use crate::common;
+use crate::common::entries;
 use tempfile::tempdir;
 
 fn ior(dir: &std::path::Path, env: &[(&str, &str)]) -> common::Run {
@@ -28,6 +27,12 @@ fn tool(binary: &str, args: &[&str], dir: &std::path::Path, env: &[(&str, &str)]
         "OMPI_COMM_WORLD_RANK",
         "PMI_SIZE",
         "PMI_RANK",
+        "PMI_FD",
+        "PMI_JOBID",
+        "MPI_LOCALNRANKS",
+        "MPI_LOCALRANKID",
+        "MV2_COMM_WORLD_SIZE",
+        "MV2_COMM_WORLD_RANK",
         "SLURM_STEP_ID",
         "SLURM_STEP_NUM_TASKS",
         "SLURM_PROCID",
@@ -59,6 +64,35 @@ fn a_build_without_mpi_refuses_to_be_one_of_several_tasks() {
             &[("PMI_SIZE", "2"), ("PMI_RANK", "0")][..],
             "a PMI launcher (MPICH, Intel MPI) as one of 2 tasks",
         ),
+        // What hydra's mpiexec.mpich -n 2 gives each rank.
+        (
+            &[
+                ("PMI_SIZE", "2"),
+                ("PMI_RANK", "0"),
+                ("PMI_FD", "6"),
+                ("MPI_LOCALNRANKS", "2"),
+                ("MPI_LOCALRANKID", "0"),
+            ][..],
+            "mpiexec (hydra: MPICH, Intel MPI) as one of 2 tasks (PMI_SIZE=2)",
+        ),
+        // srun --mpi=pmi2 -n 3.
+        (
+            &[
+                ("SLURM_STEP_ID", "0"),
+                ("SLURM_STEP_NUM_TASKS", "3"),
+                ("SLURM_PROCID", "0"),
+                ("SLURM_MPI_TYPE", "pmi2"),
+                ("PMI_SIZE", "3"),
+                ("PMI_RANK", "0"),
+                ("PMI_FD", "7"),
+                ("PMI_JOBID", "12.0"),
+            ][..],
+            "srun --mpi=pmi2 as one of 3 tasks (PMI_SIZE=3)",
+        ),
+        (
+            &[("MV2_COMM_WORLD_SIZE", "4"), ("MV2_COMM_WORLD_RANK", "0")][..],
+            "mpirun_rsh (MVAPICH) as one of 4 tasks",
+        ),
         (
             &[
                 ("SLURM_STEP_ID", "0"),
@@ -88,6 +122,15 @@ fn a_build_without_mpi_refuses_to_be_one_of_several_tasks() {
     let r = ior(
         dir.path(),
         &[("OMPI_COMM_WORLD_SIZE", "4"), ("OMPI_COMM_WORLD_RANK", "3")],
+    );
+    assert_eq!((r.status, r.stderr.as_str()), (2, ""));
+    let r = ior(
+        dir.path(),
+        &[
+            ("PMI_SIZE", "2"),
+            ("PMI_RANK", "1"),
+            ("MPI_LOCALNRANKS", "2"),
+        ],
     );
     assert_eq!((r.status, r.stderr.as_str()), (2, ""));
 }

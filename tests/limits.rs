@@ -4,11 +4,9 @@
 //! one line and exit 2 before anything is created; a task thread that still
 //! fails to start fails every task, without a panic or a hang.
 
-mod common;
-
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use tempfile::tempdir;
 
 /// Asserts a usage error that printed nothing else and created nothing.

@@ -2,12 +2,11 @@
 //! phase, a split run resumed through the run-info file, `-X` catching a
 //! corrupted object, the text lines and the JSON.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{entries, md_workbench};
+use crate::common;
+use crate::common::{entries, md_workbench};
 use tempfile::tempdir;
 
 /// Every file and directory under `root`, relative to it.

@@ -2,12 +2,11 @@
 //! files with and without `--latency-all`, the `-v -v` traces, pario's
 //! merged percentiles in JSON, its CSV, and `--recordLatency=0`.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{entries, md_workbench};
+use crate::common;
+use crate::common::{entries, md_workbench};
 use tempfile::tempdir;
 
 /// Two tasks, two datasets of four objects, two per iteration, one `-R`.

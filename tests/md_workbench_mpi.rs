@@ -2,9 +2,8 @@
 //! ranks: every phase in one invocation, then a split run.
 #![cfg(feature = "mpi")]
 
-mod common;
-
-use common::entries;
+use crate::common;
+use crate::common::entries;
 use tempfile::tempdir;
 
 fn mpirun(dir: &std::path::Path, ranks: usize, args: &[&str]) -> common::Run {

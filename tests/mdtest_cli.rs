@@ -1,10 +1,8 @@
 //! End-to-end runs of `mdtest` with local tasks in a temporary directory.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use tempfile::tempdir;
 
 const OPERATIONS: [&str; 10] = [

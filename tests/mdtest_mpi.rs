@@ -1,11 +1,10 @@
 //! Real `mpirun` runs of `mdtest` (built with `--features mpi`).
 #![cfg(feature = "mpi")]
 
-mod common;
-
 use std::path::Path;
 
-use common::{mdtest_rows, tree_of, Run};
+use crate::common;
+use crate::common::{mdtest_rows, tree_of, Run};
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str]) -> Run {

@@ -1,9 +1,7 @@
 //! The directories and files `mdtest` makes, name by name, as mdtest names
 //! them (local tasks in a temporary directory).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use tempfile::tempdir;
 
 fn sorted(v: &[&str]) -> Vec<String> {

@@ -3,7 +3,7 @@
 //! bounds, reads and writes reported apart, every mixed read verified (a
 //! corrupted byte caught), reproducible offsets, refusals in one line.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

@@ -1,12 +1,11 @@
 //! Real `mpirun` runs of `ior` (built with `--features mpi`).
 #![cfg(feature = "mpi")]
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{entries, ior_easy, rank_rows, rows, summary, word, Run, TWO_NODES};
+use crate::common;
+use crate::common::{entries, ior_easy, rank_rows, rows, summary, word, Run, TWO_NODES};
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
@@ -495,4 +494,45 @@ fn a_failed_file_view_closes_the_file_and_fails_cleanly() {
         &[],
     );
     run.fails(1, "--mpiio.useFileView needs blocks below 2 GiB");
+}
+
+/// The header and the JSON name the MPI library that ran, and the launcher.
+#[test]
+fn the_mpi_library_and_launcher_are_named() {
+    let dir = tempdir().unwrap();
+    let args = ["-a", "DUMMY", "-w", "-t", "1k", "-b", "4k", "-o", "f"];
+    let run = mpirun(dir.path(), 2, &args, &[]);
+    run.ok();
+    let (library, launcher) = match common::hydra() {
+        Some(_) => ("MPICH Version: ", "mpiexec (hydra: MPICH, Intel MPI)"),
+        None => ("Open MPI v", "mpirun (Open MPI)"),
+    };
+    assert!(
+        header(&run.stdout, "MPI library").starts_with(library),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        header(&run.stdout, "Job").starts_with(launcher),
+        "{}",
+        run.stdout
+    );
+    let json = [&args[..], &["-O", "summaryFormat=JSON"]].concat();
+    let run = mpirun(dir.path(), 2, &json, &[]);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let named = doc["pario"]["mpiLibrary"].as_str().unwrap();
+    assert!(named.starts_with(library), "{named}");
+    assert_eq!(doc["pario"]["job"]["launcher"], launcher);
+    let md = common::mpirun(
+        env!("CARGO_BIN_EXE_mdtest"),
+        dir.path(),
+        2,
+        &["-n", "4", "-d", "md"],
+        &[],
+    );
+    assert!(
+        md.stdout.contains(&format!("\nMPI library: {named}\n")),
+        "{}",
+        md.stdout
+    );
 }

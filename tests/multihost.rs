@@ -2,20 +2,18 @@
 //! test (tests/common/netns.rs), two MPI ranks on each, Open MPI over TCP
 //! between them. ior sees 3 nodes of 2 tasks, `-C` and `-Z` read data
 //! written on another host, `-M` is per host, mdtest's `-N` strides across
-//! hosts, and a rank killed on one host ends the job with the rank named.
+//! hosts, and a rank killed on one host ends the job.
 //!
-//! The group is `#[ignore]`d: scripts/test.sh runs it after the other tests
-//! (`cargo test --features mpi,hdf5 --test multihost -- --ignored`). Without
-//! root it says why and passes.
+//! The group is `#[ignore]`d: scripts/test.sh runs it beside the other tests
+//! (`cargo test --features mpi,hdf5 --test suite -- --ignored multihost::`).
+//! Without root it says why and passes.
 #![cfg(feature = "mpi")]
-
-mod common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::netns::{unavailable, Hosts};
-use common::{entries, finish, Run};
+use crate::common::netns::{unavailable, Hosts};
+use crate::common::{entries, finish, scratch, Run};
 
 const IOR: &str = env!("CARGO_BIN_EXE_ior");
 
@@ -31,13 +29,6 @@ fn three_hosts_of_two_ranks() {
     memory_is_held_per_host(&hosts);
     mdtest_strides_across_hosts(&hosts);
     a_killed_rank_ends_the_job(&hosts);
-}
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("pario-hosts-scratch")
-        .tempdir_in("/dev/shm")
-        .unwrap()
 }
 
 fn run(hosts: &Hosts, binary: &str, dir: &Path, args: &[&str]) -> Run {
@@ -68,7 +59,7 @@ fn reader_map(stdout: &str) -> Vec<(usize, usize, usize, usize)> {
 
 fn reads_cross_hosts(hosts: &Hosts) {
     for reorder in ["-C", "-Z"] {
-        let dir = scratch();
+        let dir = scratch("pario-hosts-scratch");
         let f = dir.path().join("f");
         let args = [
             "-t", "64k", "-b", "256k", "-F", reorder, "-w", "-r", "-R", "-v", "-v",
@@ -107,7 +98,7 @@ fn reads_cross_hosts(hosts: &Hosts) {
 
 /// `-M 1%`: each host's share is split among its two tasks.
 fn memory_is_held_per_host(hosts: &Hosts) {
-    let dir = scratch();
+    let dir = scratch("pario-hosts-scratch");
     let f = dir.path().join("f");
     let args = [
         "-t",
@@ -146,7 +137,7 @@ fn memory_is_held_per_host(hosts: &Hosts) {
 /// `-N 1` shifts by a host's tasks, so each task stats, reads and removes
 /// the files of a task on the next host.
 fn mdtest_strides_across_hosts(hosts: &Hosts) {
-    let dir = scratch();
+    let dir = scratch("pario-hosts-scratch");
     let md = dir.path().join("md");
     let args = [
         "-n",
@@ -197,7 +188,7 @@ fn rank_pid(dir: &Path, rank: usize) -> Option<u32> {
 }
 
 fn a_killed_rank_ends_the_job(hosts: &Hosts) {
-    let dir = scratch();
+    let dir = scratch("pario-hosts-scratch");
     let t = dir.path().join("t");
     let args = ["-w", "-t", "8", "-b", "8g", "-F", "-o", t.to_str().unwrap()];
     let child = hosts
@@ -217,7 +208,13 @@ fn a_killed_rank_ends_the_job(hosts: &Hosts) {
     rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
     let r = finish(child.wait_with_output().unwrap());
     assert_ne!(r.status, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("process rank 3"), "{}", r.stderr);
+    // Open MPI names the killed rank, unless a survivor's exit (stopped by
+    // mpirun's SIGTERM) reaches mpirun before the death does: on a loaded
+    // machine it then reports that exit instead (seen with both layouts of
+    // the tests, with the machine's load about 10 on 2 cores).
+    let named = r.stderr.contains("process rank 3");
+    let aborted = r.stderr.contains("returned\na non-zero exit code");
+    assert!(named || aborted, "{}", r.stderr);
     // The survivors on host 1 remove their files. Across hosts, Open MPI
     // may end a survivor before it answers (seen in CI: rank 4's file left
     // on a loaded machine), so only the dead rank's host and the next are

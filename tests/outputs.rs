@@ -2,9 +2,7 @@
 //! several per run) and the extra files, with local tasks in a temporary
 //! directory.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use tempfile::tempdir;
 
 #[test]

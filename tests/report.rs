@@ -2,9 +2,8 @@
 //! from real results of each tool: every figure charted, latency curves,
 //! details, nothing fetched, no script.
 
-mod common;
-
-use common::pario;
+use crate::common;
+use crate::common::pario;
 use tempfile::tempdir;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compare");

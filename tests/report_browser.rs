@@ -13,7 +13,7 @@
 //! kept in `target/tmp` (printed) for people to look at. Skipped with one
 //! line when chromium (or, for the PDF, poppler-utils) is not installed.
 
-mod common;
+use crate::common;
 #[path = "report_browser/devtools.rs"]
 mod devtools;
 

@@ -5,13 +5,12 @@
 //! The runs are made long on purpose (8-byte transfers, millions of items)
 //! so that the signal always lands in the phase the test waits for.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::entries;
-use common::running::{holds, scratch, Running};
+use crate::common;
+use crate::common::entries;
+use crate::common::running::{holds, scratch_with_user_file, Running};
 use rustix::process::Signal;
 
 fn command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {
@@ -45,7 +44,7 @@ fn both_files_open(dir: &Path) -> impl Fn() -> bool + '_ {
 
 #[test]
 fn ior_sigint_reports_the_partial_phase_and_removes_its_files() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let json = tempfile::NamedTempFile::new().unwrap();
     let json_path = json.path().to_str().unwrap();
     let mut run = long_ior(
@@ -85,7 +84,7 @@ fn ior_text_marks_the_row_and_every_stop_signal_has_its_status() {
         (Signal::USR1, "SIGUSR1", 138),
         (Signal::USR2, "SIGUSR2", 140),
     ] {
-        let dir = scratch();
+        let dir = scratch_with_user_file();
         let mut run = long_ior(dir.path(), &[]);
         run.wait_until("the write phase", both_files_open(dir.path()));
         run.signal(sig);
@@ -110,7 +109,7 @@ fn long_mdtest(dir: &Path, extra: &[&str]) -> Running {
 
 #[test]
 fn mdtest_sigint_in_the_create_phase_reports_it_and_removes_every_item() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let csv = tempfile::NamedTempFile::new().unwrap();
     let csv_path = csv.path().to_str().unwrap();
     let mut run = long_mdtest(
@@ -148,7 +147,7 @@ fn mdtest_sigint_in_the_create_phase_reports_it_and_removes_every_item() {
 
 #[test]
 fn mdtest_text_names_the_phase_and_keeps_files_it_did_not_create() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     // Items already in the tree are the user's: the run must not remove
     // them even when a signal stops it.
     let root = dir.path().join("m");
@@ -176,7 +175,7 @@ fn keep_signalling(run: &mut common::running::Running, sig: Signal) {
 
 #[test]
 fn a_second_sigint_ends_the_run_at_once_saying_where_files_may_be() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let mut run = long_mdtest(dir.path(), &[]);
     let root = dir.path().join("m");
     // 60,000 files made: removing them takes far longer than the 10 ms
@@ -197,7 +196,7 @@ fn a_second_sigint_ends_the_run_at_once_saying_where_files_may_be() {
 /// everything.
 #[test]
 fn more_sigterms_do_not_cut_the_stop_short() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let mut run = long_mdtest(dir.path(), &[]);
     let root = dir.path().join("m");
     run.wait_until("the create phase", || holds(&root, "file.mdtest."));
@@ -211,7 +210,7 @@ fn more_sigterms_do_not_cut_the_stop_short() {
 
 #[test]
 fn with_k_an_interrupted_run_keeps_its_files() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let mut run = long_ior(dir.path(), &["-k"]);
     run.wait_until("the write phase", both_files_open(dir.path()));
     run.signal(Signal::INT);
@@ -225,7 +224,7 @@ fn with_k_an_interrupted_run_keeps_its_files() {
 
 #[test]
 fn aio_sigint_completes_the_requests_in_flight_then_removes_the_files() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let mut run = long_ior(dir.path(), &["-a", "AIO", "--aio.max-pending=32"]);
     run.wait_until("the write phase", both_files_open(dir.path()));
     run.signal(Signal::INT);
@@ -243,7 +242,7 @@ fn aio_sigint_completes_the_requests_in_flight_then_removes_the_files() {
 /// partial row, no further step, every task stops with the signal's status.
 #[test]
 fn ior_sigint_in_a_sweep_step_stops_the_sweep() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let mut run = long_ior(dir.path(), &["-O", "sweep=1,2"]);
     run.wait_until("step 1's write", || dir.path().join("t.00000000").exists());
     run.signal(Signal::INT);
@@ -268,7 +267,7 @@ fn ior_sigint_in_a_sweep_step_stops_the_sweep() {
 /// the results are complete, and the exit status still says 128 + n.
 #[test]
 fn a_signal_after_the_last_measurement_still_sets_the_status() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let fifo_path = dir.path().join("doc.json");
     let fifo = common::running::Fifo::make(&fifo_path);
     let summary = format!("summaryFile={}", fifo_path.display());
@@ -309,7 +308,7 @@ fn a_signal_after_the_last_measurement_still_sets_the_status() {
 /// The same for io500, while it writes result.json.
 #[test]
 fn io500_sets_the_status_for_a_signal_after_its_last_phase() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let d = dir.path().display();
     let config = format!(
         "[global]\ndatadir = {d}/data\nresultdir = {d}/results\n[debug]\nstonewall-time = 1\n\
@@ -342,7 +341,7 @@ fn io500_sets_the_status_for_a_signal_after_its_last_phase() {
 /// its first file: a signal meanwhile stops the fill, and the run.
 #[test]
 fn a_signal_while_a_huge_buffer_is_filled_stops_the_run() {
-    let dir = scratch();
+    let dir = scratch_with_user_file();
     let args = [
         "-a",
         "DUMMY",

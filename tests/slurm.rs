@@ -4,18 +4,17 @@
 //! that reaches its time limit. Each checks exit status, output and the
 //! scratch directory; the daemons are stopped at the end.
 //!
-//! The group is `#[ignore]`d: scripts/test.sh runs it after the other tests
-//! (`cargo test --features mpi,hdf5 --test slurm -- --ignored`). Without
+//! The group is `#[ignore]`d: scripts/test.sh runs it beside the other tests
+//! (`cargo test --features mpi,hdf5 --test suite -- --ignored slurm::`). Without
 //! root or without Slurm it says why and passes.
 #![cfg(feature = "mpi")]
-
-mod common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::slurm::{unavailable, Cluster};
-use common::{entries, finish, Run};
+use crate::common;
+use crate::common::slurm::{unavailable, Cluster};
+use crate::common::{entries, finish, scratch, Run};
 
 const IOR: &str = env!("CARGO_BIN_EXE_ior");
 
@@ -31,14 +30,6 @@ fn pario_under_slurm() {
     srun_with_pmix(&cluster);
     scancel_stops_a_job_cleanly(&cluster);
     a_time_limit_stops_a_job_cleanly(&cluster);
-}
-
-/// A scratch directory on tmpfs, outside the cluster's own directory.
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("pario-slurm-scratch")
-        .tempdir_in("/dev/shm")
-        .unwrap()
 }
 
 /// `sbatch --wait` of `script` (its output in `dir/out.txt`).
@@ -63,7 +54,7 @@ fn sbatch_wait(cluster: &Cluster, dir: &Path, options: &[&str], script: &str) ->
 /// `-F` and `-C`.
 fn job_scripts_with_mpirun(cluster: &Cluster) {
     for extra in ["", "-F", "-C", "-F -C"] {
-        let dir = scratch();
+        let dir = scratch("pario-slurm-scratch");
         let f = dir.path().join("f");
         let script = format!(
             "#SBATCH -N 1\n#SBATCH --ntasks-per-node 4\n\
@@ -104,7 +95,7 @@ fn srun(cluster: &Cluster, dir: &Path, tasks: usize, binary: &str, args: &[&str]
 }
 
 fn srun_with_pmix(cluster: &Cluster) {
-    let dir = scratch();
+    let dir = scratch("pario-slurm-scratch");
     let f = dir.path().join("f");
     let r = srun(
         cluster,
@@ -240,7 +231,7 @@ fn ended(cluster: &Cluster, dir: &Path, id: &str) -> String {
 }
 
 fn scancel_stops_a_job_cleanly(cluster: &Cluster) {
-    let dir = scratch();
+    let dir = scratch("pario-slurm-scratch");
     let id = long_job(cluster, dir.path(), &[]);
     let end = Instant::now() + Duration::from_secs(60);
     while !(dir.path().join("t.00000000").exists() && dir.path().join("t.00000001").exists()) {
@@ -260,7 +251,7 @@ fn scancel_stops_a_job_cleanly(cluster: &Cluster) {
 /// with the limit itself (SIGTERM, from slurmstepd and again through srun).
 /// Either way the run stops cleanly: the partial row, then nothing left.
 fn a_time_limit_stops_a_job_cleanly(cluster: &Cluster) {
-    let dir = scratch();
+    let dir = scratch("pario-slurm-scratch");
     let id = long_job(cluster, dir.path(), &["--time=2", "--signal=INT@30"]);
     let out = ended(cluster, dir.path(), &id);
     let stopped = ["SIGINT", "SIGTERM"].iter().any(|sig| {

@@ -1,10 +1,8 @@
 //! Fixed-time runs: -D, wear-out, status files (local engine).
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use tempfile::tempdir;
 
 /// `(min, max)` from the stonewalling log line.

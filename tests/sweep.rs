@@ -1,9 +1,7 @@
 //! `ior -O sweep=...`: the test over steps of fewer nodes or tasks, each
 //! step's tasks on a communicator of their own, then a scaling table.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 

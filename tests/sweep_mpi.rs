@@ -3,9 +3,7 @@
 //! only), the other ranks waiting.
 #![cfg(feature = "mpi")]
 
-mod common;
-
-use common::{entries, mpirun, rows};
+use crate::common::{entries, mpirun, rows};
 use serde_json::Value;
 
 fn swept(dir: &std::path::Path, api: &str, sweep: &str, extra: &[&str]) -> Value {

@@ -94,6 +94,10 @@ def options():
     group.add_argument("--packet", default="t", help="integrity: -l packet type (default t)")
     group.add_argument("--also", action="append", default=[], metavar="IOR",
                        help="integrity: another ior build measured in the same rounds")
+    group.add_argument("--kernel", action="append", default=[], metavar="NAME",
+                       help="integrity: run -r -R with PARIO_VERIFY_KERNEL=NAME (generic, avx2, "
+                            "avx512); repeated, every kernel is measured in the same rounds "
+                            "(default: the one pario chooses)")
     group.add_argument("--items", type=int, default=10000, help="mdtest, build: -n (default 10000)")
     group.add_argument("--iterations", type=int, default=3, help="mdtest: -i (default 3)")
     group.add_argument("--aio-dir", default="/var/tmp",

@@ -17,6 +17,23 @@ use super::{
     OpenSpec, Queue, Settings, Status,
 };
 
+/// Interposers that reach a program through the C library (their library
+/// names, lower case): io_uring's transfers pass them by.
+const INTERPOSERS: [&str; 5] = ["pil4dfs", "ioil", "darshan", "gkfs", "unifyfs"];
+
+/// The advice for an AIO run under `LD_PRELOAD` (`preload`) naming a file
+/// system or profiler that works through the C library: it sees the opens
+/// and closes, not the transfers.
+pub fn unseen_by_preload(preload: Option<&str>) -> Option<String> {
+    let preload = preload?;
+    let lower = preload.to_ascii_lowercase();
+    let tool = INTERPOSERS.into_iter().find(|t| lower.contains(t))?;
+    Some(format!(
+        "WARNING: -a AIO submits its transfers through io_uring, which {tool} \
+         (LD_PRELOAD={preload}) does not see; use -a POSIX to measure through it"
+    ))
+}
+
 pub const INFO: BackendInfo = BackendInfo {
     name: "AIO",
     capabilities: Capabilities {

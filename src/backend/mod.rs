@@ -14,6 +14,7 @@ pub mod namespace;
 pub mod posix;
 pub mod registry;
 pub mod ring;
+pub mod s3;
 pub mod transfer;
 
 #[cfg(feature = "hdf5")]
@@ -59,6 +60,9 @@ pub struct OpenSpec {
     /// The bytes of one segment (IOR's `-s`): every task's block of a shared
     /// file, or one block of a file per task (HDF5 keeps each in a dataset).
     pub segment: u64,
+    /// The bytes of one transfer (S3 groups transfers into parts); 0 when
+    /// the caller does not say.
+    pub transfer: u64,
 }
 
 /// Where one task's blocks lie in a shared file: `block` bytes at
@@ -188,6 +192,7 @@ pub trait Backend: Send + Sync {
             sequential: true,
             blocks: None,
             segment: buf.len() as u64,
+            transfer: buf.len() as u64,
         };
         let mut file = self.open(path, &spec)?;
         if !buf.is_empty() {
@@ -207,6 +212,32 @@ pub trait Backend: Send + Sync {
     /// (mdtest `-k`).
     fn mknod(&self, _path: &CStr) -> io::Result<()> {
         Err(unsupported(self.name(), "create files with mknod"))
+    }
+    /// Whether the tasks sharing a file open and close it together
+    /// ([`Backend::open_together`], [`Backend::close_together`]).
+    fn opens_together(&self) -> bool {
+        false
+    }
+    /// Opens a file every task of `comm` opens at the same point (a shared
+    /// file), for backends whose tasks must agree on something first (S3:
+    /// the multipart upload they all add parts to).
+    fn open_together(
+        &self,
+        _comm: &dyn crate::comm::Comm,
+        path: &CStr,
+        spec: &OpenSpec,
+    ) -> io::Result<Box<dyn File>> {
+        self.open(path, spec)
+    }
+    /// Closes a file opened with [`Backend::open_together`], on every task
+    /// of the same `comm`.
+    fn close_together(
+        &self,
+        _comm: &dyn crate::comm::Comm,
+        _path: &CStr,
+        file: Box<dyn File>,
+    ) -> io::Result<()> {
+        file.close()
     }
     /// Flushes everything written to the file system holding `path` to
     /// stable storage (mdtest `-Y`, inside the phase's time).

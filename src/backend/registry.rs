@@ -102,6 +102,14 @@ pub struct Demands {
     pub own_deadline: bool,
     /// The tasks are threads of one process (the local engine, more than one).
     pub threads: bool,
+    /// The sizes of the test (IOR's `-t`, `-b`, `-s`).
+    pub transfer: u64,
+    pub block: u64,
+    pub segments: u64,
+    /// The tasks taking part, once they are known.
+    pub tasks: Option<u64>,
+    /// Whether the test writes (reads only: files made before).
+    pub writes: bool,
 }
 
 /// A backend's option check (see [`BackendInfo::configure`]).
@@ -127,6 +135,9 @@ pub fn registry() -> &'static [BackendInfo] {
         super::mpiio::INFO,
         #[cfg(feature = "hdf5")]
         super::hdf5::INFO,
+        super::s3::INFO,
+        super::s3::LIBS3_INFO,
+        super::s3::CURL_INFO,
     ]
 }
 
@@ -175,8 +186,7 @@ const REBUILD: &[Rebuild] = &[
 
 /// Other IOR APIs, which pario does not have.
 const NOT_SUPPORTED: &[&str] = &[
-    "NCMPI", "S3", "S3-4C", "S3-LIBS3", "DFS", "DAOS", "HDFS", "RADOS", "CEPHFS", "IME", "GFARM",
-    "PMDK", "LIBNFS",
+    "NCMPI", "S3-4C", "DFS", "DAOS", "HDFS", "RADOS", "CEPHFS", "IME", "GFARM", "PMDK", "LIBNFS",
 ];
 
 /// Why this build cannot run `api`.
@@ -195,9 +205,11 @@ fn missing(api: &str) -> String {
 }
 
 /// Whether `backend` takes `owner`'s module options too (AIO opens files as
-/// POSIX does, so `--posix.odirect` applies to it, as in IOR).
+/// POSIX does, so `--posix.odirect` applies to it, as in IOR; IOR's S3
+/// backends run on pario's, so `--s3.*` applies to them).
 fn inherits(backend: &str, owner: &str) -> bool {
-    backend == "AIO" && owner == "POSIX"
+    (backend == "AIO" && owner == "POSIX")
+        || (matches!(backend, "S3-libs3" | "S3-curl") && owner == "S3")
 }
 
 /// The backend a module option belongs to (`posix.odirect` → POSIX).

@@ -50,6 +50,11 @@ pub trait Comm {
     fn topology(&self) -> &Topology;
     /// The engine's name for headers ("threads", "MPI").
     fn engine(&self) -> &'static str;
+    /// The MPI library under the engine and its version, in one line
+    /// (`MPICH Version: 4.0.2`, `Open MPI v4.1.4, ...`); `None` without MPI.
+    fn library(&self) -> Option<String> {
+        None
+    }
     fn barrier(&self) -> Result<(), CommError>;
     /// A barrier for tasks that wait while others work (the tasks outside a
     /// sweep step): it may wait more cheaply than [`Comm::barrier`], at the
@@ -75,6 +80,15 @@ pub trait Comm {
     /// The engine itself, for backends bound to one engine (MPI-IO needs the
     /// MPI communicator).
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// The first line of `MPI_Get_library_version`'s text, spaces collapsed:
+/// MPICH's text runs over many lines (release date, ABI, device, the whole
+/// configure line); Open MPI's, Intel MPI's and Cray MPICH's name the
+/// library and version in their first.
+pub fn library_line(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 impl From<CommError> for Error {

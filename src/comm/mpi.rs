@@ -106,6 +106,29 @@ impl MpiComm {
         })
     }
 
+    /// The minimum or maximum of unsigned numbers, reduced as signed ones:
+    /// Debian's MPICH 4.0.2 orders `MPI_UINT64_T` as if it were signed
+    /// (the minimum of 1 and 2^64-1 comes out as 2^64-1), which turned a
+    /// task's failure into success in `agree`. Flipping the top bit maps
+    /// unsigned order onto signed order, which every MPI gets right.
+    fn all_reduce_ordered(&self, values: &mut [u64], op: ReduceOp) -> Result<(), CommError> {
+        const TOP: u64 = 1 << 63;
+        let send: Vec<i64> = values.iter().map(|v| (v ^ TOP) as i64).collect();
+        let mut both = [send, vec![0i64; values.len()]];
+        held(&mut both, |[send, recv]| {
+            scope(|s| {
+                let request =
+                    self.world
+                        .immediate_all_reduce_into(s, &send[..], &mut recv[..], Self::op(op));
+                finish(request)
+            })
+        })?;
+        for (v, r) in values.iter_mut().zip(&both[1]) {
+            *v = (*r as u64) ^ TOP;
+        }
+        Ok(())
+    }
+
     /// The world communicator, for backends that call MPI themselves (MPI-IO).
     pub fn world(&self) -> &SimpleCommunicator {
         &self.world
@@ -135,6 +158,16 @@ impl Comm for MpiComm {
 
     fn engine(&self) -> &'static str {
         "MPI"
+    }
+
+    fn library(&self) -> Option<String> {
+        static LIBRARY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        LIBRARY
+            .get_or_init(|| {
+                let text = mpi::environment::library_version().ok()?;
+                super::library_line(&text)
+            })
+            .clone()
     }
 
     fn barrier(&self) -> Result<(), CommError> {
@@ -175,6 +208,9 @@ impl Comm for MpiComm {
     }
 
     fn all_reduce_u64(&self, values: &mut [u64], op: ReduceOp) -> Result<(), CommError> {
+        if op != ReduceOp::Sum {
+            return self.all_reduce_ordered(values, op);
+        }
         let mut both = [values.to_vec(), vec![0u64; values.len()]];
         held(&mut both, |[send, recv]| {
             scope(|s| {

@@ -265,3 +265,18 @@ fn a_member_that_panics_fails_the_others_collectives() {
     assert_eq!(got[0].as_ref().unwrap(), &Some(CommError::PeerGone));
     assert_eq!(got[2].as_ref().unwrap(), &Some(CommError::PeerGone));
 }
+
+#[test]
+fn the_mpi_library_in_one_line() {
+    let mpich = "MPICH Version:      4.0.2\nMPICH Release date: Thu Apr  7 12:34:45 CDT 2022\n\
+                 MPICH ABI:          14:2:2\nMPICH Device:       ch4:ucx\n";
+    assert_eq!(library_line(mpich).unwrap(), "MPICH Version: 4.0.2");
+    let ompi =
+        "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\0";
+    assert!(library_line(ompi)
+        .unwrap()
+        .starts_with("Open MPI v4.1.4, package"));
+    assert_eq!(library_line("\n  \n"), None);
+    let local = local::run(Topology::single_node(1), |c| c.library());
+    assert_eq!(local[0].as_ref().unwrap(), &None);
+}

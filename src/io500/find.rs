@@ -7,14 +7,16 @@
 //! count what is left; when some task is idle and others have more than
 //! one directory waiting, every queue goes to rank 0, which deals them out
 //! again. Only matching names are stat'ed: a walk costs its `readdir`s.
+//! Directories are read with the C library's `fdopendir`/`readdir64` (rustix's
+//! `Dir` on its libc backend), not `getdents64`, so that a file system
+//! reached through `LD_PRELOAD` (libpil4dfs) lists them.
 
 use std::collections::VecDeque;
 use std::ffi::CStr;
-use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{statat, AtFlags, FileType, Mode, OFlags, RawDir, CWD};
+use rustix::fs::{statat, AtFlags, Dir, FileType, Mode, OFlags, CWD};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::comm::{agree, broadcast_value, gather_records, Comm, Record, ReduceOp};
@@ -160,10 +162,8 @@ struct Walk<'a> {
     spec: &'a FindSpec,
     pattern: Vec<u8>,
     queue: VecDeque<PathBuf>,
-    /// The directory being read, and its descriptor.
-    current: Option<(PathBuf, OwnedFd)>,
-    /// The kernel's batches of directory entries.
-    buf: Vec<u8>,
+    /// The directory being read, and its stream.
+    current: Option<(PathBuf, Dir)>,
     mine: RankFind,
 }
 
@@ -177,7 +177,6 @@ impl<'a> Walk<'a> {
             pattern: spec.name_pattern.as_bytes().to_vec(),
             queue: VecDeque::new(),
             current: None,
-            buf: Vec::with_capacity(64 * 1024),
             mine: RankFind::default(),
         }
     }
@@ -208,30 +207,27 @@ impl<'a> Walk<'a> {
 
     fn open(&mut self, dir: &Path) {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        match rustix::fs::openat(CWD, dir, flags, Mode::empty()) {
-            Ok(fd) => {
+        match rustix::fs::openat(CWD, dir, flags, Mode::empty()).and_then(Dir::new) {
+            Ok(stream) => {
                 self.mine.dirs += 1;
-                self.current = Some((dir.to_path_buf(), fd));
+                self.current = Some((dir.to_path_buf(), stream));
             }
             Err(_) => self.mine.errors += 1,
         }
     }
 
-    /// At least [`CHECK_EVERY`] entries of the current directory, ending
-    /// where the kernel's batch ends (so that none read is lost when the
-    /// reader is dropped): whether the directory is finished.
+    /// Up to [`CHECK_EVERY`] entries of the current directory (the stream
+    /// stays open between two calls): whether the directory is finished.
     fn read_some(&mut self) -> bool {
-        let Some((dir, fd)) = self.current.take() else {
+        let Some((dir, mut stream)) = self.current.take() else {
             return true;
         };
-        let mut buf = std::mem::take(&mut self.buf);
-        let mut entries = RawDir::new(&fd, buf.spare_capacity_mut());
         let mut seen = 0;
         let finished = loop {
-            if seen >= CHECK_EVERY && entries.is_buffer_empty() {
+            if seen >= CHECK_EVERY {
                 break false;
             }
-            let entry = match entries.next() {
+            let entry = match stream.read() {
                 None => break true,
                 Some(Err(_)) => {
                     self.mine.errors += 1;
@@ -240,11 +236,10 @@ impl<'a> Walk<'a> {
                 Some(Ok(entry)) => entry,
             };
             seen += 1;
-            self.entry(&dir, &fd, entry.file_name(), entry.file_type());
+            self.entry(&dir, &stream, entry.file_name(), entry.file_type());
         };
-        self.buf = buf;
         if !finished {
-            self.current = Some((dir, fd));
+            self.current = Some((dir, stream));
         }
         finished
     }
@@ -252,13 +247,13 @@ impl<'a> Walk<'a> {
     /// One directory entry: a subdirectory is queued, anything else counted
     /// and checked. The type comes from the directory entry where the file
     /// system stores it, without a stat.
-    fn entry(&mut self, dir: &Path, fd: &OwnedFd, name: &CStr, kind: FileType) {
+    fn entry(&mut self, dir: &Path, stream: &Dir, name: &CStr, kind: FileType) {
         let bytes = name.to_bytes();
         if bytes == b"." || bytes == b".." {
             return;
         }
         let kind = match kind {
-            FileType::Unknown => match statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+            FileType::Unknown => match stat_in(stream, name) {
                 Ok(st) => FileType::from_raw_mode(st.st_mode),
                 Err(_) => {
                     self.mine.errors += 1;
@@ -272,10 +267,10 @@ impl<'a> Walk<'a> {
                 .push_back(dir.join(std::ffi::OsStr::from_bytes(bytes)));
             return;
         }
-        self.file(fd, name);
+        self.file(stream, name);
     }
 
-    fn file(&mut self, fd: &OwnedFd, name: &CStr) {
+    fn file(&mut self, stream: &Dir, name: &CStr) {
         self.mine.scanned += 1;
         if !glob(&self.pattern, name.to_bytes()) {
             return;
@@ -285,7 +280,7 @@ impl<'a> Walk<'a> {
             return;
         }
         self.mine.checked += 1;
-        let Ok(st) = statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) else {
+        let Ok(st) = stat_in(stream, name) else {
             self.mine.errors += 1;
             return;
         };
@@ -348,6 +343,11 @@ impl<'a> Walk<'a> {
         self.queue.extend(dealt.iter().map(PathBuf::from));
         Ok(())
     }
+}
+
+/// `fstatat` of an entry of the directory being read, not following a link.
+fn stat_in(stream: &Dir, name: &CStr) -> rustix::io::Result<rustix::fs::Stat> {
+    statat(stream.fd()?, name, AtFlags::SYMLINK_NOFOLLOW)
 }
 
 /// Deals every queued directory (`(reading, queue)` per task) to the task

@@ -88,8 +88,8 @@ impl Tool for Ior {
         let Some(tests) = options::parse(args)? else {
             return Ok(Parsed::Help);
         };
-        let command_line = std::iter::once(program)
-            .chain(args.iter().map(String::as_str))
+        let command_line = std::iter::once(program.to_string())
+            .chain(crate::options::redacted(args))
             .collect::<Vec<_>>()
             .join(" ");
         Ok(Parsed::Run(IorRun {

@@ -60,6 +60,9 @@ pub(super) struct TestRun<'a> {
     /// The checked backend (DUMMY for `--dryRun`).
     pub choice: Choice,
     pub backend: Box<dyn Backend>,
+    /// The tasks taking part, for a backend whose tasks open a shared file
+    /// together ([`Backend::opens_together`]); `None` on the others.
+    pub together: Option<Box<dyn Comm>>,
     pub layout: Layout,
     pub names: FileNames,
     pub readers: Readers,
@@ -102,6 +105,10 @@ impl<'a> TestRun<'a> {
             lines: task.lines,
         };
         let backend = choice.build(&context).map_err(Error::usage)?;
+        let together = match backend.opens_together() && !p.geometry.file_per_proc {
+            true => comm.split(task.active)?,
+            false => None,
+        };
         let topology = comm.topology().first(tasks);
         let layout = layout_of(p, tasks, seeds::agreed(comm, random_seed(p), seeds::fresh)?);
         let names = FileNames::new(
@@ -132,6 +139,7 @@ impl<'a> TestRun<'a> {
             task,
             choice,
             backend,
+            together,
             layout,
             names,
             readers: Readers { topology, map },
@@ -156,6 +164,11 @@ impl<'a> TestRun<'a> {
             let report = &self.report;
             self.out.each(|s| s.test_started(report));
             self.describe();
+            let preload = std::env::var("LD_PRELOAD").ok();
+            let unseen = crate::backend::aio::unseen_by_preload(preload.as_deref());
+            if let Some(text) = unseen.filter(|_| self.backend.name() == "AIO") {
+                self.warnings.advise(self.out, &text);
+            }
         }
         let outcome = self.repetitions();
         if outcome.is_err() {

@@ -282,6 +282,9 @@ impl IorSink for TextSink<Ior> {
         t.push_str(&key_value("Began", &r.began));
         t.push_str(&key_value("Command line", &r.command_line));
         t.push_str(&key_value("Machine", &r.machine));
+        if let Some(library) = &r.pario.mpi_library {
+            t.push_str(&key_value("MPI library", library));
+        }
         if let Some(job) = &r.pario.job {
             t.push_str(&key_value("Job", &job.describe()));
         }
@@ -305,6 +308,13 @@ impl IorSink for TextSink<Ior> {
         t.push_str("\nOptions: \n");
         for (k, v) in test.options.lines() {
             t.push_str(&key_value(k, &v));
+        }
+        let verifies = test.parameters.check_write != 0 || test.parameters.check_read != 0;
+        if self.verbose >= 1 && verifies {
+            t.push_str(&key_value(
+                "Verification kernel",
+                crate::pattern::Kernel::chosen().name(),
+            ));
         }
         t.push_str("\nResults: \n\n");
         t.push_str(TABLE_HEADER);

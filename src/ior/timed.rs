@@ -247,13 +247,17 @@ impl TestRun<'_> {
             sequential,
             blocks: self.block_view(pretend),
             segment: self.segment_bytes(),
+            transfer: self.p.geometry.transfer_size,
         };
         let action = match access {
             Access::Write => "cannot open for writing",
             Access::Read => "cannot open for reading",
         };
         c_path(path)
-            .and_then(|c| self.backend.open(&c, &spec))
+            .and_then(|c| match &self.together {
+                Some(comm) => self.backend.open_together(comm.as_ref(), &c, &spec),
+                None => self.backend.open(&c, &spec),
+            })
             .map(Some)
             .map_err(|e| Error::io(self.task.rank, action, path, &e))
     }
@@ -275,9 +279,15 @@ impl TestRun<'_> {
 
     fn close_file(&self, file: Option<Box<dyn File>>, path: &Path) -> Result<()> {
         match file {
-            Some(f) => f
-                .close()
-                .map_err(|e| Error::io(self.task.rank, "cannot close", path, &e)),
+            Some(f) => {
+                let closed = match &self.together {
+                    Some(comm) => {
+                        c_path(path).and_then(|c| self.backend.close_together(comm.as_ref(), &c, f))
+                    }
+                    None => f.close(),
+                };
+                closed.map_err(|e| Error::io(self.task.rank, "cannot close", path, &e))
+            }
             None => Ok(()),
         }
     }
@@ -318,8 +328,7 @@ impl TestRun<'_> {
             pretend,
         );
         self.prefill_region(file.as_mut(), pretend, &path, &pattern)?;
-        file.close()
-            .map_err(|e| Error::io(self.task.rank, "cannot close", &path, &e))
+        self.close_file(Some(file), &path)
     }
 
     fn prefill_region(

@@ -146,7 +146,10 @@ impl Pass<'_> {
         let queue = match file.queue(len)? {
             Ok(queue) => queue,
             Err(e) => {
-                let why = format!("cannot set up io_uring for {}: {e}", path.display());
+                let why = format!(
+                    "cannot set up requests in flight for {}: {e}",
+                    path.display()
+                );
                 progress.failure = Some(Error::task(options.rank, why));
                 return Some(from);
             }

@@ -139,7 +139,7 @@ impl QueuedPass<'_> {
     ) {
         if let Err(e) = self.queue.reap(done) {
             let path = self.path.display();
-            let why = format!("cannot wait for io_uring completions on {path}: {e}");
+            let why = format!("cannot wait for the requests in flight on {path}: {e}");
             self.failed
                 .get_or_insert((0, Error::task(self.options.rank, why)));
             return;

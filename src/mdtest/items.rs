@@ -600,5 +600,6 @@ fn open_spec(access: Access, rank: usize, bytes: u64) -> OpenSpec {
         sequential: true,
         blocks: None,
         segment: bytes,
+        transfer: bytes,
     }
 }

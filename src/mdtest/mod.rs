@@ -117,7 +117,7 @@ impl Tool for Mdtest {
 /// single quotes.
 pub fn command_line(program: &str, args: &[String]) -> String {
     let mut line = program.to_string();
-    for a in args {
+    for a in crate::options::redacted(args) {
         line.push_str(&format!(" '{a}'"));
     }
     line

@@ -491,3 +491,33 @@ impl<T: ModuleOptions> Grammar<T> {
 
 #[cfg(test)]
 mod tests;
+
+/// The command line as echoed in reports, with the value of every option
+/// that carries a secret (`--S3-libs3.secret-key=...`) replaced: a secret
+/// never reaches a text, a document or a log.
+pub fn redacted(args: &[String]) -> Vec<String> {
+    let secret = |a: &str| {
+        let name = a.trim_start_matches('-');
+        let name = name.split('=').next().unwrap_or(name);
+        name.to_ascii_lowercase().ends_with("secret-key")
+    };
+    let mut out = Vec::with_capacity(args.len());
+    let mut hide_next = false;
+    for a in args {
+        if hide_next {
+            out.push("(secret)".to_string());
+            hide_next = false;
+        } else if a.starts_with("--") && secret(a) {
+            match a.split_once('=') {
+                Some((name, _)) => out.push(format!("{name}=(secret)")),
+                None => {
+                    out.push(a.clone());
+                    hide_next = true;
+                }
+            }
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}

@@ -1,4 +1,5 @@
 use super::*;
+use kernels::Kernel;
 
 fn words(buf: &[u8]) -> Vec<u64> {
     buf.chunks_exact(8).map(word_at).collect()
@@ -330,4 +331,60 @@ fn counts_are_exact_for_many_wrong_words() {
             PacketType::Random => assert!(elsewhere > 5000, "{elsewhere}"),
         }
     }
+}
+
+/// Every kernel this CPU runs computes the very same ORed difference as
+/// the generic one (not only zero or not): for every length from nothing to
+/// a few vectors past a group (every remainder of the 128-byte AVX2 block
+/// and of the 64-byte chunk), on buffers that start off any alignment, with
+/// one wrong byte at every position (start, middle, vector edges, the
+/// scalar rest) and with none.
+#[test]
+fn every_kernel_agrees_with_the_generic_one() {
+    let kernels = Kernel::ALL.into_iter().filter(|k| k.available());
+    assert!(kernels.clone().any(|k| k == Kernel::Generic));
+    let lengths = (0..=80).chain([511, 512, 513, 520, 600, 1024 + 17]);
+    for packet in ALL {
+        for words in lengths.clone() {
+            for shift in [0, 1, 3, 7] {
+                let offset = 3 * 4096 + 40;
+                let mut storage = vec![0u8; shift + words * WORD];
+                let p = Pattern::new(packet, -17, 5);
+                let body = &mut storage[shift..];
+                p.fill(body);
+                p.stamp(body, offset);
+                let positions = (0..body.len()).step_by(if words > 80 { 7 } else { 1 });
+                for at in std::iter::once(None).chain(positions.map(Some)) {
+                    if let Some(at) = at {
+                        body[at] ^= 0x41;
+                    }
+                    let all = kernels::every_diff(&p, body, offset);
+                    let (_, generic) = all[0];
+                    assert_eq!(generic == 0, at.is_none(), "{packet:?} {words} words");
+                    for (name, diff) in &all {
+                        assert_eq!(
+                            *diff, generic,
+                            "{name} against generic: {packet:?}, {words} words, shift {shift}, wrong byte {at:?}"
+                        );
+                    }
+                    if let Some(at) = at {
+                        body[at] ^= 0x41;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_kernel_is_forced_only_if_the_cpu_has_it() {
+    let best = Kernel::choose(None);
+    assert!(best.available());
+    assert_eq!(Kernel::choose(Some("generic")), Kernel::Generic);
+    assert_eq!(Kernel::choose(Some("no such kernel")), best);
+    for k in [Kernel::Avx2, Kernel::Avx512] {
+        let forced = Kernel::choose(Some(k.spelling()));
+        assert_eq!(forced, if k.available() { k } else { best });
+    }
+    assert_eq!(Kernel::choose(Some(" AVX2 ")), Kernel::choose(Some("avx2")));
 }

@@ -55,6 +55,9 @@ pub struct ParioInfo {
     pub engine: String,
     pub tasks: usize,
     pub nodes: usize,
+    /// The MPI library and its version, under the MPI engine.
+    #[serde(rename = "mpiLibrary", skip_serializing_if = "Option::is_none")]
+    pub mpi_library: Option<String>,
     /// The launcher and Slurm job, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job: Option<Job>,
@@ -68,6 +71,7 @@ impl ParioInfo {
             engine: comm.engine().to_string(),
             tasks: comm.size(),
             nodes: comm.topology().num_nodes(),
+            mpi_library: comm.library(),
             job: launcher::job(),
         }
     }

@@ -4,10 +4,33 @@
 pub mod mount;
 pub mod netns;
 pub mod running;
+pub mod s3;
 pub mod slurm;
 
 use std::path::Path;
 use std::process::{Command, Output};
+
+use tempfile::TempDir;
+
+/// A scratch directory on tmpfs (`/dev/shm`: fast, and a test's files stay
+/// out of the disk's page cache), removed with its contents when dropped;
+/// `prefix` tells whose it is.
+pub fn scratch(prefix: &str) -> TempDir {
+    scratch_in("/dev/shm", prefix)
+}
+
+/// A scratch directory on the root file system (`/var/tmp`, not tmpfs), for
+/// what tmpfs cannot do, such as O_DIRECT.
+pub fn disk_scratch(prefix: &str) -> TempDir {
+    scratch_in("/var/tmp", prefix)
+}
+
+fn scratch_in(base: &str, prefix: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(base)
+        .unwrap_or_else(|e| panic!("a scratch directory in {base}: {e}"))
+}
 
 pub struct Run {
     pub status: i32,
@@ -316,14 +339,19 @@ pub fn tree_of(dir: &Path) -> Vec<String> {
 
 /// `mpirun -n ranks binary args...` in `dir`, with `env` forwarded to the
 /// ranks, under `timeout` so that a hang fails the test instead of stalling
-/// it. Open MPI as root needs the two variables, and `--oversubscribe` on a
-/// machine with fewer cores than ranks.
+/// it. The launcher is Open MPI's `mpirun`, or the one `PARIO_TEST_MPIEXEC`
+/// names for a build against another MPI (`mpiexec.mpich`: MPICH's hydra).
 pub fn mpirun(binary: &str, dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
+    if let Some(mpiexec) = hydra() {
+        return hydra_run(&mpiexec, binary, dir, ranks, args, env);
+    }
     // A session directory of its own: mpiruns started together in the
     // shared /tmp/ompi.<host>.<uid> race (one removes it as another makes
     // it: "A call to mkdir was unable to create the desired directory").
     let session = tempfile::tempdir().expect("a session directory");
     let mut cmd = Command::new("timeout");
+    // Open MPI as root needs the two variables, and `--oversubscribe` on a
+    // machine with fewer cores than ranks.
     cmd.args(["120", "mpirun", "--oversubscribe", "-n", &ranks.to_string()])
         .current_dir(dir)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -342,6 +370,41 @@ pub fn mpirun(binary: &str, dir: &Path, ranks: usize, args: &[&str], env: &[(&st
     }
     cmd.arg(binary).args(args);
     finish(cmd.output().expect("run mpirun"))
+}
+
+/// The hydra `mpiexec` the MPI tests run under (`PARIO_TEST_MPIEXEC`), when
+/// they do.
+pub fn hydra() -> Option<String> {
+    std::env::var("PARIO_TEST_MPIEXEC")
+        .ok()
+        .filter(|m| !m.trim().is_empty())
+}
+
+/// `mpiexec -n ranks binary args...` of hydra (MPICH, Intel MPI): it needs
+/// no flag as root or to put more ranks than cores on the local host, and
+/// hands the ranks its whole environment.
+fn hydra_run(
+    mpiexec: &str,
+    binary: &str,
+    dir: &Path,
+    ranks: usize,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Run {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["120", mpiexec, "-n", &ranks.to_string()])
+        .current_dir(dir)
+        .env_remove("PARIO_TASKS");
+    for var in [
+        "IOR_FAKE_NODES",
+        "IOR_FAKE_TASK_PER_NODES",
+        "PARIO_FAKE_PLACEMENT",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    cmd.arg(binary).args(args);
+    finish(cmd.output().expect("run mpiexec"))
 }
 
 /// Why a test group that starts real components cannot run here: not root,

@@ -127,11 +127,8 @@ pub fn signal_pid(pid: u32, sig: Signal) {
 
 /// A scratch directory on tmpfs (fast, and small runs stay small) holding a
 /// user's file that no run may touch.
-pub fn scratch() -> TempDir {
-    let dir = tempfile::Builder::new()
-        .prefix("pario-signals")
-        .tempdir_in("/dev/shm")
-        .unwrap();
+pub fn scratch_with_user_file() -> TempDir {
+    let dir = super::scratch("pario-signals");
     std::fs::write(dir.path().join("user.txt"), "not pario's").unwrap();
     dir
 }

@@ -56,6 +56,8 @@ def dummy_rate(rows):
 
 
 def mdtest(s, sides, tasks):
+    # mdtest makes -d but not its parent (an ior shape run first would have).
+    os.makedirs(s.path("build"), exist_ok=True)
     args = ["-n", str(s.args.items), "-F", "-d", s.path("build", "mdtest")]
 
     def figures(side):

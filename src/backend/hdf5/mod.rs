@@ -15,6 +15,7 @@
 //! every call into it holds the bindings' one process-wide lock, and threads
 //! must use `-F` (two threads cannot open one HDF5 file in one process).
 
+mod ffi;
 mod file;
 
 use std::ffi::{c_int, CStr};
@@ -25,7 +26,8 @@ use mpi::topology::Color;
 use mpi::traits::*;
 
 use super::cpath::path_of;
-use super::mpiio::{hints_from_env, parse_hints, print_hints, RawComm};
+use super::mpiio::ffi::{comm_self, MPI_Comm, RawComm};
+use super::mpiio::{hints_from_env, parse_hints, print_hints};
 use super::namespace::{Namespace, PosixNamespace};
 use super::registry::HDF5_CAPABILITIES;
 use super::{
@@ -198,18 +200,17 @@ fn named(call: &str, cause: String) -> io::Error {
 impl Hdf5 {
     /// The communicator of a file: the tasks taking part for a shared file,
     /// `MPI_COMM_SELF` for a file per task; `None` without MPI.
-    fn comm_of(&self, shared: bool) -> io::Result<Option<mpi::ffi::MPI_Comm>> {
+    fn comm_of(&self, shared: bool) -> io::Result<Option<MPI_Comm>> {
         let Some(taking_part) = &self.mpi else {
             return Ok(None);
         };
         if !shared {
-            // SAFETY: reading the address of MPI's predefined MPI_COMM_SELF.
-            return Ok(Some(unsafe { mpi::ffi::RSMPI_COMM_SELF }));
+            return Ok(Some(comm_self()));
         }
         let comm = taking_part
             .as_ref()
             .ok_or_else(|| io::Error::other("this task takes no part in the test"))?;
-        Ok(Some(mpi::raw::AsRaw::as_raw(&comm.0)))
+        Ok(Some(comm.raw()))
     }
 
     fn show_hints(&self, file: &file::H5File) -> io::Result<()> {

@@ -257,13 +257,21 @@ fn check_backend(p: &IorParams) -> Result<Choice, UsageError> {
             choice.name()
         ))?;
     }
-    choice.refuse(&demands(p, false)).map_err(UsageError)?;
+    choice
+        .refuse(&demands(p, false, None))
+        .map_err(UsageError)?;
     Ok(choice)
 }
 
 /// How the test uses its files, for the backend's own refusals.
-fn demands(p: &IorParams, threads: bool) -> Demands {
+fn demands(p: &IorParams, threads: bool, tasks: Option<u64>) -> Demands {
+    let g = &p.geometry;
     Demands {
+        transfer: g.transfer_size,
+        block: g.block_size,
+        segments: g.segment_count,
+        tasks,
+        writes: p.phases.write_file,
         random_offsets: p.geometry.random_offset > 0,
         shared_file: !p.geometry.file_per_proc,
         collective: p.transfers.collective,
@@ -275,10 +283,11 @@ fn demands(p: &IorParams, threads: bool) -> Demands {
 /// The checks that need the running tasks: `-N` within them, totals that
 /// fit 64 bits, and buffers that fit the node's memory.
 pub fn check_tasks(p: &IorParams, backend: &Choice, tasks: Tasks) -> Check {
-    if tasks.threads {
-        backend.refuse(&demands(p, true)).map_err(UsageError)?;
-    }
     let g = &p.geometry;
+    let taking = g.num_tasks.unwrap_or(tasks.total) as u64;
+    backend
+        .refuse(&demands(p, tasks.threads, Some(taking)))
+        .map_err(UsageError)?;
     let size = tasks.total;
     if let Some(n) = g.num_tasks.filter(|&n| n > size) {
         return err(format!("-N {n}: only {size} tasks are running"));

@@ -314,19 +314,19 @@ fn unknown_things() {
     if cfg!(feature = "hdf5") {
         assert_eq!(
             error("-a FOO"),
-            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO, HDF5)"
+            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO, HDF5, S3, S3-libs3, S3-curl)"
         );
         assert!(one("-a HDF5").api == "HDF5");
     } else if cfg!(feature = "mpi") {
         assert_eq!(
             error("-a FOO"),
-            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO)"
+            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, MPIIO, S3, S3-libs3, S3-curl)"
         );
         assert!(one("-a MPIIO").api == "MPIIO");
     } else {
         assert_eq!(
             error("-a FOO"),
-            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP)"
+            "-a FOO: unknown API (this build has POSIX, AIO, DUMMY, MMAP, S3, S3-libs3, S3-curl)"
         );
         assert_eq!(
             error("-a MPIIO"),

