@@ -88,7 +88,15 @@ pub fn spellings<T>(grammar: &Grammar<T>) -> Vec<Spelling> {
 }
 
 /// Every tool of the suite, in `pario --help` order.
-pub static TOOLS: &[&dyn Command] = &[&Ior, &Mdtest, &MdWorkbench, &Io500, &Compare, &Report];
+pub static TOOLS: &[&dyn Command] = &[
+    &Ior,
+    &Mdtest,
+    &MdWorkbench,
+    &Io500,
+    &Concurrent,
+    &Compare,
+    &Report,
+];
 
 /// `pario report`: results as one HTML page.
 pub struct Report;
@@ -137,6 +145,31 @@ impl Command for Compare {
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::compare::parse(args).map(|_| ())
+    }
+}
+
+/// `pario concurrent`: tool command lines at once on shares of the tasks.
+pub struct Concurrent;
+
+impl Command for Concurrent {
+    fn name(&self) -> &'static str {
+        "concurrent"
+    }
+
+    fn about(&self) -> &'static str {
+        crate::concurrent::ABOUT
+    }
+
+    fn main(&self, _program: &str, args: Vec<String>) -> ExitCode {
+        crate::concurrent::main(&args)
+    }
+
+    fn options(&self) -> Vec<Spelling> {
+        spellings(&crate::concurrent::grammar())
+    }
+
+    fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
+        crate::concurrent::parse(args).map(|_| ())
     }
 }
 

@@ -6,6 +6,7 @@ pub mod buffer;
 pub mod cli;
 pub mod comm;
 pub mod compare;
+pub mod concurrent;
 pub mod console;
 pub mod engine;
 pub mod error;

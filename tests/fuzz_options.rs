@@ -154,6 +154,8 @@ fn prefix(tool: &str, rng: &mut Rng, run: bool) -> Vec<String> {
             words.extend(["-o".into(), "report.html".into()]);
             words
         }
+        // A file of groups on DUMMY.
+        "concurrent" => vec![format!("{DATA}/concurrent/dummy.txt")],
         _ if run => vec!["-a".into(), "DUMMY".into()],
         _ => Vec::new(),
     }

@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["TOOLS"],
     &["engine"],
     // Drivers: they run several tools in one engine.
-    &["io500", "compare", "report"],
+    &["io500", "concurrent", "compare", "report"],
     &["cli"],
     &["bin"],
 ];

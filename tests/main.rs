@@ -19,6 +19,7 @@ mod common;
 // The tools end to end, on local tasks (threads).
 mod aio;
 mod compare;
+mod concurrent;
 mod explain;
 mod full_and_readonly;
 mod fuzz_options;
@@ -50,6 +51,7 @@ mod layers;
 
 // Real components started by the tests: mpirun (`--features mpi`), parallel
 // HDF5 (`--features hdf5`), a browser.
+mod concurrent_mpi;
 mod hdf5;
 mod hdf5_reference;
 mod integrity_mpi;

@@ -16,7 +16,7 @@ from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
 from .workloads import (aio, dummy, find, fio, instructions, integrity, io500, latency, mdtest,
-                        mdworkbench, mem, mpi, residency, stops, sweep, syscalls)
+                        mdworkbench, mem, mpi, residency, rwmix, stops, sweep, syscalls)
 from .workloads import report as report_wl
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -30,7 +30,7 @@ WORKLOADS = {
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
     "find": find.run, "io500": io500.run, "aio": aio.run, "report": report_wl.run,
-    "sweep": sweep.run,
+    "sweep": sweep.run, "rwmix": rwmix.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]

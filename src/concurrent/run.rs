@@ -1,0 +1,161 @@
+//! What every task of `pario concurrent` does: split into the groups, run
+//! each group alone if asked, then all together from one barrier; gather
+//! each group's report, text and times on rank 0.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::report::ConcurrentReport;
+use super::spec::{self, Kind};
+use super::Config;
+use crate::comm::{agree, Comm};
+use crate::error::{Error, Result, UsageError};
+use crate::ior::Ior;
+use crate::mdtest::Mdtest;
+use crate::mdworkbench::MdWorkbench;
+use crate::tool::{run_into, Parsed, Tool};
+
+/// What a group's first task sends to rank 0 about one run of the group.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Seconds on the shared clock, from the common start.
+    pub start: f64,
+    pub end: f64,
+    pub report: Option<Value>,
+    pub text: String,
+    pub error: Option<String>,
+}
+
+/// Runs the groups on this task; rank 0 returns the report (and prints it,
+/// and writes its JSON when asked).
+pub fn on_task(comm: &dyn Comm, c: &Config) -> Result<Option<ConcurrentReport>> {
+    let shares: Vec<u32> = c.groups.iter().map(|g| g.share).collect();
+    let ranges = spec::split(&shares, comm.size()).map_err(|e| Error::Usage(UsageError(e)))?;
+    let rank = comm.rank();
+    let mine = ranges
+        .iter()
+        .position(|r| r.contains(&rank))
+        .expect("the groups cover every task");
+    // One split per group, in order, on every task: each keeps its own.
+    let mut own = None;
+    for r in &ranges {
+        if let Some(split) = comm.split(r.contains(&rank))? {
+            own = Some(split);
+        }
+    }
+    let own = own.expect("a task belongs to its group");
+    let group = &c.groups[mine];
+    let args = c.args_of(group);
+    let mut alone = Vec::new();
+    if c.alone {
+        for g in 0..ranges.len() {
+            comm.barrier()?;
+            let origin = comm.wtime();
+            let outcome = (g == mine).then(|| run_group(&*own, group.kind, &args, origin, rank));
+            let failed = outcome.as_ref().map_or(Ok(()), |(_, r)| r.clone());
+            alone.extend(gather(comm, &*own, outcome.map(|(o, _)| o))?);
+            agree(comm, failed)?;
+        }
+    }
+    // Every group starts at the same barrier.
+    comm.barrier()?;
+    let origin = comm.wtime();
+    let (together, failed) = run_group(&*own, group.kind, &args, origin, rank);
+    let together = gather(comm, &*own, Some(together))?;
+    drop(own);
+    let report = (rank == 0).then(|| ConcurrentReport::new(c, &ranges, together, alone));
+    if let Some(r) = &report {
+        print!("{}", r.text());
+        if let Some(path) = &c.json {
+            let written = serde_json::to_string_pretty(r)
+                .map_err(std::io::Error::other)
+                .and_then(|t| std::fs::write(path, t + "\n"));
+            if let Err(e) = written {
+                eprintln!("pario concurrent: warning: cannot write {path}: {e}");
+            }
+        }
+    }
+    // A group's failure (its exit status) is every task's.
+    agree(comm, failed)?;
+    Ok(report)
+}
+
+/// One run of a group on its communicator: the tool's report (JSON) and
+/// text, with its times from `origin`. Every task of the group returns;
+/// only the group's first task has the report and text.
+fn run_group(
+    comm: &dyn Comm,
+    kind: Kind,
+    args: &[String],
+    origin: f64,
+    rank: usize,
+) -> (Outcome, Result<()>) {
+    let text_file = scratch_text(rank);
+    let start = comm.wtime() - origin;
+    let text_to = text_file.to_string_lossy().into_owned();
+    let report = match kind {
+        Kind::Ior => tool_json(&Ior, comm, args, &text_to),
+        Kind::Mdtest => tool_json(&Mdtest, comm, args, &text_to),
+        Kind::MdWorkbench => tool_json(&MdWorkbench, comm, args, &text_to),
+    };
+    let end = comm.wtime() - origin;
+    let text = match comm.rank() {
+        0 => std::fs::read_to_string(&text_file).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let _ = std::fs::remove_file(&text_file);
+    let (report, error, result) = match report {
+        Ok(r) => (r, None, Ok(())),
+        Err(e) => (None, Some(e.to_string()), Err(e)),
+    };
+    let outcome = Outcome {
+        start,
+        end,
+        report,
+        text,
+        error,
+    };
+    (outcome, result)
+}
+
+/// Where a group's first task has its tool write the text, until rank 0
+/// has it: a file of this process, removed at once.
+fn scratch_text(rank: usize) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "pario-concurrent-{}-{rank}.txt",
+        std::process::id()
+    ))
+}
+
+fn tool_json<T: Tool>(
+    tool: &T,
+    comm: &dyn Comm,
+    args: &[String],
+    text: &str,
+) -> Result<Option<Value>> {
+    let params = match tool.parse(T::NAME, args).map_err(Error::Usage)? {
+        Parsed::Run(p) => p,
+        Parsed::Help => return Ok(None),
+    };
+    let report = run_into(tool, comm, &params, Some(text))?;
+    Ok(serde_json::to_value(&report).ok())
+}
+
+/// Rank 0 gets every group's outcome (sent by the group's first task), in
+/// group order; a task not running in this round sends nothing.
+fn gather(world: &dyn Comm, own: &dyn Comm, outcome: Option<Outcome>) -> Result<Vec<Outcome>> {
+    let bytes = match (&outcome, own.rank()) {
+        (Some(o), 0) => {
+            serde_json::to_vec(o).map_err(|e| Error::task(world.rank(), e.to_string()))?
+        }
+        _ => Vec::new(),
+    };
+    let all = world.gather(0, &bytes)?;
+    Ok(all
+        .iter()
+        .filter(|b| !b.is_empty())
+        .filter_map(|b| serde_json::from_slice(b).ok())
+        .collect())
+}

@@ -1,0 +1,107 @@
+//! Issue 28 under a real `mpirun -n 4`: `pario concurrent`'s groups on split
+//! MPI communicators (which ranks ran what, each group's report equal to
+//! its command alone), and ior's drawn operations the same under MPI as on
+//! threads.
+#![cfg(feature = "mpi")]
+
+use crate::common;
+
+use common::*;
+use serde_json::Value;
+use tempfile::tempdir;
+
+fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn rows_of(doc: &Value) -> Vec<Value> {
+    doc["tests"][0]["Results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::json!([r["access"], r["bytes"], r["transfers"], r["tasks"]]))
+        .collect()
+}
+
+#[test]
+fn groups_on_split_mpi_communicators() {
+    let dir = tempdir().unwrap();
+    let first = "-a MPIIO -w -r -t 4k -b 64k -s 2 -o shared -W -R";
+    let second = "-a DUMMY -w -t 4k -b 128k -O rwmixRead=50 --random-offset-seed=3 -o m";
+    std::fs::write(
+        dir.path().join("mix.txt"),
+        format!("75% ior {first}\n25% ior {second}\n"),
+    )
+    .unwrap();
+    let run = mpirun(
+        env!("CARGO_BIN_EXE_pario"),
+        dir.path(),
+        4,
+        &["concurrent", "--json", "out.json", "mix.txt"],
+        &[],
+    );
+    run.ok();
+    let doc = read_json(&dir.path().join("out.json"));
+    let groups = doc["groups"].as_array().unwrap();
+    let spans: Vec<(u64, u64)> = groups
+        .iter()
+        .map(|g| {
+            (
+                g["firstRank"].as_u64().unwrap(),
+                g["lastRank"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(spans, [(0, 2), (3, 3)]);
+    for (g, (args, tasks)) in groups.iter().zip([(first, 3), (second, 1)]) {
+        let mut alone: Vec<&str> = args.split_whitespace().collect();
+        alone.extend(["-O", "summaryFormat=JSON,summaryFile=alone.json"]);
+        mpirun(env!("CARGO_BIN_EXE_ior"), dir.path(), tasks, &alone, &[]).ok();
+        let alone = read_json(&dir.path().join("alone.json"));
+        assert_eq!(rows_of(&g["report"]), rows_of(&alone), "{args}");
+        assert_eq!(g["report"]["tests"][0]["dataErrors"]["transfers"], 0);
+        std::fs::remove_file(dir.path().join("alone.json")).unwrap();
+    }
+    std::fs::remove_file(dir.path().join("out.json")).unwrap();
+    assert_eq!(entries(dir.path()), ["mix.txt"]);
+}
+
+/// The operations a run traced (`-vvvvv`), sorted.
+fn traced(stdout: &str) -> Vec<String> {
+    let mut ops: Vec<String> = stdout
+        .lines()
+        .filter(|l| l.starts_with("task ") && (l.contains(": read ") || l.contains(": write ")))
+        .map(str::to_string)
+        .collect();
+    ops.sort();
+    ops
+}
+
+#[test]
+fn drawn_operations_match_between_threads_and_mpi() {
+    let dir = tempdir().unwrap();
+    let args = [
+        "-a",
+        "DUMMY",
+        "-w",
+        "-r",
+        "-t",
+        "4k",
+        "-b",
+        "64k",
+        "-s",
+        "2",
+        "-vvvvv",
+        "--random-offset-seed=21",
+        "-O",
+        "rwmixRead=30,randomDistribution=zipf:1.1,transferSizeSplit=4k/70:16k/30",
+    ];
+    let threads = traced(&ior(dir.path(), 4, &args).ok().stdout);
+    let mpi = traced(
+        &mpirun(env!("CARGO_BIN_EXE_ior"), dir.path(), 4, &args, &[])
+            .ok()
+            .stdout,
+    );
+    assert!(threads.len() > 50);
+    assert_eq!(threads, mpi);
+}
