@@ -8,6 +8,7 @@ use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
 use super::results::{score, Line, PhaseOutcome, Score};
 use super::run_phase::{self, Places};
 use super::{Io500Run, Mode, OFFICIAL_RUNTIME};
+use crate::backend::listing::Listing;
 use crate::comm::{agree, broadcast_value, Comm};
 use crate::error::{Error, Result};
 use crate::run::info::local_time;
@@ -23,8 +24,11 @@ pub struct Finished {
 /// Runs the workflow on this task. Rank 0 prints and writes the results.
 pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     let stamp = broadcast_value(comm, 0, &r.timestamp())?;
+    let api = r.config.value("global", "api");
+    let storage = agree(comm, super::storage::Storage::of(comm, api))?;
+    let listing = storage.listing();
     let mut dirs = super::dirs::Dirs::of(&r.config, &stamp);
-    agree(comm, dirs.prepare(comm.rank(), r))?;
+    agree(comm, dirs.prepare(comm.rank(), r, listing))?;
     let extended = r.mode == Mode::Extended;
     let stonewall = r.stonewall();
     let mut setting = Setting {
@@ -53,9 +57,9 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         }
     }
     let began = local_time();
-    let (outcomes, stopped) = run_phases(comm, r, &mut setting);
+    let (outcomes, stopped) = run_phases(comm, r, &mut setting, listing);
     comm.barrier()?;
-    agree(comm, dirs.clean_up(comm.rank()))?;
+    agree(comm, dirs.clean_up(comm.rank(), listing))?;
     if let Some(e) = stopped {
         return Err(e);
     }
@@ -96,6 +100,7 @@ fn run_phases(
     comm: &dyn Comm,
     r: &Io500Run,
     setting: &mut Setting<'_>,
+    listing: Option<&dyn Listing>,
 ) -> (Vec<PhaseOutcome>, Option<Error>) {
     let extended = r.mode == Mode::Extended;
     let chosen: Vec<&'static Phase> = PHASES
@@ -108,7 +113,7 @@ fn run_phases(
     for (k, p) in chosen.iter().copied().enumerate() {
         let at = (k, chosen.len());
         let ran = live.during(at, p, setting.stonewall, &outcomes, extended, || {
-            one_phase(comm, r, p, setting, &outcomes)
+            one_phase(comm, r, p, (setting, listing), &outcomes)
         });
         let o = match ran {
             Ok(o) => o,
@@ -141,7 +146,7 @@ fn one_phase(
     comm: &dyn Comm,
     r: &Io500Run,
     p: &'static Phase,
-    setting: &Setting<'_>,
+    (setting, listing): (&Setting<'_>, Option<&dyn Listing>),
     before: &[PhaseOutcome],
 ) -> Result<PhaseOutcome> {
     let mut o = PhaseOutcome::new(p, local_time());
@@ -149,12 +154,11 @@ fn one_phase(
     if let Some(script) = external_script(p, setting) {
         o.exe = Some(script);
     } else if p.kind != Kind::Timestamp {
-        o.exe = Some(
-            std::iter::once(program(p.kind).to_string())
-                .chain(args.clone())
-                .collect::<Vec<_>>()
-                .join(" "),
-        );
+        // The exe line echoes the api's options, a secret hidden.
+        let words: Vec<String> = std::iter::once(program(p.kind).to_string())
+            .chain(args.clone())
+            .collect();
+        o.exe = Some(crate::options::redacted(&words).join(" "));
     }
     if !r.config.run_for(p.name, p.group) {
         o.skipped = true;
@@ -173,6 +177,7 @@ fn one_phase(
             results: &setting.results,
             stonewall: setting.stonewall,
             script: external_script(p, setting),
+            listing,
         };
         let outcome = run_phase::run(comm, p, &args, &at, &mut o);
         comm.barrier()?;

@@ -6,7 +6,8 @@
 //! and builds each tool's command line; [`driver`] runs them on every task
 //! ([`run_phase`] runs one and takes its figures); [`results`] judges and
 //! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
-//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find.
+//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find;
+//! [`storage`] is where the data lives (a file system, or S3's listings).
 
 pub mod config;
 pub mod dirs;
@@ -20,6 +21,7 @@ pub mod options;
 pub mod phases;
 pub mod results;
 pub mod run_phase;
+pub mod storage;
 pub mod verify;
 
 use config::Config;
@@ -85,6 +87,11 @@ impl Io500Run {
             true => 30,
             false => OFFICIAL_RUNTIME,
         }
+    }
+
+    /// `[global] api`, its secrets hidden (the result files name it).
+    pub fn api(&self) -> String {
+        storage::redacted(self.config.value("global", "api"))
     }
 
     /// `[mdworkbench] filesPerProc`, if configured.

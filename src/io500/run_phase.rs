@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use super::find::{self, FindSpec};
 use super::phases::{Kind, Phase};
 use super::results::PhaseOutcome;
+use crate::backend::listing::Listing;
 use crate::comm::{agree, Comm};
 use crate::error::{Error, Result};
 use crate::ior::Ior;
@@ -22,6 +23,8 @@ pub struct Places<'a> {
     pub stonewall: u64,
     /// A find phase's `external-script` command line, if configured.
     pub script: Option<String>,
+    /// The object store's tree when the data is in one (S3): find lists it.
+    pub listing: Option<&'a dyn Listing>,
 }
 
 /// Runs `p` with `args`, filling `o` with its score and values. An error
@@ -223,7 +226,10 @@ fn find_phase(comm: &dyn Comm, p: &Phase, at: &Places<'_>, o: &mut PhaseOutcome)
         newer_than: newer,
         size: (p.name != "find-easy").then_some(3901),
     };
-    let found = find::find(comm, &spec)?;
+    let found = match at.listing {
+        Some(listing) => super::storage::find(comm, &spec, listing)?,
+        None => find::find(comm, &spec)?,
+    };
     o.report = serde_json::to_value(&found).ok();
     if comm.rank() == 0 {
         let csv = format!("{}/{}.csv", at.results, p.name);

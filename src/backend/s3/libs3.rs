@@ -220,7 +220,10 @@ fn configure_libs3(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
     };
     check_bucket(&bucket).map_err(|e| format!("--S3-libs3.bucket-name-prefix: {e}"))?;
     c.bucket = Some(bucket);
-    c.layout = Layout::Fragments;
+    // IOR's layout unless one is asked for (io500 asks per phase).
+    if get(settings, "s3.layout").is_none() {
+        c.layout = Layout::Fragments;
+    }
     c.naming = Naming::Ior;
     c.ior_keys = true;
     c.make_bucket = true;
