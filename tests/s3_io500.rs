@@ -16,7 +16,7 @@ use common::{finish, Run};
 
 const TASKS: usize = 3;
 
-fn config(dir: &Path, global: &str) -> String {
+pub fn config(dir: &Path, global: &str) -> String {
     let text = format!(
         "[global]\n{global}\nresultdir = {d}/results\n\n[debug]\nstonewall-time = 1\n\n\
          [ior-easy]\ntransferSize = 1m\nblockSize = 5m\n\n[mdtest-easy]\nn = 60\n\n\
@@ -71,7 +71,7 @@ fn per_task(results: &Path, name: &str) -> u64 {
 /// every file made (ior-easy's object per task, ior-hard's fragments as
 /// one file, every mdtest item) and matched what a file system's find
 /// would, no result file holds the secret, and the api is named.
-fn check(run: &Run, results: &Path, api: &str) {
+pub fn check(run: &Run, results: &Path, api: &str, tasks: usize) {
     run.ok();
     let lines: Vec<&str> = run
         .stdout
@@ -89,7 +89,7 @@ fn check(run: &Run, results: &Path, api: &str) {
     assert!(s["run"]["api"].starts_with(api), "{result}");
     let easy = per_task(results, "mdtest-easy.stonewall");
     let hard = per_task(results, "mdtest-hard.stonewall");
-    let tasks = TASKS as u64;
+    let tasks = tasks as u64;
     let total = tasks + 1 + tasks * (easy + hard);
     assert_eq!(s["find"]["total-files"], total.to_string(), "{result}");
     // `file.mdtest.<task>.<i>` of 3901 bytes matches `*01*` for the i
@@ -108,7 +108,7 @@ fn check(run: &Run, results: &Path, api: &str) {
     assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
 }
 
-fn assert_empty(server: &Server) {
+pub fn assert_empty(server: &Server) {
     let client = server.client();
     assert_eq!(client.list_buckets().unwrap(), [BUCKET], "a bucket is left");
     let (objects, uploads) = server.leftovers("");
@@ -123,7 +123,7 @@ fn a_standard_run_over_s3_runs_every_phase_and_leaves_nothing() {
     let global = format!("datadir = s3://{BUCKET}/io500\napi = S3 --s3.max-pending=2");
     let cfg = config(dir.path(), &global);
     let run = io500(dir.path(), &[&cfg, "--timestamp=T1"], &server.env());
-    check(&run, &dir.path().join("results/T1"), "S3");
+    check(&run, &dir.path().join("results/T1"), "S3", TASKS);
     let result = std::fs::read_to_string(dir.path().join("results/T1/result.txt")).unwrap();
     // Each phase on its layout: ior-hard's transfers as fragments.
     assert!(result.contains("-a S3 --s3.max-pending=2 --s3.layout=fragments"));
@@ -152,7 +152,7 @@ fn io500s_contrib_s3_ini_runs_every_phase_find_included() {
     );
     let cfg = config(dir.path(), &global);
     let run = io500(dir.path(), &[&cfg, "--timestamp=T1"], &[]);
-    check(&run, &dir.path().join("results/T1"), "S3-libs3");
+    check(&run, &dir.path().join("results/T1"), "S3-libs3", TASKS);
     assert!(!dir.path().join("datafiles").exists(), "no local data");
     assert_empty(&server);
 }
