@@ -28,7 +28,6 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     let storage = agree(comm, super::storage::Storage::of(comm, api))?;
     let listing = storage.listing();
     let mut dirs = super::dirs::Dirs::of(&r.config, &stamp);
-    agree(comm, dirs.prepare(comm.rank(), r, listing))?;
     let extended = r.mode == Mode::Extended;
     let stonewall = r.stonewall();
     let mut setting = Setting {
@@ -39,6 +38,8 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         stonewall,
         mdw_objects: r.configured_mdw_objects().unwrap_or(1),
     };
+    agree(comm, check_phases(comm, r, &setting))?;
+    agree(comm, dirs.prepare(comm.rank(), r, listing))?;
     let mut run_notes: Vec<Line> = Vec::new();
     if stonewall != OFFICIAL_RUNTIME {
         run_notes.push(Line::Invalid(format!(
@@ -84,6 +85,18 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
             format!("phases failed (see result.txt): {}", failures.join(", ")),
         )),
     }
+}
+
+/// Every ior phase of the run against the task count and its backend's
+/// limits (an ior-easy object S3 cannot hold), before anything is made.
+fn check_phases(comm: &dyn Comm, r: &Io500Run, setting: &Setting<'_>) -> Result<()> {
+    let extended = r.mode == Mode::Extended;
+    let tasks = crate::tool::Tasks::of(comm);
+    PHASES
+        .iter()
+        .filter(|p| p.kind == Kind::Ior && p.in_mode(extended) && r.selected(p))
+        .try_for_each(|p| run_phase::check_tasks(p, &arguments(p, setting), tasks))
+        .map_err(Error::Usage)
 }
 
 /// The phases that failed (not those merely invalid by the rules).

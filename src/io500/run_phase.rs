@@ -81,6 +81,24 @@ pub fn check(p: &Phase, args: &[String]) -> std::result::Result<(), crate::error
     outcome.map_err(|e| crate::error::UsageError(format!("{}: {}", p.name, e.0)))
 }
 
+/// Checks an ior phase's command line against the task count (its
+/// backend's limits: S3's multipart parts), before anything is made.
+pub fn check_tasks(
+    p: &Phase,
+    args: &[String],
+    tasks: crate::tool::Tasks,
+) -> std::result::Result<(), crate::error::UsageError> {
+    if p.kind != Kind::Ior {
+        return Ok(());
+    }
+    let checked = match Ior.parse("ior", args) {
+        Ok(Parsed::Run(run)) => Ior.check_tasks(&run, tasks),
+        Ok(Parsed::Help) => Ok(()),
+        Err(e) => Err(e),
+    };
+    checked.map_err(|e| crate::error::UsageError(format!("{}: {}", p.name, e.0)))
+}
+
 fn ior(
     comm: &dyn Comm,
     p: &Phase,
