@@ -255,4 +255,11 @@ pub trait Backend: Send + Sync {
     fn listing(&self) -> Option<&dyn listing::Listing> {
         None
     }
+    /// Checks, before the header and before anything is created, that the
+    /// run can use the place `path` lies in (an object store: its bucket
+    /// exists and, when the run `writes`, takes writes). File systems find
+    /// out at the first open.
+    fn check_place(&self, _path: &CStr, _writes: bool) -> io::Result<()> {
+        Ok(())
+    }
 }

@@ -13,6 +13,7 @@ mod list;
 pub mod object;
 pub mod parts;
 mod pending;
+mod place;
 pub mod sigv4;
 pub mod xml;
 
@@ -251,15 +252,7 @@ impl S3 {
         let t = target_of(path, self.bucket.as_deref(), self.ior_keys)?;
         let mut known = self.buckets.lock().expect("no panic holds it");
         if !known.contains(&t.bucket) {
-            self.client
-                .head_bucket(&t.bucket)
-                .map_err(|e| match e.kind() {
-                    io::ErrorKind::NotFound => io::Error::new(
-                        io::ErrorKind::NotFound,
-                        format!("bucket {}: no such bucket (NoSuchBucket)", t.bucket),
-                    ),
-                    _ => e,
-                })?;
+            place::check_bucket(&self.client, &t.bucket)?;
             known.insert(t.bucket.clone());
         }
         Ok(t)
@@ -482,6 +475,16 @@ impl Backend for S3 {
 
     fn listing(&self) -> Option<&dyn crate::backend::listing::Listing> {
         Some(&self.namespace)
+    }
+
+    /// The bucket exists (HEAD) and, for a run that writes, takes writes
+    /// (a PUT the server must refuse either way: see [`place`]).
+    fn check_place(&self, path: &CStr, writes: bool) -> io::Result<()> {
+        let t = self.target(path)?;
+        match writes {
+            true => place::check_writes(&self.client, &t.bucket, &t.key),
+            false => Ok(()),
+        }
     }
 
     /// A shared object written in the `object` layout: the first task starts
