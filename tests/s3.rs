@@ -5,10 +5,12 @@
 
 use crate::common;
 
-use common::s3::{files_text, Server, BUCKET, KEY_ID, READ_ONLY_KEY_ID, SECRET};
+use common::s3::{files_text, Server, BUCKET, SECRET};
 use common::{finish, rows, Run};
 use std::path::Path;
 use std::process::Command;
+
+mod errors;
 
 /// `ior` with `tasks` threads against `server`, in `dir`.
 fn ior(server: &Server, dir: &Path, tasks: usize, args: &[&str]) -> Run {
@@ -23,7 +25,7 @@ fn ior(server: &Server, dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(cmd.output().expect("run ior"))
 }
 
-fn assert_clean(server: &Server, prefix: &str) {
+pub(crate) fn assert_clean(server: &Server, prefix: &str) {
     let (objects, uploads) = server.leftovers(prefix);
     assert!(objects.is_empty(), "objects left: {objects:?}");
     assert!(uploads.is_empty(), "uploads left: {uploads:?}");
@@ -152,95 +154,6 @@ fn sizes_s3_cannot_express_are_refused_before_anything_is_created() {
     let run = ior(&server, dir.path(), 1, &["-o", &o, "--s3.layout=blocks"]);
     run.fails(2, "--s3.layout=blocks: object or fragments");
     assert_clean(&server, "");
-}
-
-/// `tool` (ior, mdtest) with `-a S3` and `args`, its environment changed
-/// by `env`.
-fn with_env(server: &Server, dir: &Path, tool: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(tool);
-    cmd.args(["-a", "S3"]).args(args).current_dir(dir);
-    for (k, v) in server.env() {
-        cmd.env(k, v);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    finish(cmd.output().expect("run the tool"))
-}
-
-/// A setup error: exit status 2, one line on stderr naming `names`, no
-/// test header.
-fn setup_error(run: &Run, names: &[&str]) {
-    assert_eq!(run.status, 2, "{}\n{}", run.stdout, run.stderr);
-    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
-    for name in names {
-        assert!(run.stderr.contains(name), "{name}: {}", run.stderr);
-    }
-    for header in ["Options:", "SUMMARY", "launched with", "MD-Workbench total"] {
-        assert!(!run.stdout.contains(header), "{}", run.stdout);
-    }
-}
-
-#[test]
-fn setup_errors_are_one_line_before_the_header_and_create_nothing() {
-    let server = Server::start(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let at = dir.path();
-    let o = format!("s3://{BUCKET}/bad/file");
-    let (ior, mdtest) = (env!("CARGO_BIN_EXE_ior"), env!("CARGO_BIN_EXE_mdtest"));
-    let write = ["-o", &o, "-w", "-t", "1m", "-b", "5m"];
-    let wrong = [("AWS_SECRET_ACCESS_KEY", "not-the-secret-at-all")];
-    let run = with_env(&server, at, ior, &write, &wrong);
-    setup_error(&run, &["SignatureDoesNotMatch", KEY_ID]);
-    assert!(!run.stderr.contains("not-the-secret"), "{}", run.stderr);
-    let unknown = [("AWS_ACCESS_KEY_ID", "NOSUCHKEY")];
-    let run = with_env(&server, at, ior, &write, &unknown);
-    setup_error(&run, &["InvalidAccessKeyId", "NOSUCHKEY"]);
-
-    // A missing bucket: found before the header, on every task, for ior,
-    // mdtest and md-workbench.
-    let missing = ["-o", "s3://nosuchbucket/f", "-w", "-t", "1m", "-b", "5m"];
-    let line = [
-        server.endpoint.as_str(),
-        "bucket nosuchbucket",
-        "NoSuchBucket",
-    ];
-    let four = [("PARIO_TASKS", "4")];
-    setup_error(&with_env(&server, at, ior, &missing, &four), &line);
-    let tree = ["-d", "s3://nosuchbucket/md", "-n", "4"];
-    setup_error(&with_env(&server, at, mdtest, &tree, &[]), &line);
-    let mdw = env!("CARGO_BIN_EXE_md-workbench");
-    let objects = ["-o", "s3://nosuchbucket/mdw", "-I", "2", "-P", "2"];
-    setup_error(&with_env(&server, at, mdw, &objects, &[]), &line);
-
-    // A bucket these keys may read but not write: refused before anything
-    // is made when the run writes; a read-only run goes on to its open.
-    let reader = [("AWS_ACCESS_KEY_ID", READ_ONLY_KEY_ID)];
-    let run = with_env(&server, at, ior, &write, &reader);
-    let line = [server.endpoint.as_str(), "bucket bench", READ_ONLY_KEY_ID];
-    setup_error(&run, &line);
-    assert!(run.stderr.contains("may not write"), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("HTTP 403 AccessDenied"),
-        "{}",
-        run.stderr
-    );
-    let md = format!("s3://{BUCKET}/md");
-    let run = with_env(&server, at, mdtest, &["-d", &md, "-n", "4"], &reader);
-    setup_error(&run, &line);
-    let read = ["-o", &o, "-r", "-t", "1m", "-b", "5m"];
-    let run = with_env(&server, at, ior, &read, &reader);
-    run.fails(1, "bad/file");
-    assert!(run.stdout.contains("Options:"), "{}", run.stdout);
-    // Nothing was created, the probes of the runs that checked included.
-    assert_clean(&server, "");
-    assert_eq!(server.client().list_buckets().unwrap(), [BUCKET]);
-
-    let mut gone = server;
-    let endpoint = gone.endpoint.clone();
-    gone.stop();
-    let run = with_env(&gone, at, ior, &write, &[]);
-    setup_error(&run, &[&endpoint, KEY_ID]);
 }
 
 #[test]

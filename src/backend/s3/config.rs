@@ -349,6 +349,7 @@ impl Config for S3Config {
             ior_keys: self.ior_keys,
             made,
             lines: context.lines,
+            reported: Default::default(),
             rank: context.comm.rank(),
             shared: Mutex::new(HashMap::new()),
             buckets: Mutex::new(Default::default()),

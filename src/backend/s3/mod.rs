@@ -115,6 +115,8 @@ pub struct S3 {
     made: Option<String>,
     /// Where the count of retried requests is told at the end.
     lines: crate::console::TaskLines,
+    /// Retried requests the tool has reported (in its phases' rows).
+    reported: std::sync::atomic::AtomicU64,
     rank: usize,
     /// The multipart uploads of shared objects this task has open, by path.
     shared: Mutex<HashMap<String, String>>,
@@ -307,12 +309,14 @@ impl Drop for S3 {
     /// is listed first: some servers delete a bucket with its objects.
     fn drop(&mut self) {
         // Retries are never hidden: a request the server answered 500 or
-        // 503 and that was sent again is counted and told.
-        let retries = self.client.retries();
+        // 503 and that was sent again is counted and told, in a phase's
+        // row by the tool or here.
+        let reported = self.reported.load(std::sync::atomic::Ordering::Relaxed);
+        let retries = self.client.retries().saturating_sub(reported);
         if retries > 0 {
             self.lines.print(format_args!(
                 "WARNING: task {}: {retries} S3 requests were retried after HTTP 500 or 503 \
-                 (the figures include the waits)",
+                 and are in no phase's row",
                 self.rank
             ));
         }
@@ -475,6 +479,15 @@ impl Backend for S3 {
 
     fn listing(&self) -> Option<&dyn crate::backend::listing::Listing> {
         Some(&self.namespace)
+    }
+
+    fn retries(&self) -> Option<u64> {
+        Some(self.client.retries())
+    }
+
+    fn retries_reported(&self, n: u64) {
+        self.reported
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The bucket exists (HEAD) and, for a run that writes, takes writes
