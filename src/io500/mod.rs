@@ -6,8 +6,10 @@
 //! and builds each tool's command line; [`driver`] runs them on every task
 //! ([`run_phase`] runs one and takes its figures); [`results`] judges and
 //! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
-//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find.
+//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find;
+//! [`concurrent`] is pario's extension, IO500#56's concurrent phase.
 
+pub mod concurrent;
 pub mod config;
 pub mod dirs;
 pub mod driver;
