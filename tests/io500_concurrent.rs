@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::common::{entries, io500};
+use crate::common::{entries, io500, pario};
 use serde_json::Value;
 use tempfile::tempdir;
 
@@ -136,6 +136,7 @@ fn the_concurrent_phase_runs_after_the_others_outside_the_score() {
     weighted_score_holds(x, tasks);
     summaries(&a, &b, &run.stdout);
     documents(&a, &b, score);
+    report_shows_the_groups(with.path());
     // The groups' own texts, and nothing left behind.
     let text = read(&b.join("concurrent.txt"));
     assert!(
@@ -221,6 +222,18 @@ fn documents(plain: &Path, with: &Path, score: f64) {
     let reports = x["report"]["groups"].as_array().unwrap();
     assert!(reports[0]["report"]["tests"][0]["Results"].is_array());
     assert_eq!(reports[2]["report"]["phases"][0]["phase"], "benchmark");
+}
+
+/// `pario report` shows the phase's groups beside io500's phases.
+fn report_shows_the_groups(dir: &Path) {
+    let r = pario(dir, &["report", "results/T/result.json", "-o", "r.html"]);
+    r.ok();
+    let html = read(&dir.join("r.html"));
+    assert!(html.contains("<th>concurrent group</th>"), "the table");
+    for group in ["write (ior)", "read (ior)", "md (md-workbench)"] {
+        assert!(html.contains(&format!("<td>{group}</td>")), "{group}");
+    }
+    assert!(html.contains(">2 (3-4)</td>"), "md's tasks and ranks");
 }
 
 #[test]
