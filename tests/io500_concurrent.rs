@@ -261,6 +261,8 @@ fn bad_concurrent_values_are_refused_before_anything_is_made() {
         ("ratio-read = 0.8", "[concurrent] ratio-write + ratio-read = 1.00: they must leave md-workbench a share"),
         ("run = TRUE\nstonewall-time = 0", "[concurrent] run = TRUE needs a stonewall time above 0 s"),
         ("ratio = 0.2", "unknown key 'ratio' in section [concurrent]"),
+        ("run = TRUE\nAPI = NOSUCH", "[concurrent] group write: "),
+        ("run = TRUE\nAPI = S3", "the concurrent phase runs on a file system, not an object store"),
     ] {
         let cfg = config(dir.path(), &format!("\n[concurrent]\n{extra}\n"));
         let r = io500(dir.path(), 5, &[&cfg]);

@@ -58,6 +58,7 @@ fn result_txt(r: &Io500Run, dirs: &Dirs, began: &str, notes: &[Line], f: &Finish
         ("config-hash", format!("{:X}", r.config.config_hash())),
         ("result-dir", dirs.results.clone()),
         ("mode", r.mode.name().to_string()),
+        ("api", r.api()),
     ] {
         let _ = writeln!(s, "{}", key_value(k, v));
     }

@@ -30,6 +30,7 @@ pub fn document(
     let mut doc = json!({
         "version": super::version(),
         "mode": r.mode.name(),
+        "api": r.api(),
         "procs": f.procs,
         "config_hash": format!("{:X}", r.config.config_hash()),
         "data_dir": dirs.data,

@@ -4,6 +4,7 @@
 
 use super::config::Config;
 use super::hash::phase_seed;
+use super::storage::is_s3;
 
 /// What a phase runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +138,18 @@ impl Phase {
     }
 }
 
+/// The S3 layout of a phase (docs/s3.md): ior-hard's 47,008-byte
+/// transfers, interleaved between the tasks, cannot be multipart parts, so
+/// they are fragments (one object per transfer); every other phase's file
+/// or item is one object (ior-easy's a multipart upload per task, which
+/// ior-rnd4K-easy-read reads back by ranged GETs of 4 KiB).
+pub fn s3_layout(p: &Phase) -> &'static str {
+    match p.group {
+        "ior-hard" => "fragments",
+        _ => "object",
+    }
+}
+
 /// What the arguments of a phase depend on besides the configuration.
 #[derive(Debug, Clone)]
 pub struct Setting<'a> {
@@ -170,6 +183,9 @@ impl Setting<'_> {
         let mut out = vec!["-a".to_string()];
         out.extend(words.next());
         out.extend(words);
+        if is_s3(&api) && !api.contains("--s3.layout") {
+            out.push(format!("--s3.layout={}", s3_layout(p)));
+        }
         out
     }
 

@@ -110,6 +110,30 @@ pub fn plan(s: &Setting<'_>) -> concurrent::Config {
     concurrent::Config::of_groups("[concurrent]", groups, Some(stonewall))
 }
 
+/// Every group's command lines, checked by their tools' parsers (a bad
+/// `[concurrent] API` is refused before anything is made).
+pub fn check(s: &Setting<'_>) -> std::result::Result<(), crate::error::UsageError> {
+    let apis = [
+        s.config.value("global", "api").to_string(),
+        s.config.api_for("concurrent", "concurrent"),
+    ];
+    if apis.iter().any(|a| super::storage::is_s3(a)) {
+        return Err(crate::error::UsageError(
+            "[concurrent] run = TRUE: the concurrent phase runs on a file system, not an object store (S3)".into(),
+        ));
+    }
+    let c = plan(s);
+    for (g, name) in c.groups.iter().zip(GROUPS) {
+        let lines = std::iter::once(c.args_of(g)).chain(g.before.clone());
+        for args in lines {
+            g.kind.check(&args).map_err(|e| {
+                crate::error::UsageError(format!("[concurrent] group {name}: {}", e.0))
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// `-a` and the API's words: `[concurrent] API`, else `[global] api`.
 fn api(s: &Setting<'_>) -> Vec<String> {
     let mut a = vec!["-a".to_string()];
