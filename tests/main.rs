@@ -37,6 +37,7 @@ mod md_workbench_latency;
 mod mdtest_cli;
 mod mdtest_paths;
 mod mixed;
+mod mixed_latency;
 mod outputs;
 mod pattern_reference;
 mod report;
