@@ -26,6 +26,7 @@ mod fuzz_options;
 mod integrity;
 mod interpose;
 mod io500;
+mod io500_concurrent;
 mod io500_find;
 mod ior_cli;
 mod ior_compat;
