@@ -280,4 +280,13 @@ fn bad_concurrent_values_are_refused_before_anything_is_made() {
     );
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     assert_eq!(entries(dir.path()), ["config.ini"]);
+    // Not over S3 (refused before any request: no server is needed).
+    let s3 = "[global]\ndatadir = s3://bench/io500\nresultdir = ./results\n\
+              api = S3 --s3.endpoint=http://127.0.0.1:9\n\n[debug]\nstonewall-time = 1\n\n\
+              [concurrent]\nrun = TRUE\n";
+    std::fs::write(dir.path().join("config.ini"), s3).unwrap();
+    let r = io500(dir.path(), 5, &["config.ini"]);
+    r.fails(2, "[concurrent] run = TRUE: not over S3 yet");
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert_eq!(entries(dir.path()), ["config.ini"]);
 }

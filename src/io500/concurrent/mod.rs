@@ -113,11 +113,8 @@ pub fn plan(s: &Setting<'_>) -> concurrent::Config {
 /// Every group's command lines, checked by their tools' parsers (a bad
 /// `[concurrent] API` is refused before anything is made).
 pub fn check(s: &Setting<'_>) -> std::result::Result<(), crate::error::UsageError> {
-    let apis = [
-        s.config.value("global", "api").to_string(),
-        s.config.api_for("concurrent", "concurrent"),
-    ];
-    if apis.iter().any(|a| super::storage::is_s3(a)) {
+    // (An S3 `[global] api` is refused with the configuration.)
+    if super::storage::is_s3(&s.config.api_for("concurrent", "concurrent")) {
         return Err(crate::error::UsageError(
             "[concurrent] run = TRUE: the concurrent phase runs on a file system, not an object store (S3)".into(),
         ));

@@ -265,7 +265,21 @@ impl Config {
             }
         }
         self.concurrent_shares()?;
-        self.concurrent_stonewall().map(|_| ())
+        self.concurrent_stonewall()?;
+        self.concurrent_storage()
+    }
+
+    /// The concurrent phase's groups read ior-easy's files and run
+    /// md-workbench on a file system: over S3 it is refused (not built yet).
+    fn concurrent_storage(&self) -> Result<(), (usize, String)> {
+        let on_s3 = crate::io500::storage::is_s3(self.value("global", "api"));
+        match self.slot("concurrent", "run") {
+            Some(run) if on_s3 && self.concurrent() => Err((
+                run.line,
+                "[concurrent] run = TRUE: not over S3 yet (a file system's datadir only)".into(),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// `[concurrent]`'s shares of the tasks in whole percent: ior-easy
