@@ -1,13 +1,17 @@
 //! Requests in flight (`--s3.max-pending=N`): a file's [`Queue`] of N
 //! slots served by N threads, each making one blocking request at a time on
-//! its own keep-alive connection from the client's pool. A slot's buffer
-//! travels with its request and comes back with the completion, so the
-//! queue hands out only buffers no request uses. The latency the runner
-//! records is a request's, from submission to completion.
+//! its own keep-alive connection from the client's pool. Slot n is thread
+//! n's: a slot is submitted again only after its request completed, so its
+//! thread is idle then, and a submission wakes exactly that thread (a queue
+//! the threads shared would wake a second one per request, to wait next).
+//! A slot's buffer travels with its request and comes back with the
+//! completion, so the queue hands out only buffers no request uses. The
+//! latency the runner records is a request's, from submission to
+//! completion.
 
 use std::io;
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::backend::{Access, Completion, Queue};
@@ -35,7 +39,8 @@ struct Done {
 pub struct Pending {
     /// Each slot's buffer; `None` while its request is in flight.
     buffers: Vec<Option<Vec<u8>>>,
-    jobs: Option<Sender<Job>>,
+    /// Each slot's thread.
+    jobs: Vec<Sender<Job>>,
     done: Receiver<Done>,
     workers: Vec<JoinHandle<()>>,
     in_flight: usize,
@@ -44,20 +49,21 @@ pub struct Pending {
 impl Pending {
     /// `depth` slots of `len` bytes; `op` makes each request.
     pub fn new(depth: usize, len: usize, op: Op) -> io::Result<Pending> {
-        let (jobs, queue) = mpsc::channel::<Job>();
         let (finished, done) = mpsc::channel::<Done>();
-        let queue = Arc::new(Mutex::new(queue));
         let mut workers = Vec::with_capacity(depth);
+        let mut jobs = Vec::with_capacity(depth);
         for n in 0..depth {
-            let (queue, finished, op) = (queue.clone(), finished.clone(), op.clone());
+            let (slot, queue) = mpsc::channel::<Job>();
+            let (finished, op) = (finished.clone(), op.clone());
             let worker = std::thread::Builder::new()
                 .name(format!("s3-request-{n}"))
                 .spawn(move || serve(&queue, &finished, &*op))?;
             workers.push(worker);
+            jobs.push(slot);
         }
         Ok(Pending {
             buffers: (0..depth).map(|_| Some(vec![0; len])).collect(),
-            jobs: Some(jobs),
+            jobs,
             done,
             workers,
             in_flight: 0,
@@ -75,16 +81,10 @@ impl Pending {
     }
 }
 
-/// A worker: takes the next job, makes its request, hands the slot back.
-fn serve(queue: &Mutex<Receiver<Job>>, finished: &Sender<Done>, op: &Request) {
-    loop {
-        let job = match queue.lock() {
-            Ok(q) => q.recv(),
-            Err(_) => return,
-        };
-        let Ok(mut job) = job else {
-            return;
-        };
+/// A worker: takes its slot's next job, makes its request, hands the slot
+/// back.
+fn serve(queue: &Receiver<Job>, finished: &Sender<Done>, op: &Request) {
+    while let Ok(mut job) = queue.recv() {
         let result = op(
             job.access,
             &mut job.buf[job.start..job.start + job.len],
@@ -135,8 +135,8 @@ impl Queue for Pending {
             offset,
             buf,
         };
-        let jobs = self.jobs.as_ref().expect("workers until dropped");
-        jobs.send(job)
+        self.jobs[slot]
+            .send(job)
             .map_err(|_| io::Error::other("the S3 request threads have gone"))?;
         self.in_flight += 1;
         Ok(())
@@ -167,7 +167,7 @@ impl Queue for Pending {
 impl Drop for Pending {
     /// Lets the requests in flight finish, then ends the workers.
     fn drop(&mut self) {
-        self.jobs = None;
+        self.jobs.clear();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
