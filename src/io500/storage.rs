@@ -82,8 +82,20 @@ impl Storage {
         let backend = chosen
             .build(&context)
             .map_err(|e| Error::task(comm.rank(), e))?;
+        // find lists the data prefix of one bucket; a bucket per file
+        // (IOR's `--S3-libs3.bucket-per-file`) has none.
+        if backend.listing().is_none() {
+            return Err(Error::task(
+                comm.rank(),
+                format!(
+                    "api = {}: io500 needs the data in one bucket (find lists it): \
+                     drop --S3-libs3.bucket-per-file",
+                    redacted(api)
+                ),
+            ));
+        }
         Ok(Storage {
-            backend: Some(backend).filter(|b| b.listing().is_some()),
+            backend: Some(backend),
         })
     }
 

@@ -13,6 +13,7 @@ mod list;
 pub mod object;
 pub mod parts;
 mod pending;
+mod per_file;
 pub mod sigv4;
 pub mod xml;
 
@@ -24,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use client::Client;
 use object::{Fragments, InFlight, Naming, ObjectReader, ObjectWriter, Whole};
 use parts::{Plan, Shape};
+use per_file::PerFile;
 
 use super::namespace::Namespace;
 use super::{Access, Backend, CreateSpec, File, FsUsage, OpenSpec, Status};
@@ -110,6 +112,8 @@ pub struct S3 {
     /// Requests in flight per task (`--s3.max-pending`).
     max_pending: usize,
     ior_keys: bool,
+    /// `--S3-libs3.bucket-per-file`: a bucket for each file and directory.
+    per_file: Option<PerFile>,
     /// The bucket this task created (S3-libs3), removed at the end if empty.
     made: Option<String>,
     /// Where the count of retried requests is told at the end.
@@ -129,6 +133,7 @@ struct S3Names {
     naming: Naming,
     bucket: Option<String>,
     ior_keys: bool,
+    per_file: Option<PerFile>,
 }
 
 fn text(path: &CStr) -> String {
@@ -140,9 +145,17 @@ fn marker(key: &str) -> String {
     format!("{}/", key.trim_end_matches('/'))
 }
 
-/// The bucket and key of `path`: pario's mapping, or IOR's S3-libs3 key
-/// in the one bucket.
-fn target_of(path: &CStr, bucket: Option<&str>, ior_keys: bool) -> io::Result<Target> {
+/// The bucket and key of `path`: pario's mapping, IOR's S3-libs3 key in
+/// the one bucket, or the file's own bucket.
+fn target_of(
+    path: &CStr,
+    bucket: Option<&str>,
+    ior_keys: bool,
+    per_file: Option<&PerFile>,
+) -> io::Result<Target> {
+    if let Some(pf) = per_file {
+        return Ok(pf.target(&text(path)));
+    }
     match (ior_keys, bucket) {
         (true, Some(b)) => Ok(Target {
             bucket: b.to_string(),
@@ -154,11 +167,19 @@ fn target_of(path: &CStr, bucket: Option<&str>, ior_keys: bool) -> io::Result<Ta
 
 impl S3Names {
     fn target(&self, path: &CStr) -> io::Result<Target> {
-        target_of(path, self.bucket.as_deref(), self.ior_keys)
+        target_of(
+            path,
+            self.bucket.as_deref(),
+            self.ior_keys,
+            self.per_file.as_ref(),
+        )
     }
 
     /// The size of a file, `None` when it does not exist.
     fn size(&self, path: &CStr) -> io::Result<Option<u64>> {
+        if let Some(pf) = &self.per_file {
+            return self.bucket_file_size(pf, &text(path));
+        }
         let t = self.target(path)?;
         match self.layout {
             Layout::Object => self.client.head(&t.bucket, &t.key),
@@ -172,6 +193,9 @@ impl S3Names {
     /// Whether `path` is a directory: its marker exists (the bucket itself
     /// always does).
     fn is_dir(&self, path: &CStr) -> io::Result<bool> {
+        if let Some(pf) = &self.per_file {
+            return self.bucket_is_dir(pf, &text(path));
+        }
         let t = self.target(path)?;
         if t.key.is_empty() {
             return Ok(true);
@@ -212,6 +236,9 @@ impl Namespace for S3Names {
     /// so that it exists (mdtest stats its directories) before it holds
     /// anything.
     fn mkdir(&self, path: &CStr) -> io::Result<()> {
+        if let Some(pf) = &self.per_file {
+            return self.bucket_mkdir(pf, &text(path));
+        }
         let t = self.target(path)?;
         if t.key.is_empty() {
             return Ok(());
@@ -223,6 +250,9 @@ impl Namespace for S3Names {
     }
 
     fn rmdir(&self, path: &CStr) -> io::Result<()> {
+        if let Some(pf) = &self.per_file {
+            return self.bucket_rmdir(pf, &text(path));
+        }
         let t = self.target(path)?;
         if t.key.is_empty() {
             return Ok(());
@@ -248,7 +278,12 @@ impl S3 {
     /// server may otherwise create it on the first PUT, and pario would
     /// write where it was not asked to).
     fn target(&self, path: &CStr) -> io::Result<Target> {
-        let t = target_of(path, self.bucket.as_deref(), self.ior_keys)?;
+        let t = target_of(
+            path,
+            self.bucket.as_deref(),
+            self.ior_keys,
+            self.per_file.as_ref(),
+        )?;
         let mut known = self.buckets.lock().expect("no panic holds it");
         if !known.contains(&t.bucket) {
             self.client
@@ -353,11 +388,18 @@ impl Backend for S3 {
             },
             self.max_pending,
             e.url()
-        )
+        ) + if self.per_file.is_some() {
+            ", a bucket per file"
+        } else {
+            ""
+        }
     }
 
     fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
-        let target = self.target(path)?;
+        let target = match (&self.per_file, spec.access) {
+            (Some(pf), Access::Write) => self.file_bucket_made(pf, &text(path))?,
+            _ => self.target(path)?,
+        };
         let client = self.client.clone();
         match (self.layout, spec.access) {
             (Layout::Fragments, _) => Ok(Box::new(Fragments {
@@ -378,6 +420,9 @@ impl Backend for S3 {
     /// An object: one DELETE. Fragments: a listing, then `DeleteObjects`
     /// of the file's fragments and of the key itself (an item mdtest made).
     fn remove(&self, path: &CStr) -> io::Result<()> {
+        if let Some(pf) = &self.per_file {
+            return self.bucket_remove(pf, &text(path));
+        }
         let t = self.target(path)?;
         match self.layout {
             Layout::Object => self.client.delete(&t.bucket, &t.key),
@@ -403,6 +448,13 @@ impl Backend for S3 {
     /// mdtest's create: the item is one object, PUT at close; an
     /// exclusive create looks first (S3 would overwrite).
     fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+        if let Some(pf) = &self.per_file {
+            return Ok(Box::new(Whole {
+                client: self.client.clone(),
+                target: self.bucket_create(pf, &text(path), spec.exclusive)?,
+                data: Vec::new(),
+            }));
+        }
         let target = self.target(path)?;
         if spec.exclusive && self.client.head(&target.bucket, &target.key)?.is_some() {
             return Err(io::Error::new(
@@ -447,6 +499,9 @@ impl Backend for S3 {
 
     /// HEAD of the object, else of the directory's marker.
     fn stat(&self, path: &CStr) -> io::Result<Status> {
+        if let Some(pf) = &self.per_file {
+            return self.bucket_stat(pf, &text(path));
+        }
         let t = self.target(path)?;
         if let Some(size) = self.client.head(&t.bucket, &t.key)? {
             return Ok(Status {
@@ -480,7 +535,11 @@ impl Backend for S3 {
         Ok(())
     }
 
+    /// With a bucket per file there is no one tree to list.
     fn listing(&self) -> Option<&dyn crate::backend::listing::Listing> {
+        if self.per_file.is_some() {
+            return None;
+        }
         Some(&self.namespace)
     }
 
@@ -495,7 +554,10 @@ impl Backend for S3 {
         if spec.access == Access::Read || Self::plan(spec)?.single() {
             return self.open(path, spec);
         }
-        let target = self.target(path)?;
+        let target = match &self.per_file {
+            Some(pf) => self.file_bucket_made(pf, &text(path))?,
+            None => self.target(path)?,
+        };
         let mut answer = match comm.rank() {
             0 => match self.client.create_upload(&target.bucket, &target.key) {
                 Ok(id) => format!("ok {id}"),
