@@ -86,6 +86,25 @@ fn ior_writes_and_reads_a_bucket_per_file() {
         assert!(run.stdout.contains("a bucket per file"), "{}", run.stdout);
         assert_eq!(buckets(&server), before, "{shape:?}: {}", run.stdout);
     }
+    // The object layout: the object `0`, one PUT per task's file, or a
+    // multipart upload the tasks of a shared file share.
+    for shape in [
+        &["-F", "-t", "1k", "-b", "4k"][..],
+        &["-t", "1m", "-b", "5m"][..],
+    ] {
+        let mut args = vec![
+            "--s3.layout=object",
+            "-o",
+            "/tmp/obj",
+            "-w",
+            "-r",
+            "-W",
+            "-R",
+        ];
+        args.extend_from_slice(shape);
+        libs3(&server, ior, dir.path(), 2, &args).ok();
+        assert_eq!(buckets(&server), before, "{shape:?}");
+    }
     // With -k the file's bucket stays: its name valid, its keys IOR's.
     let run = libs3(
         &server,
@@ -265,4 +284,35 @@ fn an_interrupted_run_removes_the_buckets_it_made() {
         &["-d", "/mdint", "-n", "100000", "-F", "-C"],
         5,
     );
+}
+
+#[test]
+fn io500_refuses_a_bucket_per_file_before_any_phase() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let before = buckets(&server);
+    let host = server.endpoint.trim_start_matches("http://");
+    let global = format!(
+        "datadir = ./datafiles\napi = S3-libs3 --S3-libs3.host={host} \
+         --S3-libs3.access-key={KEY_ID} --S3-libs3.secret-key={SECRET} \
+         --S3-libs3.bucket-per-file"
+    );
+    let cfg = crate::s3_io500::config(dir.path(), &global);
+    let out = Command::new(env!("CARGO_BIN_EXE_io500"))
+        .args([cfg.as_str(), "--timestamp=T1"])
+        .current_dir(dir.path())
+        .env("PARIO_TASKS", "2")
+        .output()
+        .expect("run io500");
+    let run = finish(out);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("drop --S3-libs3.bucket-per-file"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
+    assert!(!dir.path().join("datafiles").exists(), "no local data");
+    assert_eq!(buckets(&server), before);
 }
