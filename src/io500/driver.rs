@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use super::concurrent::Extension;
 use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
 use super::results::{score, Line, PhaseOutcome, Score};
 use super::run_phase::{self, Places};
@@ -19,10 +20,13 @@ pub struct Finished {
     pub outcomes: Vec<PhaseOutcome>,
     pub score: Score,
     pub extended: Option<Score>,
+    /// pario's concurrent phase (`[concurrent] run = TRUE`).
+    pub concurrent: Option<Extension>,
 }
 
 /// Runs the workflow on this task. Rank 0 prints and writes the results.
 pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
+    check_concurrent(comm, r)?;
     let stamp = broadcast_value(comm, 0, &r.timestamp())?;
     let api = r.config.value("global", "api");
     let storage = agree(comm, super::storage::Storage::of(comm, api))?;
@@ -58,7 +62,14 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         }
     }
     let began = local_time();
-    let (outcomes, stopped) = run_phases(comm, r, &mut setting, listing);
+    let (outcomes, mut stopped) = run_phases(comm, r, &mut setting, listing);
+    let mut concurrent = None;
+    if stopped.is_none() && r.config.concurrent() && !r.cleanup {
+        match super::concurrent::run(comm, r, &setting, &outcomes) {
+            Ok(x) => concurrent = Some(x),
+            Err(e) => stopped = Some(e),
+        }
+    }
     comm.barrier()?;
     agree(comm, dirs.clean_up(comm.rank(), listing))?;
     if let Some(e) = stopped {
@@ -72,10 +83,14 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
             score: score(&outcomes, false, run_valid),
             extended: extended.then(|| score(&outcomes, true, run_valid)),
             outcomes,
+            concurrent,
         };
         super::files::write_all(r, &dirs, &began, &run_notes, &finished)?;
         print_score(&finished, &dirs.results);
         failures = failed_phases(&finished.outcomes);
+        if finished.concurrent.as_ref().is_some_and(|x| x.failed) {
+            failures.push("concurrent".into());
+        }
     }
     let failures: Vec<String> = broadcast_value(comm, 0, &failures)?;
     match failures.is_empty() {
@@ -85,6 +100,23 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
             format!("phases failed (see result.txt): {}", failures.join(", ")),
         )),
     }
+}
+
+/// `[concurrent] run = TRUE` on too few tasks for its groups: refused
+/// before anything is made (every task knows the task count).
+fn check_concurrent(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
+    if !r.config.concurrent() || r.cleanup {
+        return Ok(());
+    }
+    let refused = |why: String| {
+        Error::Usage(crate::error::UsageError(format!(
+            "[concurrent] run = TRUE: {why}"
+        )))
+    };
+    let shares = r.config.concurrent_shares().unwrap_or([20, 40, 40]);
+    crate::concurrent::spec::split(&shares, comm.size())
+        .map(|_| ())
+        .map_err(refused)
 }
 
 /// Every ior phase of the run against the task count and its backend's
@@ -279,6 +311,9 @@ fn print_score(f: &Finished, results: &str) {
     println!("{}", f.score.line("SCORE "));
     if let Some(x) = &f.extended {
         println!("{}", x.line("SCOREX"));
+    }
+    for line in f.concurrent.iter().flat_map(Extension::summary_lines) {
+        println!("{line}");
     }
     println!("\nThe result files are stored in the directory: {results}");
 }

@@ -7,8 +7,10 @@
 //! ([`run_phase`] runs one and takes its figures); [`results`] judges and
 //! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
 //! and seeds; [`verify`] checks a result file; [`find`] is the parallel find;
-//! [`storage`] is where the data lives (a file system, or S3's listings).
+//! [`storage`] is where the data lives (a file system, or S3's listings);
+//! [`concurrent`] is pario's extension, IO500#56's concurrent phase.
 
+pub mod concurrent;
 pub mod config;
 pub mod dirs;
 pub mod driver;

@@ -205,6 +205,9 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
         super::storage::refuse(&run.config.api_for(p.name, p.group)).map_err(UsageError)?;
         run_phase::check(p, &arguments(p, &setting))?;
     }
+    if run.config.concurrent() {
+        super::concurrent::check(&setting)?;
+    }
     Ok(run)
 }
 

@@ -189,12 +189,12 @@ impl Setting<'_> {
         out
     }
 
-    fn packet(&self) -> String {
+    pub(super) fn packet(&self) -> String {
         let t = self.config.value("global", "dataPacketType");
         format!("--dataPacketType={t}")
     }
 
-    fn seed(&self, group: &str) -> i32 {
+    pub(super) fn seed(&self, group: &str) -> i32 {
         phase_seed(group, &self.timestamp)
     }
 }
@@ -214,7 +214,7 @@ pub fn arguments(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     args
 }
 
-fn words(text: &str) -> Vec<String> {
+pub(super) fn words(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_string).collect()
 }
 
@@ -244,7 +244,7 @@ fn ior_easy(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 }
 
 /// `-t`, `-b`, `-u` and `-F` of the ior-easy phases.
-fn ior_easy_sizes(s: &Setting<'_>) -> Vec<String> {
+pub(super) fn ior_easy_sizes(s: &Setting<'_>) -> Vec<String> {
     let mut a = vec![
         "-t".into(),
         s.config.value("ior-easy", "transferSize").into(),
@@ -310,7 +310,7 @@ fn ior_random(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 }
 
 /// `-O key=value` kept as two words, as a shell would pass them.
-fn split_directives(args: Vec<String>) -> Vec<String> {
+pub(super) fn split_directives(args: Vec<String>) -> Vec<String> {
     args.into_iter()
         .flat_map(|a| match a.strip_prefix("-O ") {
             Some(rest) => vec!["-O".to_string(), rest.to_string()],
