@@ -162,15 +162,14 @@ impl S3Names {
 }
 
 impl S3 {
-    /// The file's bucket, made when missing (tasks opening a shared file
-    /// may race: a bucket another made in between is as good).
+    /// The file's bucket, made when missing: one CreateBucket, as IOR's
+    /// create (tasks opening a shared file race; a bucket that exists
+    /// when the request fails is as good).
     pub(super) fn file_bucket_made(&self, pf: &PerFile, path: &str) -> io::Result<Target> {
         let t = pf.target(path);
-        if !bucket_exists(&self.client, &t.bucket)? {
-            if let Err(e) = self.client.create_bucket(&t.bucket) {
-                if !bucket_exists(&self.client, &t.bucket)? {
-                    return Err(e);
-                }
+        if let Err(e) = self.client.create_bucket(&t.bucket) {
+            if !bucket_exists(&self.client, &t.bucket)? {
+                return Err(e);
             }
         }
         self.buckets
