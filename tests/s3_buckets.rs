@@ -172,6 +172,20 @@ fn ior_writes_and_reads_a_bucket_per_file() {
         .list("pario-before", "", None, None)
         .unwrap();
     assert_eq!(objects.len(), 1, "the bucket that existed keeps its object");
+    // A relative path keeps IOR's very name (IOR's default -o testFile).
+    let relative = ["-o", "testFile", "-t", "1k", "-b", "1k", "-w"];
+    libs3(
+        &server,
+        ior,
+        dir.path(),
+        1,
+        &[&relative[..], &["-k"]].concat(),
+    )
+    .ok();
+    let name = format!("{}testfileb", prefix());
+    assert!(buckets(&server).contains(&name), "{:?}", buckets(&server));
+    libs3(&server, ior, dir.path(), 1, &relative).ok();
+    assert_eq!(buckets(&server), before);
 }
 
 #[test]
