@@ -9,6 +9,7 @@ use crate::common;
 
 use common::s3::{Server, KEY_ID, SECRET};
 use common::{finish, Run};
+use rustix::process::Signal;
 use std::path::Path;
 use std::process::Command;
 
@@ -251,12 +252,11 @@ fn mdtest_runs_every_phase_on_buckets_and_leaves_the_rest() {
     assert_eq!(buckets(&server), before, "{}", run.stdout);
 }
 
-/// `binary` with IOR's S3-libs3 options and `args`, stopped by SIGINT
+/// `binary` with IOR's S3-libs3 options and `args`, stopped by `signal`
 /// once more than `at_least` buckets were made; the buckets afterwards
 /// are the ones before.
-fn interrupted(server: &Server, binary: &str, args: &[&str], at_least: usize) {
+fn interrupted(server: &Server, binary: &str, args: &[&str], at_least: usize, signal: Signal) {
     use crate::common::running::Running;
-    use rustix::process::Signal;
     let dir = tempfile::tempdir().unwrap();
     let before = buckets(server);
     let host = server.endpoint.trim_start_matches("http://");
@@ -275,9 +275,9 @@ fn interrupted(server: &Server, binary: &str, args: &[&str], at_least: usize) {
             .list_buckets()
             .is_ok_and(|b| b.len() > before.len() + at_least)
     });
-    run.signal(Signal::INT);
+    run.signal(signal);
     let end = run.ended();
-    assert_eq!(end.status, Some(130), "{}", end.stderr);
+    assert_eq!(end.status, Some(128 + signal.as_raw()), "{}", end.stderr);
     assert!(!end.stderr.contains(SECRET));
     assert_eq!(buckets(server), before, "{}", end.stderr);
 }
@@ -291,12 +291,22 @@ fn an_interrupted_run_removes_the_buckets_it_made() {
         env!("CARGO_BIN_EXE_ior"),
         &["-o", "/tmp/int", "-F", "-w", "-t", "1k", "-b", "1g"],
         1,
+        Signal::INT,
     );
     interrupted(
         &server,
         env!("CARGO_BIN_EXE_mdtest"),
         &["-d", "/mdint", "-n", "100000", "-F", "-C"],
         5,
+        Signal::INT,
+    );
+    // A time limit (Slurm's SIGTERM) in mdtest's directory phase.
+    interrupted(
+        &server,
+        env!("CARGO_BIN_EXE_mdtest"),
+        &["-d", "/mdterm", "-n", "100000", "-D", "-C"],
+        5,
+        Signal::TERM,
     );
 }
 
