@@ -5,6 +5,9 @@
 //! S3 has no partial writes: `object` (an IOR file is one object, written
 //! by a multipart upload whose parts the writing tasks share, read by
 //! ranged GETs; see [`parts`]) and `fragments` (one object per transfer).
+//! `-a S3-libs3` maps paths to IOR's keys in one bucket, or with
+//! `--S3-libs3.bucket-per-file` to a bucket per file and directory
+//! (`per_file`).
 
 pub mod client;
 mod config;
