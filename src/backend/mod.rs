@@ -31,7 +31,7 @@ pub use registry::{
     all_module_options, configure, registry, BackendInfo, Capabilities, Choice, Config, Context,
     Demands, Settings,
 };
-pub use transfer::{read_fully, write_fully, Retry};
+pub use transfer::{read_fully, transfer_pieces, write_fully, Retry};
 
 /// What a file is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +128,33 @@ pub trait File: Send {
     fn queue(&mut self, _len: usize) -> Option<io::Result<&mut dyn Queue>> {
         None
     }
+    /// Several transfers in one call, in order, for a backend that makes
+    /// them cheaper together than one by one: piece `k` reads into
+    /// `read_buf` when bit `k` of `reads` is set and writes from `write_buf`
+    /// otherwise; the pieces lie one after another, each at the same place
+    /// of either buffer. At most 64 pieces. `None`: the caller makes them
+    /// one by one ([`transfer::transfer_pieces`]).
+    fn transfer_batch(
+        &mut self,
+        _write_buf: &[u8],
+        _read_buf: &mut [u8],
+        _pieces: &[Piece],
+        _reads: u64,
+    ) -> Option<BatchResult> {
+        None
+    }
 }
+
+/// One transfer of a batch: where it goes and how long it is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Piece {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// A batch's outcome: on a failure, the piece that failed (the ones before
+/// it are complete) and why.
+pub type BatchResult = Result<(), (usize, io::Error)>;
 
 pub use ring::Completion;
 

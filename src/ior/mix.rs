@@ -23,10 +23,12 @@
 use crate::random::{mix, Permutation};
 use crate::units::parse_size;
 
+pub mod block;
 pub mod draw;
 #[cfg(test)]
 mod tests;
 
+pub use block::{Block, BLOCK_OPS};
 pub use draw::{Sampler, Stream};
 
 /// The mix options of one test (`None`: not given).
@@ -335,6 +337,7 @@ impl MixPlan {
             offsets: Stream::new(key(OFFSET)),
             sizes: Stream::new(key(SIZE)),
             bytes_left: self.region.units() * self.region.unit,
+            read_below: block::read_below(self.read_pct),
         }
     }
 
@@ -344,6 +347,14 @@ impl MixPlan {
             None => self.region.units(),
             Some(_) => self.ops().count() as u64,
         }
+    }
+
+    /// The bytes of a batch's buffer: a block's operations (see
+    /// [`Block`]) while the largest fits, up to 64 of the largest, at most
+    /// 1 MiB unless one operation is larger.
+    pub fn batch_bytes(&self) -> u64 {
+        let largest = self.largest();
+        (largest * BLOCK_OPS as u64).min(1 << 20).max(largest)
     }
 
     /// The largest operation.
@@ -372,13 +383,14 @@ pub struct Ops<'a> {
     sizes: Stream,
     /// A pass ends when the task's bytes are moved.
     bytes_left: u64,
+    /// See [`block::read_below`].
+    read_below: u64,
 }
 
-impl Iterator for Ops<'_> {
-    type Item = Op;
-
+impl Ops<'_> {
+    /// The next operation's offset and size (its direction is drawn apart).
     #[inline]
-    fn next(&mut self) -> Option<Op> {
+    fn place_next(&mut self) -> Option<(u64, u64)> {
         if self.bytes_left == 0 {
             return None;
         }
@@ -401,7 +413,17 @@ impl Iterator for Ops<'_> {
             *cursor += size / unit;
         }
         self.bytes_left -= size;
-        let read = match p.read_pct {
+        Some((offset, size))
+    }
+}
+
+impl Iterator for Ops<'_> {
+    type Item = Op;
+
+    #[inline]
+    fn next(&mut self) -> Option<Op> {
+        let (offset, size) = self.place_next()?;
+        let read = match self.plan.read_pct {
             0 => false,
             100 => true,
             pct => self.directions.percent() <= pct,
