@@ -88,7 +88,10 @@ impl KindClock {
 
     #[cold]
     fn close(&mut self, l: &mut KindLatency, kind: Option<bool>) {
-        let now = Instant::now();
+        self.close_at(l, kind, Instant::now());
+    }
+
+    fn close_at(&mut self, l: &mut KindLatency, kind: Option<bool>, now: Instant) {
         let n = self.ops[0] + self.ops[1];
         let elapsed = now.duration_since(self.start).as_nanos() as u64;
         if let Some(each) = elapsed.checked_div(n) {
@@ -105,5 +108,58 @@ impl KindClock {
         }
         self.ops = [0; 2];
         self.start = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn us(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    fn min_max(r: &crate::latency::LatencyRecorder) -> (u64, u64, u64) {
+        let h = r.histogram();
+        (h.len(), h.min(), h.max())
+    }
+
+    #[test]
+    fn slow_operations_are_timed_one_kind_at_a_time() {
+        let mut l = KindLatency::default();
+        let mut c = KindClock::start();
+        let t0 = c.start;
+        assert!(c.split() && c.cap(true) == 1 && c.cap(false) == 1);
+        c.ops = [0, 1];
+        c.close_at(&mut l, Some(true), t0 + us(100));
+        c.ops = [1, 0];
+        c.close_at(&mut l, Some(false), t0 + us(400));
+        let (n, lo, hi) = min_max(&l.read);
+        assert!(n == 1 && lo.abs_diff(100_000) < 1_000 && hi.abs_diff(100_000) < 1_000);
+        let (n, lo, _) = min_max(&l.write);
+        assert!(n == 1 && lo.abs_diff(300_000) < 3_000);
+        // Still slow: batches of one.
+        assert!(c.split() && c.cap(true) == 1 && c.cap(false) == 1);
+    }
+
+    #[test]
+    fn fast_operations_share_spans_of_whole_blocks() {
+        let mut l = KindLatency::default();
+        let mut c = KindClock::start();
+        let t0 = c.start;
+        c.ops = [1, 0];
+        c.close_at(&mut l, Some(false), t0 + Duration::from_nanos(50));
+        // 50 ns each: spans of both kinds, about 32 us long.
+        assert!(!c.split());
+        assert_eq!(c.cap(true), usize::MAX);
+        assert_eq!(c.span, GROUP_BELOW_NS / 50);
+        c.batch(&mut l, 20, 44);
+        assert_eq!(c.ops, [20, 44], "no span closed inside a block");
+        c.batch(&mut l, 300, 300);
+        c.block(&mut l);
+        assert_eq!(c.ops, [0, 0], "a full span closed after its block");
+        assert_eq!(l.read.histogram().len(), 344);
+        assert_eq!(l.write.histogram().len(), 321);
     }
 }
