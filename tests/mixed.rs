@@ -213,6 +213,24 @@ fn slow_and_synced_mixed_operations_are_each_counted_and_timed() {
 }
 
 #[test]
+fn unchecked_mixed_writes_from_one_place_lay_data_a_later_read_verifies() {
+    let dir = tempdir().unwrap();
+    // No -W/-R: unchecked reads and unstamped writes share one place of
+    // their buffers, whatever their drawn sizes.
+    let base = ["-t", "4k", "-b", "256k", "-s", "2", "-G", "8", "-o", "f"];
+    let mut mixed = vec!["-w", "-k", "--random-offset-seed=6"];
+    mixed.extend(base);
+    mixed.extend(["-O", "rwmixRead=30,transferSizeSplit=4k/50:16k/30:64k/20"]);
+    ior(dir.path(), 2, &mixed).ok();
+    let mut read = vec!["-r", "-R", "-O", "summaryFormat=JSON,summaryFile=out.json"];
+    read.extend(base);
+    ior(dir.path(), 2, &read).ok();
+    let errors = &json(dir.path())["tests"][0]["dataErrors"];
+    assert_eq!(errors["checked"].as_u64().unwrap(), 2 * 2 * 64);
+    assert_eq!(errors["transfers"], 0);
+}
+
+#[test]
 fn a_corrupted_byte_is_caught_by_mixed_reads() {
     let dir = tempdir().unwrap();
     let base = ["-t", "4k", "-b", "256k", "-F", "-G", "5", "-k", "-o", "f"];

@@ -131,9 +131,9 @@ pub trait File: Send {
     /// Several transfers in one call, in order, for a backend that makes
     /// them cheaper together than one by one: piece `k` reads into
     /// `read_buf` when bit `k` of `reads` is set and writes from `write_buf`
-    /// otherwise; the pieces lie one after another, each at the same place
-    /// of either buffer. At most 64 pieces. `None`: the caller makes them
-    /// one by one ([`transfer::transfer_pieces`]).
+    /// otherwise, its bytes at [`Piece::at`] of that buffer. At most 64
+    /// pieces. `None`: the caller makes them one by one
+    /// ([`transfer::transfer_pieces`]).
     fn transfer_batch(
         &mut self,
         _write_buf: &[u8],
@@ -145,11 +145,22 @@ pub trait File: Send {
     }
 }
 
-/// One transfer of a batch: where it goes and how long it is.
+/// One transfer of a batch: where it goes, how long it is, and where its
+/// bytes are in the batch's buffer (pieces may share a place when their
+/// contents do not matter).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Piece {
     pub offset: u64,
     pub len: u64,
+    pub at: usize,
+}
+
+impl Piece {
+    /// Its bytes in the batch's buffer.
+    #[inline]
+    pub fn bytes(&self) -> std::ops::Range<usize> {
+        self.at..self.at + self.len as usize
+    }
 }
 
 /// A batch's outcome: on a failure, the piece that failed (the ones before

@@ -28,8 +28,8 @@ impl Retry {
     }
 }
 
-/// Several transfers in order, as [`File::transfer_batch`] lays them
-/// out (piece `k` reads when bit `k` of `reads` is set): in one call when
+/// Several transfers in order, as [`File::transfer_batch`] takes them
+/// (piece `k` reads when bit `k` of `reads` is set): in one call when
 /// the backend takes batches, else each with [`read_fully`] or
 /// [`write_fully`].
 pub fn transfer_pieces(
@@ -43,13 +43,10 @@ pub fn transfer_pieces(
     if let Some(done) = file.transfer_batch(write_buf, read_buf, pieces, reads) {
         return done;
     }
-    let mut at = 0;
     for (k, p) in pieces.iter().enumerate() {
-        let bytes = at..at + p.len as usize;
-        at = bytes.end;
         let made = match reads >> k & 1 {
-            1 => read_fully(file, &mut read_buf[bytes], p.offset, retry),
-            _ => write_fully(file, &write_buf[bytes], p.offset, retry),
+            1 => read_fully(file, &mut read_buf[p.bytes()], p.offset, retry),
+            _ => write_fully(file, &write_buf[p.bytes()], p.offset, retry),
         };
         made.map_err(|e| (k, e))?;
     }
@@ -301,11 +298,8 @@ mod tests {
 
     #[test]
     fn pieces_are_made_one_by_one_and_a_failure_names_its_piece() {
-        let pieces = [
-            Piece { offset: 0, len: 4 },
-            Piece { offset: 40, len: 6 },
-            Piece { offset: 96, len: 2 },
-        ];
+        let piece = |offset, len, at| Piece { offset, len, at };
+        let pieces = [piece(0, 4, 0), piece(40, 6, 4), piece(96, 2, 0)];
         let mut f = Stub::new(usize::MAX, u64::MAX);
         transfer_pieces(&mut f, &[0; 12], &mut [0; 12], &pieces, 0b101, X).unwrap();
         assert_eq!(f.calls, 3);

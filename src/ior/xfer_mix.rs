@@ -14,7 +14,6 @@
 
 mod clock;
 
-use std::ops::Range;
 use std::path::Path;
 
 use super::mix::{Block, MixPlan, BLOCK_OPS};
@@ -71,7 +70,10 @@ impl MixPass<'_> {
         if from > 0 {
             ops.nth(from as usize - 1);
         }
-        let max_bytes = self.plan.batch_bytes();
+        // Reads that are not checked and writes that are not stamped may
+        // all use one place of their buffer: blocks of 64 whatever the size.
+        let shared = !self.options.verify && self.pattern.packet() == PacketType::Timestamp;
+        let max_bytes = (!shared).then(|| self.plan.batch_bytes());
         let one_each = self.options.fsync_per_write;
         let mut clock = self.latency.is_some().then(KindClock::start);
         let mut block = Block::default();
@@ -124,14 +126,13 @@ impl MixPass<'_> {
     fn batch(&mut self, b: &Block, k: usize, end: usize, progress: &mut Progress) -> usize {
         let pieces = &b.pieces[k..end];
         let reads = b.reads_in(k, end);
-        let bytes = b.starts[k]..b.starts[end];
         if self.options.trace {
             self.trace(pieces, reads);
         }
         if self.pattern.packet() != PacketType::Timestamp {
-            self.stamp(pieces, reads, bytes.clone());
+            self.stamp(pieces, reads);
         }
-        let done = match self.transfer(pieces, reads, bytes.clone()) {
+        let done = match self.transfer(pieces, reads) {
             Ok(()) => pieces.len(),
             Err((i, what, e)) => {
                 let why = failure(self.options.rank, what, self.path, pieces[i].offset, e);
@@ -140,11 +141,10 @@ impl MixPass<'_> {
             }
         };
         if self.options.verify {
-            self.verify(&pieces[..done], reads, bytes.start, progress);
+            self.verify(&pieces[..done], reads, progress);
         }
-        let moved = (b.starts[k + done] - bytes.start) as u64;
+        let (moved, read_bytes) = b.bytes(k, k + done);
         let read_ops = u64::from(b.reads_in(k, k + done).count_ones());
-        let read_bytes = b.read_bytes(k, k + done);
         let kinds = &mut progress.kinds;
         kinds.read_ops += read_ops;
         kinds.read_bytes += read_bytes;
@@ -169,28 +169,21 @@ impl MixPass<'_> {
     }
 
     /// Stamps each write of a batch, per `-t` piece, for its own offset.
-    fn stamp(&mut self, pieces: &[Piece], reads: u64, bytes: Range<usize>) {
+    fn stamp(&mut self, pieces: &[Piece], reads: u64) {
         let unit = self.plan.region.unit as usize;
-        let mut op = &mut self.write_buf[bytes];
         for (k, p) in pieces.iter().enumerate() {
-            let (this, rest) = op.split_at_mut(p.len as usize);
-            op = rest;
             if reads >> k & 1 == 0 {
-                for (j, piece) in this.chunks_mut(unit).enumerate() {
+                let op = &mut self.write_buf[p.bytes()];
+                for (j, piece) in op.chunks_mut(unit).enumerate() {
                     self.pattern.stamp(piece, p.offset + (j * unit) as u64);
                 }
             }
         }
     }
 
-    fn transfer(
-        &mut self,
-        pieces: &[Piece],
-        reads: u64,
-        bytes: Range<usize>,
-    ) -> Result<(), Failed> {
+    fn transfer(&mut self, pieces: &[Piece], reads: u64) -> Result<(), Failed> {
         let retry = Retry::of(self.options.single_attempt, false);
-        let (w, r) = (&self.write_buf[bytes.clone()], &mut self.read_buf[bytes]);
+        let (w, r) = (&*self.write_buf, &mut *self.read_buf);
         transfer_pieces(self.file, w, r, pieces, reads, retry).map_err(|(i, e)| {
             let what = match reads >> i & 1 {
                 1 => "cannot read",
@@ -207,16 +200,14 @@ impl MixPass<'_> {
 
     /// Verifies the reads of a batch (the ones that completed), per `-t`
     /// piece; `-q` ends the pass after a wrong one.
-    fn verify(&self, pieces: &[Piece], reads: u64, start: usize, progress: &mut Progress) {
+    fn verify(&self, pieces: &[Piece], reads: u64, progress: &mut Progress) {
         let unit = self.plan.region.unit as usize;
-        let mut at = start;
         let mut right = true;
         for (k, p) in pieces.iter().enumerate() {
-            let op = &self.read_buf[at..at + p.len as usize];
-            at += p.len as usize;
             if reads >> k & 1 == 0 {
                 continue;
             }
+            let op = &self.read_buf[p.bytes()];
             for (j, piece) in op.chunks(unit).enumerate() {
                 let offset = p.offset + (j * unit) as u64;
                 right &= check(

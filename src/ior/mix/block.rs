@@ -16,10 +16,9 @@ pub struct Block {
     pub len: usize,
     /// Bit `k`: operation `k` reads.
     pub reads: u64,
+    /// Each operation, its bytes in a batch's buffer one after another, or
+    /// all at its start when the block shares a place.
     pub pieces: [Piece; BLOCK_OPS],
-    /// Where each operation's bytes start in a buffer holding the block's
-    /// operations one after another (`starts[len]`: the block's bytes).
-    pub starts: [usize; BLOCK_OPS + 1],
     /// Every operation is one `-t` long.
     pub uniform: bool,
 }
@@ -30,7 +29,6 @@ impl Default for Block {
             len: 0,
             reads: 0,
             pieces: [Piece::default(); BLOCK_OPS],
-            starts: [0; BLOCK_OPS + 1],
             uniform: true,
         }
     }
@@ -55,17 +53,21 @@ impl Block {
         self.reads.checked_shr(k as u32).unwrap_or(0) & below
     }
 
-    /// The bytes the reads among operations `k..end` move.
+    /// The bytes operations `k..end` move, and the reads among them.
     #[inline]
-    pub fn read_bytes(&self, k: usize, end: usize) -> u64 {
+    pub fn bytes(&self, k: usize, end: usize) -> (u64, u64) {
         let reads = self.reads_in(k, end);
         if self.uniform {
-            return u64::from(reads.count_ones()) * self.pieces[0].len;
+            let len = self.pieces[0].len;
+            return ((end - k) as u64 * len, u64::from(reads.count_ones()) * len);
         }
         let pieces = self.pieces[k..end].iter().enumerate();
-        pieces
-            .map(|(i, p)| p.len & 0u64.wrapping_sub(reads >> i & 1))
-            .sum()
+        pieces.fold((0, 0), |(all, read), (i, p)| {
+            (
+                all + p.len,
+                read + (p.len & 0u64.wrapping_sub(reads >> i & 1)),
+            )
+        })
     }
 
     /// The end of the run of operations of one kind that starts at `k`.
@@ -84,8 +86,14 @@ impl Block {
 impl Ops<'_> {
     /// Draws the next operations into `block`: at most `max_ops` (up to
     /// [`BLOCK_OPS`]) and, after the first, only while the largest
-    /// operation would still fit in `max_bytes`. False at the end of the pass.
-    pub fn fill_block(&mut self, block: &mut Block, max_ops: usize, max_bytes: u64) -> bool {
+    /// operation would still fit in `max_bytes`, or all at the buffer's
+    /// start with `max_bytes` `None` (shared). False at the end of the pass.
+    pub fn fill_block(
+        &mut self,
+        block: &mut Block,
+        max_ops: usize,
+        max_bytes: Option<u64>,
+    ) -> bool {
         let max_ops = max_ops.min(BLOCK_OPS);
         block.len = 0;
         block.reads = 0;
@@ -102,13 +110,14 @@ impl Ops<'_> {
     }
 
     /// Sequential `-t` units: offsets counted on from the cursor.
-    fn sequential(&mut self, block: &mut Block, max_ops: usize, max_bytes: u64) -> usize {
+    fn sequential(&mut self, block: &mut Block, max_ops: usize, max_bytes: Option<u64>) -> usize {
         let r = self.plan.region;
         let unit = r.unit;
         let Order::Cursor { unit: cursor } = &mut self.order else {
             unreachable!("a sequential visit")
         };
-        let fit = (max_bytes / unit).max(1);
+        let fit = max_bytes.map_or(u64::MAX, |b| (b / unit).max(1));
+        let step = max_bytes.map_or(0, |_| unit as usize);
         let n = (self.bytes_left / unit).min(fit).min(max_ops as u64) as usize;
         let per_block = r.block / unit;
         let mut k = 0;
@@ -122,36 +131,33 @@ impl Ops<'_> {
                 *p = Piece {
                     offset: base + i as u64 * unit,
                     len: unit,
+                    at: (k + i) * step,
                 };
-            }
-            for (i, s) in block.starts[k..k + m].iter_mut().enumerate() {
-                *s = (k + i) * unit as usize;
             }
             k += m;
             *cursor += m as u64;
         }
-        block.starts[n] = n * unit as usize;
         block.uniform = true;
         self.bytes_left -= n as u64 * unit;
         n
     }
 
     /// Any visit: each operation placed as the iterator places it.
-    fn one_by_one(&mut self, block: &mut Block, max_ops: usize, max_bytes: u64) -> usize {
-        let largest = self.plan.largest();
+    fn one_by_one(&mut self, block: &mut Block, max_ops: usize, max_bytes: Option<u64>) -> usize {
+        let room = max_bytes.map_or(u64::MAX, |b| b.saturating_sub(self.plan.largest()));
+        let shared = max_bytes.is_none();
         block.uniform = false;
         let mut used = 0u64;
         let mut n = 0;
-        while n < max_ops && (n == 0 || used + largest <= max_bytes) {
-            let Some((offset, size)) = self.place_next() else {
+        while n < max_ops && (n == 0 || used <= room) {
+            let Some((offset, len)) = self.place_next() else {
                 break;
             };
-            block.pieces[n] = Piece { offset, len: size };
-            block.starts[n] = used as usize;
-            used += size;
+            let at = if shared { 0 } else { used as usize };
+            block.pieces[n] = Piece { offset, len, at };
+            used += len;
             n += 1;
         }
-        block.starts[n] = used as usize;
         n
     }
 

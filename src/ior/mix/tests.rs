@@ -315,22 +315,26 @@ fn bad_specifications_are_refused() {
 }
 
 /// Every operation of a pass, drawn a block at a time.
-fn by_blocks(plan: &MixPlan, max_ops: usize, max_bytes: u64) -> Vec<Op> {
+fn by_blocks(plan: &MixPlan, max_ops: usize, max_bytes: Option<u64>) -> Vec<Op> {
     let mut ops = plan.ops();
     let mut block = Block::default();
     let mut all = Vec::new();
     while ops.fill_block(&mut block, max_ops, max_bytes) {
         assert!(block.len >= 1 && block.len <= max_ops);
+        let mut at = 0;
         for k in 0..block.len {
             let p = block.pieces[k];
-            assert_eq!(block.starts[k + 1] - block.starts[k], p.len as usize);
+            assert_eq!(p.at, if max_bytes.is_some() { at } else { 0 });
+            at += p.len as usize;
             all.push(Op {
                 read: block.reads_at(k),
                 offset: p.offset,
                 size: p.len,
             });
         }
-        assert!(block.starts[block.len] as u64 <= max_bytes.max(plan.largest()));
+        let bytes = block.bytes(0, block.len).0;
+        assert_eq!(bytes, at as u64);
+        assert!(bytes <= max_bytes.unwrap_or(u64::MAX).max(plan.largest()));
         assert_eq!(block.reads >> block.len.min(63) >> (block.len / 64), 0);
     }
     all
@@ -362,9 +366,10 @@ fn blocks_draw_the_operations_the_iterator_draws() {
                     task: 1,
                 };
                 let one_by_one: Vec<Op> = plan.ops().collect();
-                for (max_ops, max_bytes) in [(64, 1 << 20), (5, 1 << 20), (64, 40_000), (7, 1)] {
+                let limits = [Some(1 << 20), Some(1 << 20), Some(40_000), Some(1), None];
+                for (max_ops, max_bytes) in [64, 5, 64, 7, 64].into_iter().zip(limits) {
                     let blocks = by_blocks(&plan, max_ops, max_bytes);
-                    assert_eq!(blocks, one_by_one, "{plan:?} {max_ops} {max_bytes}");
+                    assert_eq!(blocks, one_by_one, "{plan:?} {max_ops} {max_bytes:?}");
                 }
             }
         }
