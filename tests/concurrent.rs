@@ -158,6 +158,32 @@ fn alone_then_together_with_a_common_deadline() {
         .ends_with("-w 1"));
     // ior stonewalled at the deadline: its row says so.
     assert!(g["report"]["tests"][0]["Results"][0]["stonewall"].is_object());
+    // Every group's own report carries the common deadline (no timing is
+    // asserted: what each tool was told, in its own words).
+    let deadline = doc["deadlineSeconds"].as_u64().unwrap();
+    for (g, pass) in doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| [&g["report"], &g["aloneReport"]])
+        .zip(["together", "alone"].iter().cycle())
+    {
+        match g["tests"].as_array() {
+            Some(tests) => {
+                let t = &tests[0];
+                assert_eq!(t["Parameters"]["deadlineForStonewall"], deadline, "{pass}");
+                assert_eq!(t["Options"]["stonewallingTime"], deadline, "{pass}");
+                assert!(t["Results"][0]["stonewall"].is_object(), "{pass}");
+            }
+            None => {
+                let args = g["args"].as_str().unwrap();
+                assert!(
+                    args.ends_with(&format!("\"-w\" \"{deadline}\"")),
+                    "{pass}: {args}"
+                );
+            }
+        }
+    }
     for g in doc["groups"].as_array().unwrap() {
         assert!(g["aloneReport"].is_object());
         let f = &g["figures"][0];

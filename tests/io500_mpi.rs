@@ -67,3 +67,44 @@ fn standard_runs_on_2_and_4_ranks() {
         assert!(!dir.path().join("data/M").exists());
     }
 }
+
+/// The concurrent phase (pario's extension) on 4 ranks: its groups on
+/// split communicators of MPI, each scoring, nothing left behind.
+#[test]
+fn the_concurrent_phase_on_4_ranks() {
+    let dir = tempdir().unwrap();
+    let text = format!(
+        "[global]\ndatadir = {d}/data\nresultdir = {d}/results\n[debug]\nstonewall-time = 1\n\
+         [ior-easy]\ntransferSize = 64k\nblockSize = 2m\n[mdtest-easy]\nn = 200\n\
+         [ior-hard]\nsegmentCount = 20\n[mdtest-hard]\nn = 100\n\
+         [mdworkbench]\nprecreatePerSet = 20\nfilesPerProc = 20\n[concurrent]\nrun = TRUE\n",
+        d = dir.path().display()
+    );
+    let cfg = dir.path().join("c.ini");
+    std::fs::write(&cfg, text).unwrap();
+    let bin = env!("CARGO_BIN_EXE_io500");
+    let args = [cfg.to_str().unwrap(), "--timestamp=C"];
+    let run = common::mpirun(bin, dir.path(), 4, &args, &[]);
+    run.ok();
+    let result = std::fs::read_to_string(dir.path().join("results/C/result.txt")).unwrap();
+    let (_, extension) = result
+        .split_once("; EXTENSION pario")
+        .expect("the extension");
+    // 20/40/40 of 4 ranks: 1, 2, 1 (largest remainders, ties to the first).
+    for (group, tasks) in [("write", 1), ("read", 2), ("md", 1)] {
+        let key = format!("tasks-{group}");
+        assert!(
+            extension.contains(&format!("{key:<15} = {tasks}\n")),
+            "{extension}"
+        );
+        let score: f64 = extension
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{:<15} = ", format!("score-{group}"))))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(score > 0.0, "{group}: {extension}");
+    }
+    assert_eq!(run.stdout.matches("[EXTEND]").count(), 4, "{}", run.stdout);
+    assert!(!dir.path().join("data/C").exists());
+}

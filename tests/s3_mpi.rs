@@ -2,11 +2,12 @@
 //! SeaweedFS on loopback): a shared object's multipart upload started by
 //! rank 0 and filled by every rank, fragments, and files per rank with
 //! requests in flight, each written and read back byte for byte, nothing
-//! left behind.
+//! left behind; and a scaled io500 over S3 on 4 ranks, find included.
 #![cfg(feature = "mpi")]
 
 use crate::common;
 use crate::common::s3::{Server, BUCKET};
+use crate::s3_io500::{assert_empty, check, config};
 
 #[test]
 fn shared_objects_and_fragments_round_trip_under_mpi() {
@@ -46,4 +47,18 @@ fn shared_objects_and_fragments_round_trip_under_mpi() {
             "{objects:?} {uploads:?}"
         );
     }
+}
+
+#[test]
+fn io500_over_s3_runs_every_phase_on_4_ranks() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let global = format!("datadir = s3://{BUCKET}/io500\napi = S3");
+    let cfg = config(dir.path(), &global);
+    let env: Vec<(&str, String)> = server.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let bin = env!("CARGO_BIN_EXE_io500");
+    let run = common::mpirun(bin, dir.path(), 4, &[&cfg, "--timestamp=M"], &env);
+    check(&run, &dir.path().join("results/M"), "S3", 4);
+    assert_empty(&server);
 }

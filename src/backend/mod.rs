@@ -9,6 +9,7 @@
 pub mod aio;
 pub mod cpath;
 pub mod dummy;
+pub mod listing;
 pub mod mmap;
 pub mod namespace;
 pub mod posix;
@@ -285,5 +286,10 @@ pub trait Backend: Send + Sync {
     /// stable storage (mdtest `-Y`, inside the phase's time).
     fn sync_fs(&self, _path: &CStr) -> io::Result<()> {
         Err(unsupported(self.name(), "flush a whole file system"))
+    }
+    /// Its tree as listings, for backends whose directories are key
+    /// prefixes (io500's find and cleanup on S3).
+    fn listing(&self) -> Option<&dyn listing::Listing> {
+        None
     }
 }

@@ -24,7 +24,7 @@ use crate::run::stop;
 use crate::units::parse_non_negative;
 
 pub use report::ConcurrentReport;
-pub use spec::Group;
+pub use spec::{Group, Kind};
 
 const NAME: &str = "concurrent";
 pub const ABOUT: &str =
@@ -56,6 +56,17 @@ impl ModuleOptions for Config {
 }
 
 impl Config {
+    /// Groups a driver made (io500's concurrent phase): `file` names them
+    /// in the report; every group stops at `deadline` seconds, if given.
+    pub fn of_groups(file: &str, groups: Vec<Group>, deadline: Option<u64>) -> Config {
+        Config {
+            file: file.into(),
+            groups,
+            deadline,
+            ..Config::default()
+        }
+    }
+
     /// Each group's command line as it runs (with the deadline's options).
     pub fn args_of(&self, g: &Group) -> Vec<String> {
         let mut args = g.args.clone();

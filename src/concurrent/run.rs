@@ -31,6 +31,29 @@ pub struct Outcome {
 /// Runs the groups on this task; rank 0 returns the report (and prints it,
 /// and writes its JSON when asked).
 pub fn on_task(comm: &dyn Comm, c: &Config) -> Result<Option<ConcurrentReport>> {
+    let (report, failed) = run_groups(comm, c)?;
+    if let Some(r) = &report {
+        print!("{}", r.text());
+        if let Some(path) = &c.json {
+            let written = serde_json::to_string_pretty(r)
+                .map_err(std::io::Error::other)
+                .and_then(|t| std::fs::write(path, t + "\n"));
+            if let Err(e) = written {
+                eprintln!("pario concurrent: warning: cannot write {path}: {e}");
+            }
+        }
+    }
+    // A group's failure (its exit status) is every task's.
+    agree(comm, failed)?;
+    Ok(report)
+}
+
+/// Every round of the groups on this task: each group's set-up, the rounds
+/// alone (`--alone`), the round together. Rank 0 gets the report; the
+/// second value is this task's group's failure in the round together, for
+/// the caller to agree on: a failed set-up or round alone is already every
+/// task's error.
+pub fn run_groups(comm: &dyn Comm, c: &Config) -> Result<(Option<ConcurrentReport>, Result<()>)> {
     let shares: Vec<u32> = c.groups.iter().map(|g| g.share).collect();
     let ranges = spec::split(&shares, comm.size()).map_err(|e| Error::Usage(UsageError(e)))?;
     let rank = comm.rank();
@@ -47,6 +70,14 @@ pub fn on_task(comm: &dyn Comm, c: &Config) -> Result<Option<ConcurrentReport>> 
     }
     let own = own.expect("a task belongs to its group");
     let group = &c.groups[mine];
+    // Every task agrees on the set-ups, its group's or none.
+    if c.groups.iter().any(|g| g.before.is_some()) {
+        let set_up = match &group.before {
+            Some(before) => untimed(&*own, group.kind, before, rank),
+            None => Ok(()),
+        };
+        agree(comm, set_up)?;
+    }
     let args = c.args_of(group);
     let mut alone = Vec::new();
     if c.alone {
@@ -66,20 +97,16 @@ pub fn on_task(comm: &dyn Comm, c: &Config) -> Result<Option<ConcurrentReport>> 
     let together = gather(comm, &*own, Some(together))?;
     drop(own);
     let report = (rank == 0).then(|| ConcurrentReport::new(c, &ranges, together, alone));
-    if let Some(r) = &report {
-        print!("{}", r.text());
-        if let Some(path) = &c.json {
-            let written = serde_json::to_string_pretty(r)
-                .map_err(std::io::Error::other)
-                .and_then(|t| std::fs::write(path, t + "\n"));
-            if let Err(e) = written {
-                eprintln!("pario concurrent: warning: cannot write {path}: {e}");
-            }
-        }
-    }
-    // A group's failure (its exit status) is every task's.
-    agree(comm, failed)?;
-    Ok(report)
+    Ok((report, failed))
+}
+
+/// A group's set-up: its tool on the group's tasks, untimed,
+/// its text dropped.
+fn untimed(comm: &dyn Comm, kind: Kind, args: &[String], rank: usize) -> Result<()> {
+    let text = scratch_text(rank);
+    let ran = run_tool(comm, kind, args, &text.to_string_lossy());
+    let _ = std::fs::remove_file(&text);
+    ran.map(|_| ())
 }
 
 /// One run of a group on its communicator: the tool's report (JSON) and
@@ -95,11 +122,7 @@ fn run_group(
     let text_file = scratch_text(rank);
     let start = comm.wtime() - origin;
     let text_to = text_file.to_string_lossy().into_owned();
-    let report = match kind {
-        Kind::Ior => tool_json(&Ior, comm, args, &text_to),
-        Kind::Mdtest => tool_json(&Mdtest, comm, args, &text_to),
-        Kind::MdWorkbench => tool_json(&MdWorkbench, comm, args, &text_to),
-    };
+    let report = run_tool(comm, kind, args, &text_to);
     let end = comm.wtime() - origin;
     let text = match comm.rank() {
         0 => std::fs::read_to_string(&text_file).unwrap_or_default(),
@@ -127,6 +150,14 @@ fn scratch_text(rank: usize) -> PathBuf {
         "pario-concurrent-{}-{rank}.txt",
         std::process::id()
     ))
+}
+
+fn run_tool(comm: &dyn Comm, kind: Kind, args: &[String], text: &str) -> Result<Option<Value>> {
+    match kind {
+        Kind::Ior => tool_json(&Ior, comm, args, text),
+        Kind::Mdtest => tool_json(&Mdtest, comm, args, text),
+        Kind::MdWorkbench => tool_json(&MdWorkbench, comm, args, text),
+    }
 }
 
 fn tool_json<T: Tool>(

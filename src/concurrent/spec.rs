@@ -71,6 +71,10 @@ pub struct Group {
     pub share: u32,
     pub kind: Kind,
     pub args: Vec<String>,
+    /// The same tool's untimed command line on the group's tasks before
+    /// the first round (io500's md-workbench precreate before its
+    /// benchmark); a file's groups have none.
+    pub before: Option<Vec<String>>,
 }
 
 impl Group {
@@ -127,6 +131,7 @@ pub fn parse(name: &str, text: &str) -> Result<Vec<Group>, UsageError> {
             share,
             kind,
             args: args.to_vec(),
+            before: None,
         });
     }
     if groups.is_empty() {

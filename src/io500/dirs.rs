@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::config::Config;
 use super::Io500Run;
+use crate::backend::listing::Listing;
 use crate::error::{Error, Result};
 
 /// The phases' directories under the data directory.
@@ -43,8 +44,25 @@ impl Dirs {
         }
     }
 
-    /// Rank 0 makes both directories and writes the configuration's copies.
-    pub fn prepare(&mut self, rank: usize, r: &Io500Run) -> Result<()> {
+    /// Rank 0 makes both directories and writes the configuration's copies
+    /// (their secrets hidden). Data in an object store (`listing`) is a
+    /// key prefix: it must hold nothing yet, and nothing is made for it.
+    pub fn prepare(
+        &mut self,
+        rank: usize,
+        r: &Io500Run,
+        listing: Option<&dyn Listing>,
+    ) -> Result<()> {
+        if let Some(listing) = listing {
+            if rank == 0 {
+                if !r.cleanup {
+                    self.check_objects(listing)?;
+                }
+                self.write_configs(r)?;
+            }
+            self.made_data = true;
+            return Ok(());
+        }
         let data = Path::new(&self.data);
         let existed = data.exists();
         if rank == 0 {
@@ -54,16 +72,46 @@ impl Dirs {
             }
             make(&self.data)?;
             writable(&self.data)?;
-            make(&self.results)?;
             // ior does not make its file's directory; the harness does.
             for d in ["ior-easy", "ior-hard"] {
                 make(&format!("{}/{d}", self.data))?;
             }
-            write(&self.results, "config-orig.ini", &r.config_text)?;
-            write(&self.results, "config.ini", &r.config.effective_ini())?;
+            self.write_configs(r)?;
         }
         self.made_data = !existed || r.cleanup;
         Ok(())
+    }
+
+    fn write_configs(&self, r: &Io500Run) -> Result<()> {
+        make(&self.results)?;
+        write(
+            &self.results,
+            "config-orig.ini",
+            &hide_secrets(&r.config_text),
+        )?;
+        write(
+            &self.results,
+            "config.ini",
+            &hide_secrets(&r.config.effective_ini()),
+        )
+    }
+
+    /// An object store's data prefix must be empty, as a data directory.
+    fn check_objects(&self, listing: &dyn Listing) -> Result<()> {
+        let held = listing
+            .holds_anything(&self.data)
+            .map_err(|e| Error::task(0, format!("cannot list {}: {e}", self.data)))?;
+        match held {
+            false => Ok(()),
+            true => Err(Error::task(
+                0,
+                format!(
+                    "the data prefix {} holds objects: IO500 runs on an empty one \
+                     (remove them, or set timestamp-datadir = TRUE)",
+                    self.data
+                ),
+            )),
+        }
     }
 
     fn check_data(&self, existed: bool) -> Result<()> {
@@ -87,9 +135,16 @@ impl Dirs {
     }
 
     /// Rank 0 removes the phases' directories (the run made them in an
-    /// empty data directory) and the data directory if it made that too.
-    pub fn clean_up(&self, rank: usize) -> Result<()> {
+    /// empty data directory) and the data directory if it made that too;
+    /// in an object store, every object and upload under the data prefix
+    /// (it was empty before the run).
+    pub fn clean_up(&self, rank: usize, listing: Option<&dyn Listing>) -> Result<()> {
         if rank != 0 {
+            return Ok(());
+        }
+        if let Some(listing) = listing {
+            let removed = listing.remove_all(&self.data);
+            removed.map_err(|e| Error::task(0, format!("cannot empty {}: {e}", self.data)))?;
             return Ok(());
         }
         for d in DATA_DIRS {
@@ -99,11 +154,28 @@ impl Dirs {
                     .map_err(|e| Error::io(0, "cannot remove", &path, &e))?;
             }
         }
+        super::concurrent::remove_data(&self.data)?;
         if self.made_data {
             let _ = std::fs::remove_dir(&self.data);
         }
         Ok(())
     }
+}
+
+/// An ini's text with the value of every secret option hidden
+/// (`--S3-libs3.secret-key=...` in an `api` line).
+fn hide_secrets(ini: &str) -> String {
+    let mut out = String::with_capacity(ini.len());
+    for line in ini.lines() {
+        match line.split_once('=') {
+            Some((key, value)) if line.to_ascii_lowercase().contains("secret-key") => {
+                out.push_str(&format!("{key}= {}", super::storage::redacted(value)));
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// A data directory the tasks cannot write to is refused before any phase.

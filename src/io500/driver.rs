@@ -4,10 +4,12 @@
 
 use std::time::Instant;
 
+use super::concurrent::Extension;
 use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
 use super::results::{score, Line, PhaseOutcome, Score};
 use super::run_phase::{self, Places};
 use super::{Io500Run, Mode, OFFICIAL_RUNTIME};
+use crate::backend::listing::Listing;
 use crate::comm::{agree, broadcast_value, Comm};
 use crate::error::{Error, Result};
 use crate::run::info::local_time;
@@ -18,13 +20,18 @@ pub struct Finished {
     pub outcomes: Vec<PhaseOutcome>,
     pub score: Score,
     pub extended: Option<Score>,
+    /// pario's concurrent phase (`[concurrent] run = TRUE`).
+    pub concurrent: Option<Extension>,
 }
 
 /// Runs the workflow on this task. Rank 0 prints and writes the results.
 pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
+    check_concurrent(comm, r)?;
     let stamp = broadcast_value(comm, 0, &r.timestamp())?;
+    let api = r.config.value("global", "api");
+    let storage = agree(comm, super::storage::Storage::of(comm, api))?;
+    let listing = storage.listing();
     let mut dirs = super::dirs::Dirs::of(&r.config, &stamp);
-    agree(comm, dirs.prepare(comm.rank(), r))?;
     let extended = r.mode == Mode::Extended;
     let stonewall = r.stonewall();
     let mut setting = Setting {
@@ -35,6 +42,8 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         stonewall,
         mdw_objects: r.configured_mdw_objects().unwrap_or(1),
     };
+    agree(comm, check_phases(comm, r, &setting))?;
+    agree(comm, dirs.prepare(comm.rank(), r, listing))?;
     let mut run_notes: Vec<Line> = Vec::new();
     if stonewall != OFFICIAL_RUNTIME {
         run_notes.push(Line::Invalid(format!(
@@ -53,9 +62,16 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         }
     }
     let began = local_time();
-    let (outcomes, stopped) = run_phases(comm, r, &mut setting);
+    let (outcomes, mut stopped) = run_phases(comm, r, &mut setting, listing);
+    let mut concurrent = None;
+    if stopped.is_none() && r.config.concurrent() && !r.cleanup {
+        match super::concurrent::run(comm, r, &setting, &outcomes) {
+            Ok(x) => concurrent = Some(x),
+            Err(e) => stopped = Some(e),
+        }
+    }
     comm.barrier()?;
-    agree(comm, dirs.clean_up(comm.rank()))?;
+    agree(comm, dirs.clean_up(comm.rank(), listing))?;
     if let Some(e) = stopped {
         return Err(e);
     }
@@ -67,10 +83,14 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
             score: score(&outcomes, false, run_valid),
             extended: extended.then(|| score(&outcomes, true, run_valid)),
             outcomes,
+            concurrent,
         };
         super::files::write_all(r, &dirs, &began, &run_notes, &finished)?;
         print_score(&finished, &dirs.results);
         failures = failed_phases(&finished.outcomes);
+        if finished.concurrent.as_ref().is_some_and(|x| x.failed) {
+            failures.push("concurrent".into());
+        }
     }
     let failures: Vec<String> = broadcast_value(comm, 0, &failures)?;
     match failures.is_empty() {
@@ -80,6 +100,35 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
             format!("phases failed (see result.txt): {}", failures.join(", ")),
         )),
     }
+}
+
+/// `[concurrent] run = TRUE` on too few tasks for its groups: refused
+/// before anything is made (every task knows the task count).
+fn check_concurrent(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
+    if !r.config.concurrent() || r.cleanup {
+        return Ok(());
+    }
+    let refused = |why: String| {
+        Error::Usage(crate::error::UsageError(format!(
+            "[concurrent] run = TRUE: {why}"
+        )))
+    };
+    let shares = r.config.concurrent_shares().unwrap_or([20, 40, 40]);
+    crate::concurrent::spec::split(&shares, comm.size())
+        .map(|_| ())
+        .map_err(refused)
+}
+
+/// Every ior phase of the run against the task count and its backend's
+/// limits (an ior-easy object S3 cannot hold), before anything is made.
+fn check_phases(comm: &dyn Comm, r: &Io500Run, setting: &Setting<'_>) -> Result<()> {
+    let extended = r.mode == Mode::Extended;
+    let tasks = crate::tool::Tasks::of(comm);
+    PHASES
+        .iter()
+        .filter(|p| p.kind == Kind::Ior && p.in_mode(extended) && r.selected(p))
+        .try_for_each(|p| run_phase::check_tasks(p, &arguments(p, setting), tasks))
+        .map_err(Error::Usage)
 }
 
 /// The phases that failed (not those merely invalid by the rules).
@@ -96,6 +145,7 @@ fn run_phases(
     comm: &dyn Comm,
     r: &Io500Run,
     setting: &mut Setting<'_>,
+    listing: Option<&dyn Listing>,
 ) -> (Vec<PhaseOutcome>, Option<Error>) {
     let extended = r.mode == Mode::Extended;
     let chosen: Vec<&'static Phase> = PHASES
@@ -108,7 +158,7 @@ fn run_phases(
     for (k, p) in chosen.iter().copied().enumerate() {
         let at = (k, chosen.len());
         let ran = live.during(at, p, setting.stonewall, &outcomes, extended, || {
-            one_phase(comm, r, p, setting, &outcomes)
+            one_phase(comm, r, p, (setting, listing), &outcomes)
         });
         let o = match ran {
             Ok(o) => o,
@@ -141,7 +191,7 @@ fn one_phase(
     comm: &dyn Comm,
     r: &Io500Run,
     p: &'static Phase,
-    setting: &Setting<'_>,
+    (setting, listing): (&Setting<'_>, Option<&dyn Listing>),
     before: &[PhaseOutcome],
 ) -> Result<PhaseOutcome> {
     let mut o = PhaseOutcome::new(p, local_time());
@@ -149,12 +199,11 @@ fn one_phase(
     if let Some(script) = external_script(p, setting) {
         o.exe = Some(script);
     } else if p.kind != Kind::Timestamp {
-        o.exe = Some(
-            std::iter::once(program(p.kind).to_string())
-                .chain(args.clone())
-                .collect::<Vec<_>>()
-                .join(" "),
-        );
+        // The exe line echoes the api's options, a secret hidden.
+        let words: Vec<String> = std::iter::once(program(p.kind).to_string())
+            .chain(args.clone())
+            .collect();
+        o.exe = Some(crate::options::redacted(&words).join(" "));
     }
     if !r.config.run_for(p.name, p.group) {
         o.skipped = true;
@@ -173,6 +222,7 @@ fn one_phase(
             results: &setting.results,
             stonewall: setting.stonewall,
             script: external_script(p, setting),
+            listing,
         };
         let outcome = run_phase::run(comm, p, &args, &at, &mut o);
         comm.barrier()?;
@@ -261,6 +311,9 @@ fn print_score(f: &Finished, results: &str) {
     println!("{}", f.score.line("SCORE "));
     if let Some(x) = &f.extended {
         println!("{}", x.line("SCOREX"));
+    }
+    for line in f.concurrent.iter().flat_map(Extension::summary_lines) {
+        println!("{line}");
     }
     println!("\nThe result files are stored in the directory: {results}");
 }

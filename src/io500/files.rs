@@ -44,6 +44,9 @@ fn summary(r: &Io500Run, f: &Finished, extended: bool) -> String {
     if let Some(x) = &f.extended {
         let _ = writeln!(s, "{}", x.line("SCOREX"));
     }
+    for line in f.concurrent.iter().flat_map(|x| x.summary_lines()) {
+        let _ = writeln!(s, "{line}");
+    }
     s
 }
 
@@ -55,6 +58,7 @@ fn result_txt(r: &Io500Run, dirs: &Dirs, began: &str, notes: &[Line], f: &Finish
         ("config-hash", format!("{:X}", r.config.config_hash())),
         ("result-dir", dirs.results.clone()),
         ("mode", r.mode.name().to_string()),
+        ("api", r.api()),
     ] {
         let _ = writeln!(s, "{}", key_value(k, v));
     }
@@ -72,6 +76,11 @@ fn result_txt(r: &Io500Run, dirs: &Dirs, began: &str, notes: &[Line], f: &Finish
     if let Some(x) = &f.extended {
         s.push('\n');
         s.push_str(&score_section("SCOREX", x, &f.outcomes, true));
+    }
+    // pario's extension: after the official sections, marked as such.
+    if let Some(x) = &f.concurrent {
+        s.push('\n');
+        s.push_str(&x.section());
     }
     let _ = writeln!(s, "; END {}", local_time());
     s

@@ -119,24 +119,34 @@ pub fn find(comm: &dyn Comm, spec: &FindSpec) -> Result<FindResult> {
         _ => Ok(()),
     };
     agree(comm, root_ok)?;
+    walk_all(comm, spec, &Files, spec.root.clone())
+}
+
+/// Walks the tree `source` reads from `root`, on every task.
+pub fn walk_all<S: Source>(
+    comm: &dyn Comm,
+    spec: &FindSpec,
+    source: &S,
+    root: PathBuf,
+) -> Result<FindResult> {
     comm.barrier()?;
     let start = Instant::now();
-    let mut walk = Walk::new(spec);
+    let mut walk = Walk::new(spec, source);
     if comm.rank() == 0 {
-        walk.queue.push_back(spec.root.clone());
+        walk.queue.push_back(root);
     }
     // Rounds fall at the same times since the barrier on every task, so
     // that none waits long in one for another still in its slice.
     let mut deadline = start;
     loop {
-        deadline += slice(walk.mine.rounds);
+        deadline += slice(walk.count.mine.rounds);
         walk.work((comm.size() > 1).then_some(deadline));
         if !walk.round(comm)? {
             break;
         }
     }
-    walk.mine.time_s = start.elapsed().as_secs_f64();
-    let ranks = gather_records(comm, 0, &walk.mine)?;
+    walk.count.mine.time_s = start.elapsed().as_secs_f64();
+    let ranks = gather_records(comm, 0, &walk.count.mine)?;
     Ok(summarize(ranks))
 }
 
@@ -157,122 +167,35 @@ fn summarize(ranks: Vec<RankFind>) -> FindResult {
     }
 }
 
-/// One task's queue and counts.
-struct Walk<'a> {
-    spec: &'a FindSpec,
-    pattern: Vec<u8>,
-    queue: VecDeque<PathBuf>,
-    /// The directory being read, and its stream.
-    current: Option<(PathBuf, Dir)>,
-    mine: RankFind,
+/// Where a walk reads its directories: the file system, or a listing.
+pub trait Source {
+    /// A directory being read.
+    type Stream;
+    fn open(&self, dir: &Path) -> std::io::Result<Self::Stream>;
+    /// Reads some entries of `dir`: subdirectories are queued, files
+    /// counted. Whether the directory is finished.
+    fn read_some(
+        &self,
+        dir: &Path,
+        stream: &mut Self::Stream,
+        count: &mut Count<'_>,
+        queue: &mut VecDeque<PathBuf>,
+    ) -> bool;
 }
 
-/// Entries read between two looks at the clock.
-const CHECK_EVERY: usize = 256;
+/// One task's counts, and the test of a file.
+pub struct Count<'a> {
+    spec: &'a FindSpec,
+    pattern: Vec<u8>,
+    pub(super) mine: RankFind,
+}
 
-impl<'a> Walk<'a> {
-    fn new(spec: &'a FindSpec) -> Walk<'a> {
-        Walk {
-            spec,
-            pattern: spec.name_pattern.as_bytes().to_vec(),
-            queue: VecDeque::new(),
-            current: None,
-            mine: RankFind::default(),
-        }
-    }
-
-    /// Reads directories until the queue is empty or `slice` has passed.
-    /// Reads directories until the queue is empty or `until`;
-    /// a directory can be left half read (the clock is looked at every
-    /// [`CHECK_EVERY`] entries), so that a huge one does not keep the other
-    /// tasks waiting for the next round.
-    fn work(&mut self, until: Option<Instant>) {
-        loop {
-            if self.current.is_none() {
-                let Some(dir) = self.queue.pop_front() else {
-                    return;
-                };
-                self.open(&dir);
-                continue;
-            }
-            let done = self.read_some();
-            if done {
-                self.current = None;
-            }
-            if until.is_some_and(|t| Instant::now() >= t) {
-                return;
-            }
-        }
-    }
-
-    fn open(&mut self, dir: &Path) {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        match rustix::fs::openat(CWD, dir, flags, Mode::empty()).and_then(Dir::new) {
-            Ok(stream) => {
-                self.mine.dirs += 1;
-                self.current = Some((dir.to_path_buf(), stream));
-            }
-            Err(_) => self.mine.errors += 1,
-        }
-    }
-
-    /// Up to [`CHECK_EVERY`] entries of the current directory (the stream
-    /// stays open between two calls): whether the directory is finished.
-    fn read_some(&mut self) -> bool {
-        let Some((dir, mut stream)) = self.current.take() else {
-            return true;
-        };
-        let mut seen = 0;
-        let finished = loop {
-            if seen >= CHECK_EVERY {
-                break false;
-            }
-            let entry = match stream.read() {
-                None => break true,
-                Some(Err(_)) => {
-                    self.mine.errors += 1;
-                    break true;
-                }
-                Some(Ok(entry)) => entry,
-            };
-            seen += 1;
-            self.entry(&dir, &stream, entry.file_name(), entry.file_type());
-        };
-        if !finished {
-            self.current = Some((dir, stream));
-        }
-        finished
-    }
-
-    /// One directory entry: a subdirectory is queued, anything else counted
-    /// and checked. The type comes from the directory entry where the file
-    /// system stores it, without a stat.
-    fn entry(&mut self, dir: &Path, stream: &Dir, name: &CStr, kind: FileType) {
-        let bytes = name.to_bytes();
-        if bytes == b"." || bytes == b".." {
-            return;
-        }
-        let kind = match kind {
-            FileType::Unknown => match stat_in(stream, name) {
-                Ok(st) => FileType::from_raw_mode(st.st_mode),
-                Err(_) => {
-                    self.mine.errors += 1;
-                    return;
-                }
-            },
-            known => known,
-        };
-        if kind == FileType::Directory {
-            self.queue
-                .push_back(dir.join(std::ffi::OsStr::from_bytes(bytes)));
-            return;
-        }
-        self.file(stream, name);
-    }
-
-    fn file(&mut self, stream: &Dir, name: &CStr) {
+impl Count<'_> {
+    /// A file named `name`; `status` gives its size and change time, asked
+    /// for only when the name matches and the spec looks at them.
+    pub fn file(&mut self, name: &[u8], status: impl FnOnce() -> Option<(u64, SystemTime)>) {
         self.mine.scanned += 1;
-        if !glob(&self.pattern, name.to_bytes()) {
+        if !glob(&self.pattern, name) {
             return;
         }
         if self.spec.newer_than.is_none() && self.spec.size.is_none() {
@@ -280,16 +203,72 @@ impl<'a> Walk<'a> {
             return;
         }
         self.mine.checked += 1;
-        let Ok(st) = stat_in(stream, name) else {
+        let Some((size, changed)) = status() else {
             self.mine.errors += 1;
             return;
         };
-        let size_ok = self.spec.size.is_none_or(|s| st.st_size as u64 == s);
-        let changed = SystemTime::UNIX_EPOCH
-            + Duration::new(st.st_ctime.max(0) as u64, st.st_ctime_nsec as u32);
+        let size_ok = self.spec.size.is_none_or(|s| size == s);
         let newer_ok = self.spec.newer_than.is_none_or(|t| changed >= t);
         if size_ok && newer_ok {
             self.mine.found += 1;
+        }
+    }
+
+    pub fn error(&mut self) {
+        self.mine.errors += 1;
+    }
+}
+
+/// One task's queue and counts.
+struct Walk<'a, S: Source> {
+    source: &'a S,
+    count: Count<'a>,
+    queue: VecDeque<PathBuf>,
+    /// The directory being read, and its stream.
+    current: Option<(PathBuf, S::Stream)>,
+}
+
+impl<'a, S: Source> Walk<'a, S> {
+    fn new(spec: &'a FindSpec, source: &'a S) -> Walk<'a, S> {
+        Walk {
+            source,
+            count: Count {
+                spec,
+                pattern: spec.name_pattern.as_bytes().to_vec(),
+                mine: RankFind::default(),
+            },
+            queue: VecDeque::new(),
+            current: None,
+        }
+    }
+
+    /// Reads directories until the queue is empty or `until`; a directory
+    /// can be left half read, so that a huge one does not keep the other
+    /// tasks waiting for the next round.
+    fn work(&mut self, until: Option<Instant>) {
+        loop {
+            let Some((dir, mut stream)) = self.current.take() else {
+                let Some(dir) = self.queue.pop_front() else {
+                    return;
+                };
+                match self.source.open(&dir) {
+                    Ok(stream) => {
+                        self.count.mine.dirs += 1;
+                        self.current = Some((dir, stream));
+                    }
+                    Err(_) => self.count.error(),
+                }
+                continue;
+            };
+            let done = self
+                .source
+                .read_some(&dir, &mut stream, &mut self.count, &mut self.queue);
+            if !done {
+                self.current = Some((dir, stream));
+            }
+            if until.is_some_and(|t| Instant::now() >= t) {
+                return;
+            }
         }
     }
 
@@ -302,7 +281,7 @@ impl<'a> Walk<'a> {
             return Ok(!self.queue.is_empty() || reading > 0);
         }
         let began = Instant::now();
-        self.mine.rounds += 1;
+        self.count.mine.rounds += 1;
         let len = self.queue.len() as u64;
         let mut total = [len + reading];
         comm.all_reduce_u64(&mut total, ReduceOp::Sum)?;
@@ -314,7 +293,7 @@ impl<'a> Walk<'a> {
         if queued[0] > 0 && least[0] == 0 {
             self.deal(comm)?;
         }
-        self.mine.balance_s += began.elapsed().as_secs_f64();
+        self.count.mine.balance_s += began.elapsed().as_secs_f64();
         Ok(total[0] > 0)
     }
 
@@ -325,7 +304,7 @@ impl<'a> Walk<'a> {
             .drain(..)
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
-        self.mine.donated += mine.len() as u64;
+        self.count.mine.donated += mine.len() as u64;
         let hand = (self.current.is_some(), mine);
         let bytes = serde_json::to_vec(&hand).map_err(|e| Error::Comm(e.to_string()))?;
         let all = comm.gather(0, &bytes)?;
@@ -339,10 +318,88 @@ impl<'a> Walk<'a> {
         }
         let hands: Vec<Vec<String>> = broadcast_value(comm, 0, &hands)?;
         let dealt = &hands[comm.rank()];
-        self.mine.received += dealt.len() as u64;
+        self.count.mine.received += dealt.len() as u64;
         self.queue.extend(dealt.iter().map(PathBuf::from));
         Ok(())
     }
+}
+
+/// The file system, read with the C library's `readdir`.
+struct Files;
+
+/// Entries read between two looks at the clock.
+const CHECK_EVERY: usize = 256;
+
+impl Source for Files {
+    type Stream = Dir;
+
+    fn open(&self, dir: &Path) -> std::io::Result<Dir> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        Ok(rustix::fs::openat(CWD, dir, flags, Mode::empty()).and_then(Dir::new)?)
+    }
+
+    /// Up to [`CHECK_EVERY`] entries (the stream stays open between calls).
+    fn read_some(
+        &self,
+        dir: &Path,
+        stream: &mut Dir,
+        count: &mut Count<'_>,
+        queue: &mut VecDeque<PathBuf>,
+    ) -> bool {
+        for _ in 0..CHECK_EVERY {
+            let entry = match stream.read() {
+                None => return true,
+                Some(Err(_)) => {
+                    count.error();
+                    return true;
+                }
+                Some(Ok(entry)) => entry,
+            };
+            entry_of(
+                dir,
+                stream,
+                entry.file_name(),
+                entry.file_type(),
+                count,
+                queue,
+            );
+        }
+        false
+    }
+}
+
+/// One directory entry: a subdirectory is queued, anything else counted
+/// and checked. The type comes from the directory entry where the file
+/// system stores it, without a stat.
+fn entry_of(
+    dir: &Path,
+    stream: &Dir,
+    name: &CStr,
+    kind: FileType,
+    count: &mut Count<'_>,
+    queue: &mut VecDeque<PathBuf>,
+) {
+    let bytes = name.to_bytes();
+    if bytes == b"." || bytes == b".." {
+        return;
+    }
+    let kind = match kind {
+        FileType::Unknown => match stat_in(stream, name) {
+            Ok(st) => FileType::from_raw_mode(st.st_mode),
+            Err(_) => return count.error(),
+        },
+        known => known,
+    };
+    if kind == FileType::Directory {
+        queue.push_back(dir.join(std::ffi::OsStr::from_bytes(bytes)));
+        return;
+    }
+    count.file(bytes, || {
+        let st = stat_in(stream, name).ok()?;
+        let changed = SystemTime::UNIX_EPOCH
+            + Duration::new(st.st_ctime.max(0) as u64, st.st_ctime_nsec as u32);
+        Some((st.st_size as u64, changed))
+    });
 }
 
 /// `fstatat` of an entry of the directory being read, not following a link.

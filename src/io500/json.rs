@@ -27,9 +27,10 @@ pub fn document(
             "hash": format!("{:X}", hash(s, extended)),
         })
     };
-    json!({
+    let mut doc = json!({
         "version": super::version(),
         "mode": r.mode.name(),
+        "api": r.api(),
         "procs": f.procs,
         "config_hash": format!("{:X}", r.config.config_hash()),
         "data_dir": dirs.data,
@@ -38,7 +39,13 @@ pub fn document(
         "phases": f.outcomes.iter().map(|o| phase(o, f.extended.is_some())).collect::<Vec<_>>(),
         "score": score(&f.score, false),
         "scorex": f.extended.as_ref().map(|x| score(x, true)),
-    })
+    });
+    // pario's extensions: present only when run, so that a run without
+    // them has the same document.
+    if let Some(x) = &f.concurrent {
+        doc["extensions"] = json!({ "concurrent": x.json() });
+    }
+    doc
 }
 
 fn phase(o: &PhaseOutcome, extended: bool) -> Value {

@@ -6,8 +6,11 @@
 //! and builds each tool's command line; [`driver`] runs them on every task
 //! ([`run_phase`] runs one and takes its figures); [`results`] judges and
 //! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
-//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find.
+//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find;
+//! [`storage`] is where the data lives (a file system, or S3's listings);
+//! [`concurrent`] is pario's extension, IO500#56's concurrent phase.
 
+pub mod concurrent;
 pub mod config;
 pub mod dirs;
 pub mod driver;
@@ -20,6 +23,7 @@ pub mod options;
 pub mod phases;
 pub mod results;
 pub mod run_phase;
+pub mod storage;
 pub mod verify;
 
 use config::Config;
@@ -85,6 +89,11 @@ impl Io500Run {
             true => 30,
             false => OFFICIAL_RUNTIME,
         }
+    }
+
+    /// `[global] api`, its secrets hidden (the result files name it).
+    pub fn api(&self) -> String {
+        storage::redacted(self.config.value("global", "api"))
     }
 
     /// `[mdworkbench] filesPerProc`, if configured.

@@ -204,6 +204,9 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
     for p in PHASES.iter() {
         run_phase::check(p, &arguments(p, &setting))?;
     }
+    if run.config.concurrent() {
+        super::concurrent::check(&setting)?;
+    }
     Ok(run)
 }
 

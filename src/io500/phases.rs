@@ -4,6 +4,7 @@
 
 use super::config::Config;
 use super::hash::phase_seed;
+use super::storage::is_s3;
 
 /// What a phase runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +138,18 @@ impl Phase {
     }
 }
 
+/// The S3 layout of a phase (docs/s3.md): ior-hard's 47,008-byte
+/// transfers, interleaved between the tasks, cannot be multipart parts, so
+/// they are fragments (one object per transfer); every other phase's file
+/// or item is one object (ior-easy's a multipart upload per task, which
+/// ior-rnd4K-easy-read reads back by ranged GETs of 4 KiB).
+pub fn s3_layout(p: &Phase) -> &'static str {
+    match p.group {
+        "ior-hard" => "fragments",
+        _ => "object",
+    }
+}
+
 /// What the arguments of a phase depend on besides the configuration.
 #[derive(Debug, Clone)]
 pub struct Setting<'a> {
@@ -170,15 +183,18 @@ impl Setting<'_> {
         let mut out = vec!["-a".to_string()];
         out.extend(words.next());
         out.extend(words);
+        if is_s3(&api) && !api.contains("--s3.layout") {
+            out.push(format!("--s3.layout={}", s3_layout(p)));
+        }
         out
     }
 
-    fn packet(&self) -> String {
+    pub(super) fn packet(&self) -> String {
         let t = self.config.value("global", "dataPacketType");
         format!("--dataPacketType={t}")
     }
 
-    fn seed(&self, group: &str) -> i32 {
+    pub(super) fn seed(&self, group: &str) -> i32 {
         phase_seed(group, &self.timestamp)
     }
 }
@@ -198,7 +214,7 @@ pub fn arguments(p: &Phase, s: &Setting<'_>) -> Vec<String> {
     args
 }
 
-fn words(text: &str) -> Vec<String> {
+pub(super) fn words(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_string).collect()
 }
 
@@ -228,7 +244,7 @@ fn ior_easy(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 }
 
 /// `-t`, `-b`, `-u` and `-F` of the ior-easy phases.
-fn ior_easy_sizes(s: &Setting<'_>) -> Vec<String> {
+pub(super) fn ior_easy_sizes(s: &Setting<'_>) -> Vec<String> {
     let mut a = vec![
         "-t".into(),
         s.config.value("ior-easy", "transferSize").into(),
@@ -294,7 +310,7 @@ fn ior_random(p: &Phase, s: &Setting<'_>) -> Vec<String> {
 }
 
 /// `-O key=value` kept as two words, as a shell would pass them.
-fn split_directives(args: Vec<String>) -> Vec<String> {
+pub(super) fn split_directives(args: Vec<String>) -> Vec<String> {
     args.into_iter()
         .flat_map(|a| match a.strip_prefix("-O ") {
             Some(rest) => vec!["-O".to_string(), rest.to_string()],

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use super::find::{self, FindSpec};
 use super::phases::{Kind, Phase};
 use super::results::PhaseOutcome;
+use crate::backend::listing::Listing;
 use crate::comm::{agree, Comm};
 use crate::error::{Error, Result};
 use crate::ior::Ior;
@@ -22,6 +23,8 @@ pub struct Places<'a> {
     pub stonewall: u64,
     /// A find phase's `external-script` command line, if configured.
     pub script: Option<String>,
+    /// The object store's tree when the data is in one (S3): find lists it.
+    pub listing: Option<&'a dyn Listing>,
 }
 
 /// Runs `p` with `args`, filling `o` with its score and values. An error
@@ -76,6 +79,24 @@ pub fn check(p: &Phase, args: &[String]) -> std::result::Result<(), crate::error
         _ => Ok(()),
     };
     outcome.map_err(|e| crate::error::UsageError(format!("{}: {}", p.name, e.0)))
+}
+
+/// Checks an ior phase's command line against the task count (its
+/// backend's limits: S3's multipart parts), before anything is made.
+pub fn check_tasks(
+    p: &Phase,
+    args: &[String],
+    tasks: crate::tool::Tasks,
+) -> std::result::Result<(), crate::error::UsageError> {
+    if p.kind != Kind::Ior {
+        return Ok(());
+    }
+    let checked = match Ior.parse("ior", args) {
+        Ok(Parsed::Run(run)) => Ior.check_tasks(&run, tasks),
+        Ok(Parsed::Help) => Ok(()),
+        Err(e) => Err(e),
+    };
+    checked.map_err(|e| crate::error::UsageError(format!("{}: {}", p.name, e.0)))
 }
 
 fn ior(
@@ -223,7 +244,10 @@ fn find_phase(comm: &dyn Comm, p: &Phase, at: &Places<'_>, o: &mut PhaseOutcome)
         newer_than: newer,
         size: (p.name != "find-easy").then_some(3901),
     };
-    let found = find::find(comm, &spec)?;
+    let found = match at.listing {
+        Some(listing) => super::storage::find(comm, &spec, listing)?,
+        None => find::find(comm, &spec)?,
+    };
     o.report = serde_json::to_value(&found).ok();
     if comm.rank() == 0 {
         let csv = format!("{}/{}.csv", at.results, p.name);

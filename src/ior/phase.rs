@@ -103,6 +103,7 @@ impl TestRun<'_> {
                 row: &row,
                 tasks: &all,
                 latency: merged.as_ref(),
+                kinds: kinds.as_ref(),
             };
             self.out.each(|s| s.phase_done(&done));
             self.report.results.push(row);

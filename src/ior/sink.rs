@@ -24,6 +24,8 @@ pub struct PhaseDone<'a> {
     /// Every task's record, in rank order (inactive tasks included).
     pub tasks: &'a [TaskTimes],
     pub latency: Option<&'a Histogram<u64>>,
+    /// A drawn phase's reads and writes apart (`rwmixRead`, ...), merged.
+    pub kinds: Option<&'a [Histogram<u64>; 2]>,
 }
 
 /// The events of an ior run. Every method has an empty default, so a sink
@@ -148,16 +150,30 @@ impl LatencyHistograms {
 impl LogSink for LatencyHistograms {}
 
 impl IorSink for LatencyHistograms {
+    /// The phase's distribution under its access; a drawn phase's is its
+    /// kinds' together, and a mixed phase's kinds also have rows of their
+    /// own (`mixed.read`, `mixed.write`).
     fn phase_done(&mut self, phase: &PhaseDone<'_>) -> io::Result<()> {
-        match (phase.latency, self.0.of(phase.test)) {
-            (Some(h), Some(file)) => {
-                let key = format!(
-                    "{},{},{}",
-                    phase.test, phase.row.access, phase.row.iteration
-                );
-                file.histogram(&key, h)
-            }
-            _ => Ok(()),
+        let Some(file) = self.0.of(phase.test) else {
+            return Ok(());
+        };
+        let row = phase.row;
+        let key = |access: &str| format!("{},{access},{}", phase.test, row.iteration);
+        let both = phase.kinds.map(|[read, write]| {
+            let mut both = read.clone();
+            let _ = both.add(write);
+            both
+        });
+        if let Some(h) = phase.latency.or(both.as_ref()) {
+            file.histogram(&key(row.access), h)?;
         }
+        if let (Some([read, write]), true) = (phase.kinds, row.mix.is_some()) {
+            for (kind, h) in [("read", read), ("write", write)] {
+                if row.access == "mixed" && !h.is_empty() {
+                    file.histogram(&key(&format!("{}.{kind}", row.access)), h)?;
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -211,6 +211,43 @@ impl Loaded {
         ])
     }
 
+    /// io500's concurrent phase (pario's extension), if it ran: a row per
+    /// group (tool, tasks and ranks, score, score per task) and one for the
+    /// phase's score with its verdict.
+    pub fn io500_concurrent(&self) -> Option<Vec<Vec<String>>> {
+        let x = &self.doc["extensions"]["concurrent"];
+        x.as_object()?;
+        let figure = |v: &Value, unit: &str| {
+            let v = v.as_f64().unwrap_or(0.0);
+            human::scale_for(unit, v).text(v)
+        };
+        let mut rows: Vec<Vec<String>> = x["groups"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|g| {
+                let unit = g["unit"].as_str().unwrap_or("");
+                vec![
+                    format!("{} ({})", text(&g["name"]), text(&g["tool"])),
+                    format!("{} ({}-{})", g["tasks"], g["first_rank"], g["last_rank"]),
+                    figure(&g["score"], unit),
+                    figure(&g["score_per_task"], unit),
+                ]
+            })
+            .collect();
+        let invalid = x["invalid"].as_array().map_or(0, Vec::len);
+        rows.push(vec![
+            "score (procs × geometric mean per task)".into(),
+            x["procs"].to_string(),
+            figure(&x["score"], ""),
+            match invalid {
+                0 => "valid".into(),
+                n => format!("invalid ({n} reasons)"),
+            },
+        ]);
+        Some(rows)
+    }
+
     /// io500's phases (its timestamp is none) with their verdicts.
     pub fn io500_phases(&self) -> Vec<Vec<String>> {
         let phases = self.doc["phases"].as_array().into_iter().flatten();

@@ -93,6 +93,14 @@ pub fn io500(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
         h.push_str(&table(&["score", ""], &score));
         let head = ["phase", "score", "time", "validity"];
         h.push_str(&table(&head, &r.io500_phases()));
+        if let Some(rows) = r.io500_concurrent() {
+            h.push_str(
+                "<p>The concurrent phase (IO500#56; pario's extension, outside the IO500 \
+                 score and its hashes): its groups ran at once, each on its share of the tasks.</p>",
+            );
+            let head = ["concurrent group", "tasks (ranks)", "score", "per task"];
+            h.push_str(&table(&head, &rows));
+        }
     }
     Some(Section {
         id: "io500",

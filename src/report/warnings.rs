@@ -130,6 +130,20 @@ fn io500(doc: &Value, out: &mut Vec<String>) {
             None => {}
         }
     }
+    // pario's concurrent phase: its own verdict, outside the score.
+    let x = &doc["extensions"]["concurrent"];
+    let why: Vec<&str> = x["invalid"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if !why.is_empty() {
+        out.push(format!(
+            "the concurrent phase (outside the IO500 score) is invalid: {}",
+            why.join("; ")
+        ));
+    }
     if doc["score"]["valid"] == Value::Bool(false) {
         out.push(format!(
             "The score is not valid for the IO500 lists ({invalid} invalid phases above): \

@@ -12,6 +12,7 @@ use base64::Engine;
 use md5::{Digest, Md5};
 use ureq::http;
 
+pub use super::list::{Listed, Page};
 use super::sigv4::{self, Credentials, Request, EMPTY_SHA256, UNSIGNED};
 use super::xml;
 
@@ -91,15 +92,8 @@ fn transport_error(e: ureq::Error, endpoint: &Endpoint) -> io::Error {
     io::Error::new(kind, format!("{}: {e}", endpoint.url()))
 }
 
-/// One object as a listing shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
-    pub key: String,
-    pub size: u64,
-}
-
 /// What a request carries.
-enum Body<'a> {
+pub(super) enum Body<'a> {
     Empty,
     Bytes(&'a [u8], &'a str),
 }
@@ -177,7 +171,7 @@ impl Client {
     }
 
     /// Signs and sends one request; retries 500 and 503 with backoff.
-    fn send(
+    pub(super) fn send(
         &self,
         method: &str,
         bucket: &str,
@@ -254,7 +248,7 @@ impl Client {
     }
 
     /// The body of a response as text (S3's XML).
-    fn text(response: http::Response<ureq::Body>) -> io::Result<String> {
+    pub(super) fn text(response: http::Response<ureq::Body>) -> io::Result<String> {
         let mut body = response.into_body();
         body.with_config()
             .limit(64 << 20)
@@ -458,56 +452,6 @@ impl Client {
         Ok(xml::elements(&text, "Upload")
             .filter_map(|u| Some((xml::first(u, "Key")?, xml::first(u, "UploadId")?)))
             .collect())
-    }
-
-    /// Every object whose key starts with `prefix` (ListObjectsV2, paged);
-    /// with a `delimiter`, also the common prefixes one level down.
-    pub fn list(
-        &self,
-        bucket: &str,
-        prefix: &str,
-        delimiter: Option<&str>,
-        limit: Option<usize>,
-    ) -> io::Result<(Vec<Listed>, Vec<String>)> {
-        let mut objects = Vec::new();
-        let mut prefixes = Vec::new();
-        let mut token: Option<String> = None;
-        loop {
-            let mut q = vec![
-                ("list-type", "2".to_string()),
-                ("prefix", prefix.to_string()),
-            ];
-            if let Some(d) = delimiter {
-                q.push(("delimiter", d.to_string()));
-            }
-            if let Some(n) = limit {
-                q.push(("max-keys", n.min(1000).to_string()));
-            }
-            if let Some(t) = &token {
-                q.push(("continuation-token", t.clone()));
-            }
-            let text = Self::text(self.send("GET", bucket, "", &q, &[], Body::Empty)?)?;
-            for c in xml::elements(&text, "Contents") {
-                if let Some(key) = xml::first(c, "Key") {
-                    let size = xml::first(c, "Size").and_then(|s| s.parse().ok());
-                    objects.push(Listed {
-                        key,
-                        size: size.unwrap_or(0),
-                    });
-                }
-            }
-            for p in xml::elements(&text, "CommonPrefixes") {
-                prefixes.extend(xml::first(p, "Prefix"));
-            }
-            let full = limit.is_some_and(|n| objects.len() >= n);
-            token = match xml::first(&text, "IsTruncated").as_deref() {
-                Some("true") if !full => xml::first(&text, "NextContinuationToken"),
-                _ => None,
-            };
-            if token.is_none() {
-                return Ok((objects, prefixes));
-            }
-        }
     }
 
     /// Deletes `keys` with DeleteObjects, 1,000 at a time; missing keys

@@ -44,7 +44,7 @@ pub const LIBS3_INFO: BackendInfo = BackendInfo {
             "S3-libs3.bucket-per-file",
             true,
             "",
-            "Use one bucket to map one file/directory (not in pario yet)",
+            "Use one bucket to map one file/directory (refused: IOR's bucket names are not valid S3 names)",
         ),
         option(
             "S3-libs3.bucket-name-prefix",
@@ -197,9 +197,15 @@ fn endpoints(hosts: &str, https: bool) -> Result<Vec<Endpoint>, String> {
 }
 
 fn configure_libs3(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
+    // IOR names a file's bucket PREFIX-KEY, and every `/` of the path is a
+    // `_` in KEY: S3's bucket rules forbid it, and servers that keep them
+    // (SeaweedFS, AWS) answer InvalidBucketName.
     if flag(settings, "S3-libs3.bucket-per-file")? {
         return Err(
-            "--S3-libs3.bucket-per-file: not in pario yet (one bucket holds every file)".into(),
+            "--S3-libs3.bucket-per-file: IOR names a bucket per file after its key \
+             (/tmp/f: ior-_tmp_fb), which S3's bucket rules refuse (InvalidBucketName); \
+             pario keeps every file in one bucket"
+                .into(),
         );
     }
     let credentials = keys(settings, "S3-libs3");
@@ -220,7 +226,10 @@ fn configure_libs3(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
     };
     check_bucket(&bucket).map_err(|e| format!("--S3-libs3.bucket-name-prefix: {e}"))?;
     c.bucket = Some(bucket);
-    c.layout = Layout::Fragments;
+    // IOR's layout unless one is asked for (io500 asks per phase).
+    if get(settings, "s3.layout").is_none() {
+        c.layout = Layout::Fragments;
+    }
     c.naming = Naming::Ior;
     c.ior_keys = true;
     c.make_bucket = true;
@@ -292,5 +301,16 @@ mod tests {
         assert_eq!(suffix(""), 0);
         // 'A' (65) + 10·'B' (66) + 100·'C' (67) = 7425 → 425.
         assert_eq!(suffix("ABC"), 425);
+    }
+
+    #[test]
+    fn bucket_per_file_is_refused_with_its_reason() {
+        let mut options = std::collections::BTreeMap::new();
+        options.insert("S3-libs3.bucket-per-file".to_string(), "1".to_string());
+        let e = crate::backend::configure("S3-libs3", &options).unwrap_err();
+        assert!(
+            e.contains("InvalidBucketName") && e.contains("ior-_tmp_fb"),
+            "{e}"
+        );
     }
 }

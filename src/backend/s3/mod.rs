@@ -9,6 +9,7 @@
 pub mod client;
 mod config;
 mod libs3;
+mod list;
 pub mod object;
 pub mod parts;
 mod pending;
@@ -472,6 +473,15 @@ impl Backend for S3 {
 
     fn opens_together(&self) -> bool {
         self.layout == Layout::Object
+    }
+
+    /// Nothing to flush: an object is stored when its PUT is answered.
+    fn sync_fs(&self, _path: &CStr) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn listing(&self) -> Option<&dyn crate::backend::listing::Listing> {
+        Some(&self.namespace)
     }
 
     /// A shared object written in the `object` layout: the first task starts

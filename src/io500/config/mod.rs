@@ -56,6 +56,10 @@ pub enum Kind {
     Group,
     /// One phase (`[ior-easy-write]`).
     Phase,
+    /// pario's own, outside IO500 (`[concurrent]`): left out of
+    /// `config.ini` and of the configuration hash, so both stay what the
+    /// harness would make of the file without it.
+    Extension,
 }
 
 /// A section: its name, kind, whether it belongs to the extended mode only
@@ -254,12 +258,77 @@ impl Config {
             (None, Some(f)) => return pair(f, files, precreate),
             _ => {}
         }
-        match self.slot("global", "io-buffers-on-gpu") {
-            Some(s) if s.value.as_deref() == Some("TRUE") => Err((
-                s.line,
-                "io-buffers-on-gpu = TRUE: pario has no GPU support".into(),
+        if let Some(s) = self.slot("global", "io-buffers-on-gpu") {
+            if s.value.as_deref() == Some("TRUE") {
+                let why = "io-buffers-on-gpu = TRUE: pario has no GPU support";
+                return Err((s.line, why.into()));
+            }
+        }
+        self.concurrent_shares()?;
+        self.concurrent_stonewall()?;
+        self.concurrent_storage()
+    }
+
+    /// The concurrent phase's groups read ior-easy's files and run
+    /// md-workbench on a file system: over S3 it is refused (not built yet).
+    fn concurrent_storage(&self) -> Result<(), (usize, String)> {
+        let on_s3 = crate::io500::storage::is_s3(self.value("global", "api"));
+        match self.slot("concurrent", "run") {
+            Some(run) if on_s3 && self.concurrent() => Err((
+                run.line,
+                "[concurrent] run = TRUE: not over S3 yet (a file system's datadir only)".into(),
             )),
             _ => Ok(()),
+        }
+    }
+
+    /// `[concurrent]`'s shares of the tasks in whole percent: ior-easy
+    /// write, random reads, md-workbench (the rest); or the line and why
+    /// they are refused (each above 0, the first two below 1 together).
+    pub fn concurrent_shares(&self) -> Result<[u32; 3], (usize, String)> {
+        let share = |key: &str| {
+            let slot = self.slot("concurrent", key).expect("a key of the table");
+            let text = slot.value.as_deref().unwrap_or_default();
+            let v: f64 = text.parse().unwrap_or(f64::NAN);
+            let percent = (v * 100.0).round();
+            match v > 0.0 && v < 1.0 && (v * 100.0 - percent).abs() < 1e-6 {
+                true => Ok((percent as u32, slot.line)),
+                false => Err((slot.line, format!(
+                    "[concurrent] {key} = {text}: a share of the tasks above 0 and below 1, in whole percent (0.01 steps)"
+                ))),
+            }
+        };
+        let (write, at_write) = share("ratio-write")?;
+        let (read, at_read) = share("ratio-read")?;
+        if write + read >= 100 {
+            return Err((at_write.max(at_read), format!(
+                "[concurrent] ratio-write + ratio-read = {:.2}: they must leave md-workbench a share (below 1 together)",
+                (write + read) as f64 / 100.0
+            )));
+        }
+        Ok([write, read, 100 - write - read])
+    }
+
+    /// Whether `[concurrent] run = TRUE`.
+    pub fn concurrent(&self) -> bool {
+        self.flag("concurrent", "run")
+    }
+
+    /// The seconds every concurrent group runs: `[concurrent]
+    /// stonewall-time`, else `[debug]`'s; 0 is refused when the phase runs
+    /// (its groups would never stop).
+    pub fn concurrent_stonewall(&self) -> Result<u64, (usize, String)> {
+        let own = self.slot("concurrent", "stonewall-time");
+        let own = own.filter(|s| s.value.is_some());
+        let slot = own.or(self.slot("debug", "stonewall-time"));
+        let seconds = self.get_uint("concurrent", "stonewall-time");
+        let seconds = seconds.or(self.get_uint("debug", "stonewall-time"));
+        match (seconds.unwrap_or_default(), self.concurrent()) {
+            (0, true) => Err((
+                slot.map_or(0, |s| s.line),
+                "[concurrent] run = TRUE needs a stonewall time above 0 s (its groups stop only there)".into(),
+            )),
+            (s, _) => Ok(s),
         }
     }
 
@@ -360,7 +429,9 @@ impl Config {
     fn layout(&self, help: bool, mandatory_only: bool) -> String {
         let mut out = String::new();
         for (section, slots) in SECTIONS.iter().zip(&self.slots) {
-            if mandatory_only && section.extended {
+            let extension = section.kind == Kind::Extension;
+            // `--list` shows the extensions; `config.ini` is the harness's.
+            if (mandatory_only && section.extended) || (extension && (!help || mandatory_only)) {
                 continue;
             }
             out.push_str(&format!("[{}]\n", section.name));
@@ -383,10 +454,13 @@ impl Config {
     /// every key with a value, defaults included (also the empty-string
     /// defaults of `external-*-args`), keys in the table's spelling, section
     /// names left out: so equal pairs of two sections cancel out, as they do
-    /// in the harness's hash.
+    /// in the harness's hash. pario's extensions are left out.
     pub fn config_hash(&self) -> u32 {
         let mut h = 0;
         for (section, slots) in SECTIONS.iter().zip(&self.slots) {
+            if section.kind == Kind::Extension {
+                continue;
+            }
             for (key, slot) in section.keys.iter().zip(slots) {
                 if let Some(v) = &slot.value {
                     h ^= hash_pair(key.name, v);

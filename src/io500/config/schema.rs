@@ -76,6 +76,13 @@ const MDTEST_HARD: &[Key] = &[
     key("files-per-dir", Uint, None, "files per directory (invalidates the run)"),
     RUN,
 ];
+const CONCURRENT: &[Key] = &[
+    key("run", Bool, Some("FALSE"), "pario: run the concurrent phase of IO500#56 after the others (outside the score and hashes)"),
+    key("ratio-write", Float, Some("0.2"), "the share of the tasks writing as ior-easy does (whole percent: 0.01 steps)"),
+    key("ratio-read", Float, Some("0.4"), "the share of the tasks reading ior-easy's files at random, 1 MiB at a time; the rest run md-workbench"),
+    key("stonewall-time", Uint, None, "seconds every group runs (default: [debug] stonewall-time)"),
+    API,
+];
 
 /// Every section, in the harness's order (that of its `config.ini`).
 pub const SECTIONS: &[Section] = &[
@@ -105,4 +112,5 @@ pub const SECTIONS: &[Section] = &[
     section("mdtest-hard-read", Phase, false, API_RUN),
     section("mdtest-hard-delete", Phase, false, API_RUN),
     section("ior-rnd4K-easy-read", Phase, false, API_RUN),
+    section("concurrent", Extension, false, CONCURRENT),
 ];
