@@ -292,4 +292,21 @@ pub trait Backend: Send + Sync {
     fn listing(&self) -> Option<&dyn listing::Listing> {
         None
     }
+    /// Checks, before the header and before anything is created, that the
+    /// run can use the place `path` lies in (an object store: its bucket
+    /// exists and, when the run `writes`, takes writes). File systems find
+    /// out at the first open.
+    fn check_place(&self, _path: &CStr, _writes: bool) -> io::Result<()> {
+        Ok(())
+    }
+    /// Requests this task sent again after a transient answer (S3's 500
+    /// and 503 SlowDown) since the backend was built; `None` for backends
+    /// that never send a request again.
+    fn retries(&self) -> Option<u64> {
+        None
+    }
+    /// The tool reported `n` of [`Backend::retries`] (in a phase's row);
+    /// the backend tells the others itself when it is dropped, so none is
+    /// hidden.
+    fn retries_reported(&self, _n: u64) {}
 }

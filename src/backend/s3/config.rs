@@ -354,6 +354,7 @@ impl Config for S3Config {
             per_file: self.per_file.clone(),
             made,
             lines: context.lines,
+            reported: Default::default(),
             rank: context.comm.rank(),
             shared: Mutex::new(HashMap::new()),
             buckets: Mutex::new(Default::default()),

@@ -18,6 +18,7 @@ pub mod object;
 pub mod parts;
 mod pending;
 mod per_file;
+mod place;
 pub mod sigv4;
 pub mod xml;
 
@@ -122,6 +123,8 @@ pub struct S3 {
     made: Option<String>,
     /// Where the count of retried requests is told at the end.
     lines: crate::console::TaskLines,
+    /// Retried requests the tool has reported (in its phases' rows).
+    reported: std::sync::atomic::AtomicU64,
     rank: usize,
     /// The multipart uploads of shared objects this task has open, by path.
     shared: Mutex<HashMap<String, String>>,
@@ -143,15 +146,7 @@ impl S3 {
         )?;
         let mut known = self.buckets.lock().expect("no panic holds it");
         if !known.contains(&t.bucket) {
-            self.client
-                .head_bucket(&t.bucket)
-                .map_err(|e| match e.kind() {
-                    io::ErrorKind::NotFound => io::Error::new(
-                        io::ErrorKind::NotFound,
-                        format!("bucket {}: no such bucket (NoSuchBucket)", t.bucket),
-                    ),
-                    _ => e,
-                })?;
+            place::check_bucket(&self.client, &t.bucket)?;
             known.insert(t.bucket.clone());
         }
         Ok(t)
@@ -206,12 +201,14 @@ impl Drop for S3 {
     /// is listed first: some servers delete a bucket with its objects.
     fn drop(&mut self) {
         // Retries are never hidden: a request the server answered 500 or
-        // 503 and that was sent again is counted and told.
-        let retries = self.client.retries();
+        // 503 and that was sent again is counted and told, in a phase's
+        // row by the tool or here.
+        let reported = self.reported.load(std::sync::atomic::Ordering::Relaxed);
+        let retries = self.client.retries().saturating_sub(reported);
         if retries > 0 {
             self.lines.print(format_args!(
                 "WARNING: task {}: {retries} S3 requests were retried after HTTP 500 or 503 \
-                 (the figures include the waits)",
+                 and are in no phase's row",
                 self.rank
             ));
         }
@@ -398,6 +395,25 @@ impl Backend for S3 {
             return None;
         }
         Some(&self.namespace)
+    }
+
+    fn retries(&self) -> Option<u64> {
+        Some(self.client.retries())
+    }
+
+    fn retries_reported(&self, n: u64) {
+        self.reported
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The bucket exists (HEAD) and, for a run that writes, takes writes
+    /// (a PUT the server must refuse either way: see [`place`]).
+    fn check_place(&self, path: &CStr, writes: bool) -> io::Result<()> {
+        let t = self.target(path)?;
+        match writes {
+            true => place::check_writes(&self.client, &t.bucket, &t.key),
+            false => Ok(()),
+        }
     }
 
     /// A shared object written in the `object` layout: the first task starts
