@@ -407,8 +407,13 @@ impl Backend for S3 {
     }
 
     /// The bucket exists (HEAD) and, for a run that writes, takes writes
-    /// (a PUT the server must refuse either way: see [`place`]).
+    /// (a PUT the server must refuse either way: see [`place`]); nothing
+    /// under bucket-per-file, whose buckets the run makes.
     fn check_place(&self, path: &CStr, writes: bool) -> io::Result<()> {
+        if self.per_file.is_some() {
+            // Its buckets are made by the run, file by file.
+            return Ok(());
+        }
         let t = self.target(path)?;
         match writes {
             true => place::check_writes(&self.client, &t.bucket, &t.key),
