@@ -366,7 +366,11 @@ impl MixPlan {
     pub fn ops_per_pass(&self) -> u64 {
         match self.split {
             None => self.region.units(),
-            Some(_) => self.ops().count() as u64,
+            Some(_) => {
+                // Placed without their directions: only the count matters.
+                let mut ops = self.ops();
+                std::iter::from_fn(|| ops.place_next()).count() as u64
+            }
         }
     }
 

@@ -366,6 +366,7 @@ fn blocks_draw_the_operations_the_iterator_draws() {
                     task: 1,
                 };
                 let one_by_one: Vec<Op> = plan.ops().collect();
+                assert_eq!(plan.ops_per_pass(), one_by_one.len() as u64);
                 let limits = [Some(1 << 20), Some(1 << 20), Some(40_000), Some(1), None];
                 for (max_ops, max_bytes) in [64, 5, 64, 7, 64].into_iter().zip(limits) {
                     let blocks = by_blocks(&plan, max_ops, max_bytes);
