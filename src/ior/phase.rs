@@ -69,9 +69,11 @@ impl TestRun<'_> {
             self.layout.random_range = self.random_read_range(access, rep);
         }
         let plan = self.plan(access, drawn.as_ref());
+        let retries_before = self.backend.retries();
         let outcome = self.timed_io(access, rep, pretend, verify, plan, drawn.as_ref());
         let outcome = agree(self.comm, outcome)?;
         let interrupted = stop::agreed(self.comm)?;
+        let retries = self.phase_retries(retries_before)?;
         let all = gather_records(self.comm, 0, &outcome.times)?;
         let errors = outcome.errors.sum(self.comm)?;
         let merged = match &outcome.latency {
@@ -94,6 +96,7 @@ impl TestRun<'_> {
                 name = row.access;
             }
             row.interrupted = interrupted.map(|s| stop::name(s).to_string());
+            row.retries = retries;
             if let Some(cache) = cache {
                 row.page_cache = Some(self.assess_cache(name, rep, cache));
             }
@@ -106,6 +109,7 @@ impl TestRun<'_> {
                 kinds: kinds.as_ref(),
             };
             self.out.each(|s| s.phase_done(&done));
+            self.tell_retries(name, rep, retries);
             self.report.results.push(row);
         }
         agree(self.comm, status)?;
@@ -159,6 +163,32 @@ impl TestRun<'_> {
         }
         row.stonewall = Some(wall);
         row
+    }
+
+    /// The requests every task sent again during the phase (S3's 500 and
+    /// 503), counted as reported by the backend; `None` when the backend
+    /// never sends one again.
+    fn phase_retries(&self, before: Option<u64>) -> Result<Option<u64>> {
+        let after = self.backend.retries();
+        let mine = match (before, after) {
+            (Some(b), Some(a)) => a.saturating_sub(b),
+            _ => 0,
+        };
+        self.backend.retries_reported(mine);
+        let all = crate::comm::reduce_u64(self.comm, mine, ReduceOp::Sum)?;
+        Ok(after.map(|_| all))
+    }
+
+    /// Rank 0: a line for a phase whose requests were sent again, so the
+    /// waits in its time are never hidden.
+    fn tell_retries(&mut self, name: &str, rep: u64, retries: Option<u64>) {
+        if let Some(n @ 1..) = retries {
+            let text = format!(
+                "WARNING: {name} phase {rep}: {n} requests were sent again after HTTP 500 or \
+                 503 (SlowDown); the phase's time includes their waits"
+            );
+            self.warnings.advise(self.out, &text);
+        }
     }
 
     /// Rank 0: the page cache a read met, and the warning it deserves.

@@ -156,6 +156,11 @@ pub struct PhaseResult {
     /// `transferSizeSplit`): its reads and writes, each on its own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mix: Option<MixResult>,
+    /// Requests the tasks sent again during the phase after a transient
+    /// answer (S3's 500 and 503 SlowDown): the time includes their waits.
+    /// `None` on backends that never send a request again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u64>,
 }
 
 /// The figures of one kind of operation in a drawn phase.
@@ -376,6 +381,7 @@ pub fn reduce_phase(
         page_cache: None,
         interrupted: None,
         mix: None,
+        retries: None,
     }
 }
 

@@ -117,6 +117,14 @@ impl<'a> TestRun<'a> {
             p.files.unique_dir,
             p.files.multi_file,
         );
+        let place = names.path(rank, 0);
+        let place = match task.active {
+            true => c_path(&place)
+                .and_then(|c| backend.check_place(&c, p.phases.write_file))
+                .map_err(|e| Error::usage(e.to_string())),
+            false => Ok(()),
+        };
+        agree(comm, place)?;
         let map = ReaderMap::new(&topology, reorder_for(p, 0));
         stop::leave_in(
             FileNames::directory_of(&names.path(0, 0))

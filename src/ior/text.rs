@@ -414,6 +414,7 @@ mod tests {
             page_cache: None,
             interrupted: None,
             mix: None,
+            retries: None,
         };
         assert_eq!(
             result_row(&r),

@@ -119,6 +119,12 @@ impl Setup {
             lines,
         };
         let backend = m.backend.build(&context).map_err(Error::usage)?;
+        // Where the trees go takes writes (an object store's bucket),
+        // before the header.
+        let place = m.params.dirs.iter().try_for_each(|dir| {
+            c_path(std::path::Path::new(dir)).and_then(|c| backend.check_place(&c, true))
+        });
+        agree(comm, place.map_err(|e| Error::usage(e.to_string())))?;
         let layout = Layout::new(&m.params).map_err(Error::usage)?;
         let d = &m.params.data;
         let buf = |n: u64| AlignedBuffer::try_new(n, PAGE).map_err(|e| Error::task(comm.rank(), e));

@@ -116,6 +116,10 @@ impl<'a> Rank<'a> {
             lines: out.task_lines(),
         };
         let backend = m.backend.build(&context).map_err(Error::usage)?;
+        // Where the objects go takes writes (an object store's bucket),
+        // before the header.
+        let place = c_path(Path::new(&p.prefix)).and_then(|c| backend.check_place(&c, true));
+        agree(comm, place.map_err(|e| Error::usage(e.to_string())))?;
         let buffer =
             AlignedBuffer::try_new(p.object_size, PAGE).map_err(|e| Error::task(comm.rank(), e))?;
         Ok(Rank {

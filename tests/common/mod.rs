@@ -6,6 +6,7 @@ pub mod netns;
 pub mod running;
 pub mod s3;
 pub mod slurm;
+pub mod throttle;
 
 use std::path::Path;
 use std::process::{Command, Output};

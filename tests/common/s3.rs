@@ -16,6 +16,8 @@ pub const KEY_ID: &str = "PARIOTESTKEY";
 /// Searched for in every output: it must never appear.
 pub const SECRET: &str = "pario-secret-0b5f3c1e9d";
 pub const BUCKET: &str = "bench";
+/// A second identity that may read and list but not write.
+pub const READ_ONLY_KEY_ID: &str = "PARIOREADONLY";
 
 /// A running SeaweedFS with its S3 gateway.
 pub struct Server {
@@ -75,7 +77,7 @@ impl Server {
         std::fs::write(
             &config,
             format!(
-                r#"{{"identities":[{{"name":"pario","credentials":[{{"accessKey":"{KEY_ID}","secretKey":"{SECRET}"}}],"actions":["Admin","Read","Write","List","Tagging"]}}]}}"#
+                r#"{{"identities":[{{"name":"pario","credentials":[{{"accessKey":"{KEY_ID}","secretKey":"{SECRET}"}}],"actions":["Admin","Read","Write","List","Tagging"]}},{{"name":"reader","credentials":[{{"accessKey":"{READ_ONLY_KEY_ID}","secretKey":"{SECRET}"}}],"actions":["Read","List"]}}]}}"#
             ),
         )
         .unwrap();

@@ -1,0 +1,136 @@
+//! A throttling proxy for the S3 tests: a loopback TCP listener in front
+//! of the real server that answers some requests with S3's own
+//! `503 SlowDown` error (as a busy AWS or Ceph gateway does) and forwards
+//! the others unchanged. SeaweedFS cannot be made to throttle, so this is
+//! how a test meets real 503 answers on the wire. Standard library only.
+//!
+//! Each client connection carries one request: the proxy adds
+//! `Connection: close` to the request it forwards, so the server closes
+//! the connection after its answer, and the proxy copies that answer back
+//! to the client byte for byte until the end (HEAD, chunked and sized
+//! answers alike). Its 503 answers say `Connection: close` too.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// S3's answer when a client sends too fast.
+const SLOW_DOWN: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>\
+<Message>Please reduce your request rate.</Message></Error>";
+
+/// Which requests get a 503: those whose request line (`PUT /bucket/key?...
+/// HTTP/1.1`) starts with `prefix`, the first `first` of them.
+#[derive(Clone)]
+pub struct Rule {
+    pub prefix: String,
+    pub first: usize,
+}
+
+/// A running proxy; it stops accepting when dropped (the listener thread
+/// ends at its next connection, which the drop makes).
+pub struct Proxy {
+    pub endpoint: String,
+    addr: SocketAddr,
+    /// 503 answers given so far.
+    throttled: Arc<AtomicUsize>,
+    stop: Arc<AtomicUsize>,
+}
+
+impl Proxy {
+    /// A proxy in front of `upstream` (`http://127.0.0.1:PORT`).
+    pub fn start(upstream: &str, rule: Rule) -> Proxy {
+        let upstream: SocketAddr = upstream
+            .trim_start_matches("http://")
+            .parse()
+            .expect("an http://IP:PORT endpoint");
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let addr = listener.local_addr().unwrap();
+        let throttled = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicUsize::new(0));
+        let (count, halt) = (throttled.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                if halt.load(Ordering::Relaxed) > 0 {
+                    break;
+                }
+                let Ok(client) = client else { continue };
+                let (rule, count) = (rule.clone(), count.clone());
+                std::thread::spawn(move || {
+                    let _ = serve(client, upstream, &rule, &count);
+                });
+            }
+        });
+        Proxy {
+            endpoint: format!("http://{addr}"),
+            addr,
+            throttled,
+            stop,
+        }
+    }
+
+    /// The 503 answers given so far.
+    pub fn throttled(&self) -> usize {
+        self.throttled.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop.store(1, Ordering::Relaxed);
+        let _ = TcpStream::connect(self.addr);
+    }
+}
+
+/// One request of `client`: answered 503 or forwarded.
+fn serve(
+    client: TcpStream,
+    upstream: SocketAddr,
+    rule: &Rule,
+    count: &AtomicUsize,
+) -> io::Result<()> {
+    let mut reader = BufReader::new(client.try_clone()?);
+    let mut head = Vec::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        if line == "\r\n" {
+            break;
+        }
+        // The client's own keep-alive wish is replaced by ours.
+        if !lower.starts_with("connection:") {
+            head.push(line);
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let mut client = client;
+    let throttle = head.first().is_some_and(|l| l.starts_with(&rule.prefix))
+        && count
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < rule.first).then_some(n + 1)
+            })
+            .is_ok();
+    if throttle {
+        let answer = format!(
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/xml\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{SLOW_DOWN}",
+            SLOW_DOWN.len()
+        );
+        return client.write_all(answer.as_bytes());
+    }
+    let mut server = TcpStream::connect(upstream)?;
+    let mut request = head.concat();
+    request.push_str("Connection: close\r\n\r\n");
+    server.write_all(request.as_bytes())?;
+    server.write_all(&body)?;
+    io::copy(&mut server, &mut client)?;
+    Ok(())
+}
