@@ -89,6 +89,7 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            transfers/s per task, N = TASKS and 1; target paired >= 0.98
   rwmix    ior -a DUMMY -t 8 -b 256m -w -O rwmixRead=50 against a plain
            DUMMY write, 1 and TASKS tasks: transfers/s per task; target 0.9
+           (paired); for information, -t 64k, -t 1m and a transferSizeSplit
   concurrent  PARIO_TASKS=TASKS pario concurrent --json J FILE, FILE one
            group `100% TOOL ARGS`, against PARIO_TASKS=TASKS TOOL ARGS: ior
            -t 1m -b 256m -F -e (MiB/s) and -t 4k -b 64m -F (IOPS), write and
