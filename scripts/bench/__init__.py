@@ -96,6 +96,13 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            read; ior -a DUMMY -t 8 -b 64m -w (transfers/s per task); mdtest
            -n --items -F (the four file phases' rates); the group's figures
            from its own report in J; target: every paired ratio >= 0.98
+  s3       ior -a S3 --s3.layout=fragments -w -r (a PUT then a GET per
+           object) against a minimal client making the same requests
+           (examples/s3loop.rs: pario's ureq + SigV4 request code alone), on
+           SeaweedFS started here (weed mini, loopback, telemetry off), one
+           task, 4 KiB and 1 MiB objects at depth 1 and 16; targets: paired
+           pario/client >= 0.95, depth 16 >= 4 x depth 1 for 4 KiB objects;
+           CPU time per request
   build    this build (--ior, --mdtest) against a previous one (--baseline
            DIR holding its ior and mdtest), the same commands in the same
            rounds: ior -t 1m -b 256m -s 4 -F -e and -t 4k -b 64m -F with TASKS

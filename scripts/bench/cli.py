@@ -16,8 +16,8 @@ from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
 from .workloads import (aio, concurrent, dummy, find, fio, instructions, integrity, io500,
-                        latency, mdtest, mdworkbench, mem, mpi, residency, rwmix, stops, sweep,
-                        syscalls)
+                        latency, mdtest, mdworkbench, mem, mpi, residency, rwmix, s3, stops,
+                        sweep, syscalls)
 from .workloads import report as report_wl
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -31,7 +31,7 @@ WORKLOADS = {
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
     "find": find.run, "io500": io500.run, "aio": aio.run, "report": report_wl.run,
-    "sweep": sweep.run, "rwmix": rwmix.run, "concurrent": concurrent.run,
+    "sweep": sweep.run, "rwmix": rwmix.run, "concurrent": concurrent.run, "s3": s3.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]
@@ -175,6 +175,8 @@ def build(args):
         steps.append(["cargo", "build", "--release", "--example", "residency"])
     if "find" in args.workloads:
         steps.append(["cargo", "build", "--release", "--example", "find"])
+    if "s3" in args.workloads:
+        steps.append(["cargo", "build", "--release", "--example", "s3loop"])
     for cmd in steps:
         log("building: " + " ".join(cmd))
         if subprocess.run(cmd, cwd=REPO).returncode != 0:
