@@ -18,9 +18,9 @@ use crate::comm::{Comm, CommError};
 /// Operations faster than this are timed in groups (nanoseconds).
 pub const GROUP_BELOW_NS: u64 = 32_000;
 /// The largest group.
-const MAX_GROUP: u32 = 1024;
+pub const MAX_GROUP: u32 = 1024;
 /// Highest latency the histogram holds: one hour, in nanoseconds.
-const HIGHEST_NS: u64 = 3_600_000_000_000;
+pub const HIGHEST_NS: u64 = 3_600_000_000_000;
 
 // Two significant digits (values within 1 %) and a histogram that grows only
 // as far as the slowest operation seen (about 14 KiB for millisecond
@@ -91,6 +91,14 @@ impl LatencyRecorder {
     pub fn record(&mut self, took: std::time::Duration) {
         let ns = (took.as_nanos() as u64).clamp(1, HIGHEST_NS);
         let _ = self.histogram.record(ns);
+    }
+
+    /// Records `n` operations of `each_ns` nanoseconds each (a group timed
+    /// by the caller).
+    pub fn record_n(&mut self, each_ns: u64, n: u64) {
+        if n > 0 {
+            let _ = self.histogram.record_n(each_ns.clamp(1, HIGHEST_NS), n);
+        }
     }
 
     /// Records the operations of an unfinished group.

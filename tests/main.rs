@@ -43,6 +43,7 @@ mod pattern_reference;
 mod report;
 mod runners;
 mod s3;
+mod s3_buckets;
 mod s3_io500;
 mod signals;
 mod stonewall;

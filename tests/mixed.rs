@@ -150,6 +150,86 @@ fn mixed_reads_of_blocks_written_in_the_same_phase_verify() {
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
 
+/// Each kind's operation count and latency count in a JSON row.
+fn kinds(doc: &Value) -> [(u64, u64); 2] {
+    let mix = &doc["tests"][0]["Results"][0]["mix"];
+    ["read", "write"].map(|k| {
+        let ops = mix[k]["ops"].as_u64().unwrap();
+        (ops, mix[k]["latencyPercentiles"]["count"].as_u64().unwrap())
+    })
+}
+
+#[test]
+fn slow_and_synced_mixed_operations_are_each_counted_and_timed() {
+    let dir = tempdir().unwrap();
+    let json_out = "summaryFormat=JSON,summaryFile=out.json";
+    // DUMMY at 100 us a transfer: reads and writes timed apart, run by run.
+    let slow = [
+        "-a",
+        "DUMMY",
+        "--dummy.delay-xfer=100",
+        "-w",
+        "-t",
+        "4k",
+        "-b",
+        "256k",
+        "--random-offset-seed=5",
+        "-O",
+        "rwmixRead=40",
+        "-O",
+        json_out,
+    ];
+    ior(dir.path(), 1, &slow).ok();
+    let [(reads, read_times), (writes, write_times)] = kinds(&json(dir.path()));
+    assert_eq!(reads + writes, 64);
+    assert!(reads > 0 && writes > 0);
+    assert_eq!((read_times, write_times), (reads, writes));
+    // -Y: one operation at a time, each write synced; -W checks the result.
+    let synced = [
+        "-w",
+        "-W",
+        "-Y",
+        "-t",
+        "4k",
+        "-b",
+        "128k",
+        "-G",
+        "9",
+        "-o",
+        "y",
+        "-O",
+        "rwmixRead=50",
+        "-O",
+        json_out,
+    ];
+    ior(dir.path(), 2, &synced).ok();
+    let doc = json(dir.path());
+    let [(reads, read_times), (writes, write_times)] = kinds(&doc);
+    assert_eq!(reads + writes, 2 * 32);
+    assert_eq!((read_times, write_times), (reads, writes));
+    let checked = doc["tests"][0]["dataErrors"]["checked"].as_u64().unwrap();
+    assert_eq!(checked, reads + 2 * 32);
+    assert_eq!(doc["tests"][0]["dataErrors"]["transfers"], 0);
+}
+
+#[test]
+fn unchecked_mixed_writes_from_one_place_lay_data_a_later_read_verifies() {
+    let dir = tempdir().unwrap();
+    // No -W/-R: unchecked reads and unstamped writes share one place of
+    // their buffers, whatever their drawn sizes.
+    let base = ["-t", "4k", "-b", "256k", "-s", "2", "-G", "8", "-o", "f"];
+    let mut mixed = vec!["-w", "-k", "--random-offset-seed=6"];
+    mixed.extend(base);
+    mixed.extend(["-O", "rwmixRead=30,transferSizeSplit=4k/50:16k/30:64k/20"]);
+    ior(dir.path(), 2, &mixed).ok();
+    let mut read = vec!["-r", "-R", "-O", "summaryFormat=JSON,summaryFile=out.json"];
+    read.extend(base);
+    ior(dir.path(), 2, &read).ok();
+    let errors = &json(dir.path())["tests"][0]["dataErrors"];
+    assert_eq!(errors["checked"].as_u64().unwrap(), 2 * 2 * 64);
+    assert_eq!(errors["transfers"], 0);
+}
+
 #[test]
 fn a_corrupted_byte_is_caught_by_mixed_reads() {
     let dir = tempdir().unwrap();

@@ -93,9 +93,10 @@ pub fn check(run: &Run, results: &Path, api: &str, tasks: usize) {
     let total = tasks + 1 + tasks * (easy + hard);
     assert_eq!(s["find"]["total-files"], total.to_string(), "{result}");
     // `file.mdtest.<task>.<i>` of 3901 bytes matches `*01*` for the i
-    // that hold "01" (mdtest-easy's items are empty).
+    // that hold "01" (mdtest-easy's items are empty). How many items the
+    // 1 s stonewall lets mdtest-hard make depends on the machine's load
+    // (from 102 per task on, some match): the count is exact either way.
     let matching = (0..hard).filter(|i| i.to_string().contains("01")).count();
-    assert!(matching > 0, "mdtest-hard made {hard} items per task");
     let found = tasks * matching as u64;
     assert_eq!(s["find"]["found"], found.to_string(), "{result}");
     for (path, text) in files_text(results) {

@@ -2,7 +2,8 @@
 //! SeaweedFS on loopback): a shared object's multipart upload started by
 //! rank 0 and filled by every rank, fragments, and files per rank with
 //! requests in flight, each written and read back byte for byte, nothing
-//! left behind; and a scaled io500 over S3 on 4 ranks, find included.
+//! left behind; a scaled io500 over S3 on 4 ranks, find included; and
+//! `--S3-libs3.bucket-per-file` (ranks racing to make a shared file's bucket).
 #![cfg(feature = "mpi")]
 
 use crate::common;
@@ -61,4 +62,43 @@ fn io500_over_s3_runs_every_phase_on_4_ranks() {
     let run = common::mpirun(bin, dir.path(), 4, &[&cfg, "--timestamp=M"], &env);
     check(&run, &dir.path().join("results/M"), "S3", 4);
     assert_empty(&server);
+}
+
+#[test]
+fn a_bucket_per_file_under_mpi() {
+    use crate::common::s3::{KEY_ID, SECRET};
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let before = server.client().list_buckets().unwrap();
+    let host = server.endpoint.trim_start_matches("http://").to_string();
+    let (host, access, secret) = (
+        format!("--S3-libs3.host={host}"),
+        format!("--S3-libs3.access-key={KEY_ID}"),
+        format!("--S3-libs3.secret-key={SECRET}"),
+    );
+    let libs3 = [
+        "-a",
+        "S3-libs3",
+        "--S3-libs3.bucket-per-file",
+        &host,
+        &access,
+        &secret,
+    ];
+    // The ranks of a shared file race to make its bucket.
+    for shape in [&[][..], &["-F"][..]] {
+        let mut all = libs3.to_vec();
+        all.extend_from_slice(&[
+            "-o", "/tmp/mpi", "-t", "4k", "-b", "16k", "-s", "2", "-w", "-r", "-W", "-R",
+        ]);
+        all.extend_from_slice(shape);
+        let run = common::mpirun(env!("CARGO_BIN_EXE_ior"), dir.path(), 4, &all, &[]);
+        run.ok();
+        assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
+        assert_eq!(server.client().list_buckets().unwrap(), before, "{shape:?}");
+    }
+    let mut all = libs3.to_vec();
+    all.extend_from_slice(&["-d", "/mdmpi", "-n", "5", "-w", "10", "-e", "10", "-u"]);
+    let run = common::mpirun(env!("CARGO_BIN_EXE_mdtest"), dir.path(), 4, &all, &[]);
+    run.ok();
+    assert_eq!(server.client().list_buckets().unwrap(), before);
 }

@@ -80,6 +80,22 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            it), 1 and TASKS tasks (--mdw-tasks); figure: the median of each
            run's benchmark phases' rates; target: the median paired ratio
            pario/loop >= 0.95, timing on and off
+  stops    how long a run takes to stop after SIGINT (or one MPI rank
+           killed), --stop-after seconds in; target within 5 s, nothing left
+  report   pario report on real ior results (1,000 repetitions; fifty
+           results): time and size of the HTML (targets 1 s, 5 and 10 MB)
+  sweep    PARIO_TASKS=TASKS ior -a DUMMY -t 8 -b 256m -w -O sweep=N (a
+           step on a split communicator) against a plain run on N tasks:
+           transfers/s per task, N = TASKS and 1; target paired >= 0.98
+  rwmix    ior -a DUMMY -t 8 -b 256m -w -O rwmixRead=50 against a plain
+           DUMMY write, 1 and TASKS tasks: transfers/s per task; target 0.9
+           (paired); for information, -t 64k, -t 1m and a transferSizeSplit
+  concurrent  PARIO_TASKS=TASKS pario concurrent --json J FILE, FILE one
+           group `100% TOOL ARGS`, against PARIO_TASKS=TASKS TOOL ARGS: ior
+           -t 1m -b 256m -F -e (MiB/s) and -t 4k -b 64m -F (IOPS), write and
+           read; ior -a DUMMY -t 8 -b 64m -w (transfers/s per task); mdtest
+           -n --items -F (the four file phases' rates); the group's figures
+           from its own report in J; target: every paired ratio >= 0.98
   s3       ior -a S3 --s3.layout=fragments -w -r (a PUT then a GET per
            object) against a minimal client making the same requests
            (examples/s3loop.rs: pario's ureq + SigV4 request code alone), on

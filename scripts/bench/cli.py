@@ -15,8 +15,9 @@ from . import machine, report
 from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
-from .workloads import (aio, dummy, find, fio, instructions, integrity, io500, latency, mdtest,
-                        mdworkbench, mem, mpi, residency, rwmix, s3, stops, sweep, syscalls)
+from .workloads import (aio, concurrent, dummy, find, fio, instructions, integrity, io500,
+                        latency, mdtest, mdworkbench, mem, mpi, residency, rwmix, s3, stops,
+                        sweep, syscalls)
 from .workloads import report as report_wl
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -30,7 +31,7 @@ WORKLOADS = {
     "integrity": integrity.run, "mdtest": mdtest.run, "build": build_wl.run,
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
     "find": find.run, "io500": io500.run, "aio": aio.run, "report": report_wl.run,
-    "sweep": sweep.run, "rwmix": rwmix.run, "s3": s3.run,
+    "sweep": sweep.run, "rwmix": rwmix.run, "concurrent": concurrent.run, "s3": s3.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]
@@ -98,7 +99,8 @@ def options():
                        help="integrity: run -r -R with PARIO_VERIFY_KERNEL=NAME (generic, avx2, "
                             "avx512); repeated, every kernel is measured in the same rounds "
                             "(default: the one pario chooses)")
-    group.add_argument("--items", type=int, default=10000, help="mdtest, build: -n (default 10000)")
+    group.add_argument("--items", type=int, default=10000,
+                       help="mdtest, build, concurrent: -n (default 10000)")
     group.add_argument("--iterations", type=int, default=3, help="mdtest: -i (default 3)")
     group.add_argument("--aio-dir", default="/var/tmp",
                        help="aio: a directory on the machine's disk (default /var/tmp)")

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::namespace::{Namespace, NoNamespace};
 use super::{
-    Backend, BackendInfo, Capabilities, Config, Context, CreateSpec, File, ModuleOption, OpenSpec,
-    Settings, Status,
+    Backend, BackendInfo, BatchResult, Capabilities, Config, Context, CreateSpec, File,
+    ModuleOption, OpenSpec, Piece, Settings, Status,
 };
 
 pub const INFO: BackendInfo = BackendInfo {
@@ -174,6 +174,21 @@ impl File for DummyFile {
     fn sync(&mut self) -> io::Result<()> {
         pause(self.delays.sync);
         Ok(())
+    }
+
+    /// Nothing to move: a batch costs one call, and each piece its delay.
+    #[inline]
+    fn transfer_batch(
+        &mut self,
+        _write_buf: &[u8],
+        _read_buf: &mut [u8],
+        pieces: &[Piece],
+        _reads: u64,
+    ) -> Option<BatchResult> {
+        if !self.delays.xfer.is_zero() {
+            pieces.iter().for_each(|_| pause(self.delays.xfer));
+        }
+        Some(Ok(()))
     }
 
     fn close(self: Box<Self>) -> io::Result<()> {

@@ -32,7 +32,7 @@ pub use registry::{
     all_module_options, configure, registry, BackendInfo, Capabilities, Choice, Config, Context,
     Demands, Settings,
 };
-pub use transfer::{read_fully, write_fully, Retry};
+pub use transfer::{read_fully, transfer_pieces, write_fully, Retry};
 
 /// What a file is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +129,44 @@ pub trait File: Send {
     fn queue(&mut self, _len: usize) -> Option<io::Result<&mut dyn Queue>> {
         None
     }
+    /// Several transfers in one call, in order, for a backend that makes
+    /// them cheaper together than one by one: piece `k` reads into
+    /// `read_buf` when bit `k` of `reads` is set and writes from `write_buf`
+    /// otherwise, its bytes at [`Piece::at`] of that buffer. At most 64
+    /// pieces. `None`: the caller makes them one by one
+    /// ([`transfer::transfer_pieces`]).
+    fn transfer_batch(
+        &mut self,
+        _write_buf: &[u8],
+        _read_buf: &mut [u8],
+        _pieces: &[Piece],
+        _reads: u64,
+    ) -> Option<BatchResult> {
+        None
+    }
 }
+
+/// One transfer of a batch: where it goes, how long it is, and where its
+/// bytes are in the batch's buffer (pieces may share a place when their
+/// contents do not matter).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Piece {
+    pub offset: u64,
+    pub len: u64,
+    pub at: usize,
+}
+
+impl Piece {
+    /// Its bytes in the batch's buffer.
+    #[inline]
+    pub fn bytes(&self) -> std::ops::Range<usize> {
+        self.at..self.at + self.len as usize
+    }
+}
+
+/// A batch's outcome: on a failure, the piece that failed (the ones before
+/// it are complete) and why.
+pub type BatchResult = Result<(), (usize, io::Error)>;
 
 pub use ring::Completion;
 

@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::File;
+use super::{BatchResult, File, Piece};
 
 /// What to do when a transfer moves fewer bytes than asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +26,31 @@ impl Retry {
             Retry::Allowed
         }
     }
+}
+
+/// Several transfers in order, as [`File::transfer_batch`] takes them
+/// (piece `k` reads when bit `k` of `reads` is set): in one call when
+/// the backend takes batches, else each with [`read_fully`] or
+/// [`write_fully`].
+pub fn transfer_pieces(
+    file: &mut dyn File,
+    write_buf: &[u8],
+    read_buf: &mut [u8],
+    pieces: &[Piece],
+    reads: u64,
+    retry: Retry,
+) -> BatchResult {
+    if let Some(done) = file.transfer_batch(write_buf, read_buf, pieces, reads) {
+        return done;
+    }
+    for (k, p) in pieces.iter().enumerate() {
+        let made = match reads >> k & 1 {
+            1 => read_fully(file, &mut read_buf[p.bytes()], p.offset, retry),
+            _ => write_fully(file, &write_buf[p.bytes()], p.offset, retry),
+        };
+        made.map_err(|e| (k, e))?;
+    }
+    Ok(())
 }
 
 /// `write_at` until all of `buf` is written (as `retry` allows). The first
@@ -269,5 +294,26 @@ mod tests {
             .to_string()
             .ends_with("(collective transfers are not retried)"));
         assert_eq!(f.calls, 1);
+    }
+
+    #[test]
+    fn pieces_are_made_one_by_one_and_a_failure_names_its_piece() {
+        let piece = |offset, len, at| Piece { offset, len, at };
+        let pieces = [piece(0, 4, 0), piece(40, 6, 4), piece(96, 2, 0)];
+        let mut f = Stub::new(usize::MAX, u64::MAX);
+        transfer_pieces(&mut f, &[0; 12], &mut [0; 12], &pieces, 0b101, X).unwrap();
+        assert_eq!(f.calls, 3);
+        // The file ends inside the second piece, a read: the first is complete.
+        let mut f = Stub::new(usize::MAX, 44);
+        let (k, e) = transfer_pieces(
+            &mut f,
+            &[0; 12],
+            &mut [0; 12],
+            &pieces,
+            0b010,
+            Retry::Allowed,
+        )
+        .unwrap_err();
+        assert_eq!((k, e.kind()), (1, io::ErrorKind::UnexpectedEof));
     }
 }

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::concurrent::Extension;
+use super::live::{Live, Shown};
 use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
 use super::results::{score, Line, PhaseOutcome, Score};
 use super::run_phase::{self, Places};
@@ -65,7 +66,12 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     let (outcomes, mut stopped) = run_phases(comm, r, &mut setting, listing);
     let mut concurrent = None;
     if stopped.is_none() && r.config.concurrent() && !r.cleanup {
-        match super::concurrent::run(comm, r, &setting, &outcomes) {
+        let shown = Shown::concurrent(super::concurrent::stonewall(&setting));
+        let live = Live::new(comm.rank());
+        let ran = live.during(&shown, &outcomes, extended, || {
+            super::concurrent::run(comm, r, &setting, &outcomes)
+        });
+        match ran {
             Ok(x) => concurrent = Some(x),
             Err(e) => stopped = Some(e),
         }
@@ -152,12 +158,13 @@ fn run_phases(
         .iter()
         .filter(|p| p.in_mode(extended) && r.selected(p))
         .collect();
-    let live = super::live::Live::new(comm.rank());
+    let live = Live::new(comm.rank());
     let mut outcomes = Vec::new();
     let mut stopped = None;
     for (k, p) in chosen.iter().copied().enumerate() {
         let at = (k, chosen.len());
-        let ran = live.during(at, p, setting.stonewall, &outcomes, extended, || {
+        let shown = Shown::phase(at, p, setting.stonewall);
+        let ran = live.during(&shown, &outcomes, extended, || {
             one_phase(comm, r, p, (setting, listing), &outcomes)
         });
         let o = match ran {

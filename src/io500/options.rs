@@ -202,6 +202,7 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
         mdw_objects: run.configured_mdw_objects().unwrap_or(1),
     };
     for p in PHASES.iter() {
+        super::storage::refuse(&run.config.api_for(p.name, p.group)).map_err(UsageError)?;
         run_phase::check(p, &arguments(p, &setting))?;
     }
     if run.config.concurrent() {

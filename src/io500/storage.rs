@@ -29,6 +29,35 @@ impl ModuleOptions for ApiWords {
 
 /// The backend an `api` value names (`S3 --s3.endpoint=...`), checked.
 pub fn choice(api: &str) -> std::result::Result<Choice, String> {
+    let words = api_words(api)?;
+    backend::configure(&words.name, &words.module_options)
+        .map_err(|e| format!("api = {}: {e}", redacted(api)))
+}
+
+/// An S3 api io500 cannot run on, refused before anything is made: a
+/// bucket per file and directory (`--S3-libs3.bucket-per-file`), as find
+/// lists the data prefix of one bucket.
+pub fn refuse(api: &str) -> std::result::Result<(), String> {
+    if !is_s3(api) {
+        return Ok(());
+    }
+    let words = api_words(api)?;
+    let per_file = words.module_options.iter().any(|(k, v)| {
+        k.eq_ignore_ascii_case("S3-libs3.bucket-per-file")
+            && v.trim().parse::<i64>().ok().is_none_or(|n| n != 0)
+    });
+    match per_file {
+        true => Err(format!(
+            "api = {}: io500 needs the data in one bucket (find lists it): \
+             drop --S3-libs3.bucket-per-file",
+            redacted(api)
+        )),
+        false => Ok(()),
+    }
+}
+
+/// The words of an `api` value: the backend's name and its options.
+fn api_words(api: &str) -> std::result::Result<ApiWords, String> {
     let mut specs = vec![value(
         'a',
         &["api"],
@@ -41,9 +70,7 @@ pub fn choice(api: &str) -> std::result::Result<Choice, String> {
     let parsed = Grammar::new("api", specs)
         .parse_command_line(&args, ApiWords::default())
         .map_err(|e| format!("api = {}: {}", redacted(api), e.0))?;
-    let words = parsed.params;
-    backend::configure(&words.name, &words.module_options)
-        .map_err(|e| format!("api = {}: {e}", redacted(api)))
+    Ok(parsed.params)
 }
 
 /// `text` with the value of every secret option hidden.
@@ -82,8 +109,20 @@ impl Storage {
         let backend = chosen
             .build(&context)
             .map_err(|e| Error::task(comm.rank(), e))?;
+        // find lists the data prefix of one bucket; a bucket per file
+        // (IOR's `--S3-libs3.bucket-per-file`) has none.
+        if backend.listing().is_none() {
+            return Err(Error::task(
+                comm.rank(),
+                format!(
+                    "api = {}: io500 needs the data in one bucket (find lists it): \
+                     drop --S3-libs3.bucket-per-file",
+                    redacted(api)
+                ),
+            ));
+        }
         Ok(Storage {
-            backend: Some(backend).filter(|b| b.listing().is_some()),
+            backend: Some(backend),
         })
     }
 

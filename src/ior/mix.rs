@@ -23,10 +23,12 @@
 use crate::random::{mix, Permutation};
 use crate::units::parse_size;
 
+pub mod block;
 pub mod draw;
 #[cfg(test)]
 mod tests;
 
+pub use block::{Block, BLOCK_OPS};
 pub use draw::{Sampler, Stream};
 
 /// The mix options of one test (`None`: not given).
@@ -151,6 +153,8 @@ impl Distribution {
 pub struct SizeSplit {
     /// (size, percentage), in the order given.
     pub entries: Vec<(u64, u32)>,
+    /// The size each percentage draw (1 to 100, here 0 to 99) picks.
+    by_draw: Vec<u64>,
 }
 
 /// fio's limit on bssplit entries.
@@ -190,7 +194,11 @@ impl SizeSplit {
         if total != 100 {
             return Err(bad(format!("the percentages add up to {total}, not 100")));
         }
-        Ok(SizeSplit { entries })
+        let by_draw = entries
+            .iter()
+            .flat_map(|&(size, pct)| std::iter::repeat_n(size, pct as usize))
+            .collect();
+        Ok(SizeSplit { entries, by_draw })
     }
 
     pub fn largest(&self) -> u64 {
@@ -202,21 +210,24 @@ impl SizeSplit {
     }
 
     /// The size a draw `r` in 1..=100 picks.
+    #[inline]
     pub fn size_at(&self, r: u32) -> u64 {
-        let mut running = 0;
-        for &(size, pct) in &self.entries {
-            running += pct;
-            if r <= running {
-                return size;
-            }
-        }
-        self.entries.last().map_or(0, |&(s, _)| s)
+        self.by_draw[r.clamp(1, 100) as usize - 1]
     }
 
     /// A size that fits in `room` bytes: drawn again while it does not (as
     /// fio does), then the largest that fits, then `grain` (which always fits).
+    #[inline]
     fn pick(&self, sizes: &mut Stream, room: u64, grain: u64) -> u64 {
-        for _ in 0..MAX_ENTRIES {
+        match self.size_at(sizes.percent()) {
+            size if size <= room => size,
+            _ => self.pick_again(sizes, room, grain),
+        }
+    }
+
+    #[cold]
+    fn pick_again(&self, sizes: &mut Stream, room: u64, grain: u64) -> u64 {
+        for _ in 1..MAX_ENTRIES {
             let size = self.size_at(sizes.percent());
             if size <= room {
                 return size;
@@ -278,13 +289,25 @@ impl Region {
     }
 
     /// The offset of unit `u` and the bytes left in its block from there.
+    #[inline]
     fn place(&self, u: u64) -> (u64, u64) {
-        let per_block = self.block / self.unit;
-        let (segment, j) = (u / per_block, u % per_block);
+        let per_block = quotient(self.block, self.unit);
+        let segment = quotient(u, per_block);
+        let j = u - segment * per_block;
         (
             self.first + segment * self.stride + j * self.unit,
             self.block - j * self.unit,
         )
+    }
+}
+
+/// `a / b`, by a shift when `b` is a power of two (the usual `-t` and `-b`):
+/// a division costs tens of cycles, as much as the rest of an operation.
+#[inline]
+fn quotient(a: u64, b: u64) -> u64 {
+    match b.is_power_of_two() {
+        true => a >> b.trailing_zeros(),
+        false => a / b,
     }
 }
 
@@ -335,6 +358,7 @@ impl MixPlan {
             offsets: Stream::new(key(OFFSET)),
             sizes: Stream::new(key(SIZE)),
             bytes_left: self.region.units() * self.region.unit,
+            read_below: block::read_below(self.read_pct),
         }
     }
 
@@ -342,8 +366,20 @@ impl MixPlan {
     pub fn ops_per_pass(&self) -> u64 {
         match self.split {
             None => self.region.units(),
-            Some(_) => self.ops().count() as u64,
+            Some(_) => {
+                // Placed without their directions: only the count matters.
+                let mut ops = self.ops();
+                std::iter::from_fn(|| ops.place_next()).count() as u64
+            }
         }
+    }
+
+    /// The bytes of a batch's buffer: a block's operations (see
+    /// [`Block`]) while the largest fits, up to 64 of the largest, at most
+    /// 1 MiB unless one operation is larger.
+    pub fn batch_bytes(&self) -> u64 {
+        let largest = self.largest();
+        (largest * BLOCK_OPS as u64).min(1 << 20).max(largest)
     }
 
     /// The largest operation.
@@ -372,13 +408,14 @@ pub struct Ops<'a> {
     sizes: Stream,
     /// A pass ends when the task's bytes are moved.
     bytes_left: u64,
+    /// See [`block::read_below`].
+    read_below: u64,
 }
 
-impl Iterator for Ops<'_> {
-    type Item = Op;
-
-    #[inline]
-    fn next(&mut self) -> Option<Op> {
+impl Ops<'_> {
+    /// The next operation's offset and size (its direction is drawn apart).
+    #[inline(always)]
+    fn place_next(&mut self) -> Option<(u64, u64)> {
         if self.bytes_left == 0 {
             return None;
         }
@@ -398,10 +435,20 @@ impl Iterator for Ops<'_> {
             Some(split) => split.pick(&mut self.sizes, room.min(self.bytes_left), unit),
         };
         if let Order::Cursor { unit: cursor } = &mut self.order {
-            *cursor += size / unit;
+            *cursor += quotient(size, unit);
         }
         self.bytes_left -= size;
-        let read = match p.read_pct {
+        Some((offset, size))
+    }
+}
+
+impl Iterator for Ops<'_> {
+    type Item = Op;
+
+    #[inline]
+    fn next(&mut self) -> Option<Op> {
+        let (offset, size) = self.place_next()?;
+        let read = match self.plan.read_pct {
             0 => false,
             100 => true,
             pct => self.directions.percent() <= pct,

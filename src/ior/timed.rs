@@ -209,13 +209,13 @@ impl TestRun<'_> {
     }
 
     /// A drawn phase's write buffer (the pattern laid per `-t` piece) and
-    /// read buffer, each of its largest operation.
+    /// read buffer, each of a batch.
     fn mix_buffers(
         &self,
         drawn: &MixPlan,
         pattern: &Pattern,
     ) -> Result<(AlignedBuffer, AlignedBuffer)> {
-        let len = drawn.largest();
+        let len = drawn.batch_bytes();
         let rank = self.task.rank;
         let mut w = AlignedBuffer::try_new(len, PAGE).map_err(|e| Error::task(rank, e))?;
         let r = AlignedBuffer::try_new(len, PAGE).map_err(|e| Error::task(rank, e))?;

@@ -61,7 +61,11 @@ impl Tool for MdWorkbench {
         let Some((params, backend)) = options::parse(args)? else {
             return Ok(Parsed::Help);
         };
-        let quoted: Vec<String> = args.iter().map(|a| format!("\"{a}\"")).collect();
+        // The secret of an S3 option never reaches the report.
+        let quoted: Vec<String> = crate::options::redacted(args)
+            .iter()
+            .map(|a| format!("\"{a}\""))
+            .collect();
         let args_line = std::iter::once(program.to_string())
             .chain(quoted)
             .collect::<Vec<_>>()

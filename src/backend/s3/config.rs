@@ -98,6 +98,8 @@ pub struct S3Config {
     /// The first task creates `bucket` when missing and removes it at the
     /// end when it made it (IOR's S3-libs3 does).
     pub make_bucket: bool,
+    /// `--S3-libs3.bucket-per-file`: a bucket for each file and directory.
+    pub per_file: Option<super::per_file::PerFile>,
 }
 
 fn text<'a>(settings: &'a Settings<'_>, name: &str) -> Option<&'a str> {
@@ -179,6 +181,7 @@ pub fn base(
         hosts: Vec::new(),
         ior_keys: false,
         make_bucket: false,
+        per_file: None,
     })
 }
 
@@ -338,6 +341,7 @@ impl Config for S3Config {
             naming: self.naming,
             bucket: self.bucket.clone(),
             ior_keys: self.ior_keys,
+            per_file: self.per_file.clone(),
         };
         Ok(Box::new(S3 {
             name: self.name,
@@ -347,6 +351,7 @@ impl Config for S3Config {
             bucket: self.bucket.clone(),
             max_pending: self.max_pending,
             ior_keys: self.ior_keys,
+            per_file: self.per_file.clone(),
             made,
             lines: context.lines,
             reported: Default::default(),

@@ -11,6 +11,7 @@
 use super::client::Endpoint;
 use super::config::{base, S3Config};
 use super::object::Naming;
+use super::per_file::PerFile;
 use super::sigv4::{Credentials, Secret};
 use super::{check_bucket, Layout};
 use crate::backend::{BackendInfo, Capabilities, Config, ModuleOption, Settings};
@@ -44,7 +45,7 @@ pub const LIBS3_INFO: BackendInfo = BackendInfo {
             "S3-libs3.bucket-per-file",
             true,
             "",
-            "Use one bucket to map one file/directory (refused: IOR's bucket names are not valid S3 names)",
+            "Use one bucket to map one file/directory (its name made valid: docs/s3.md)",
         ),
         option(
             "S3-libs3.bucket-name-prefix",
@@ -197,17 +198,6 @@ fn endpoints(hosts: &str, https: bool) -> Result<Vec<Endpoint>, String> {
 }
 
 fn configure_libs3(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
-    // IOR names a file's bucket PREFIX-KEY, and every `/` of the path is a
-    // `_` in KEY: S3's bucket rules forbid it, and servers that keep them
-    // (SeaweedFS, AWS) answer InvalidBucketName.
-    if flag(settings, "S3-libs3.bucket-per-file")? {
-        return Err(
-            "--S3-libs3.bucket-per-file: IOR names a bucket per file after its key \
-             (/tmp/f: ior-_tmp_fb), which S3's bucket rules refuse (InvalidBucketName); \
-             pario keeps every file in one bucket"
-                .into(),
-        );
-    }
     let credentials = keys(settings, "S3-libs3");
     let key_id = credentials.as_ref().map(|c| c.key_id.clone());
     let mut c: S3Config = base(settings, "S3-libs3", credentials)?;
@@ -224,14 +214,21 @@ fn configure_libs3(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
         true => prefix.to_string(),
         false => format!("{prefix}{}", suffix(&key_id)),
     };
-    check_bucket(&bucket).map_err(|e| format!("--S3-libs3.bucket-name-prefix: {e}"))?;
-    c.bucket = Some(bucket);
     // IOR's layout unless one is asked for (io500 asks per phase).
     if get(settings, "s3.layout").is_none() {
         c.layout = Layout::Fragments;
     }
-    c.naming = Naming::Ior;
     c.ior_keys = true;
+    // A bucket per file and directory, named after IOR's names made valid
+    // (IOR's hold `_`, which S3 refuses); no bucket of the prefix's own.
+    if flag(settings, "S3-libs3.bucket-per-file")? {
+        c.naming = Naming::IorBucket;
+        c.per_file = Some(PerFile { prefix: bucket });
+        return Ok(Box::new(c));
+    }
+    check_bucket(&bucket).map_err(|e| format!("--S3-libs3.bucket-name-prefix: {e}"))?;
+    c.bucket = Some(bucket);
+    c.naming = Naming::Ior;
     c.make_bucket = true;
     Ok(Box::new(c))
 }
@@ -301,16 +298,5 @@ mod tests {
         assert_eq!(suffix(""), 0);
         // 'A' (65) + 10·'B' (66) + 100·'C' (67) = 7425 → 425.
         assert_eq!(suffix("ABC"), 425);
-    }
-
-    #[test]
-    fn bucket_per_file_is_refused_with_its_reason() {
-        let mut options = std::collections::BTreeMap::new();
-        options.insert("S3-libs3.bucket-per-file".to_string(), "1".to_string());
-        let e = crate::backend::configure("S3-libs3", &options).unwrap_err();
-        assert!(
-            e.contains("InvalidBucketName") && e.contains("ior-_tmp_fb"),
-            "{e}"
-        );
     }
 }

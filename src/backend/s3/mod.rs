@@ -5,14 +5,19 @@
 //! S3 has no partial writes: `object` (an IOR file is one object, written
 //! by a multipart upload whose parts the writing tasks share, read by
 //! ranged GETs; see [`parts`]) and `fragments` (one object per transfer).
+//! `-a S3-libs3` maps paths to IOR's keys in one bucket, or with
+//! `--S3-libs3.bucket-per-file` to a bucket per file and directory
+//! (`per_file`).
 
 pub mod client;
 mod config;
 mod libs3;
 mod list;
+mod names;
 pub mod object;
 pub mod parts;
 mod pending;
+mod per_file;
 mod place;
 pub mod sigv4;
 pub mod xml;
@@ -23,13 +28,14 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use client::Client;
+use names::{target_of, text, S3Names};
 use object::{Fragments, InFlight, Naming, ObjectReader, ObjectWriter, Whole};
 use parts::{Plan, Shape};
+use per_file::PerFile;
 
 use super::namespace::Namespace;
-use super::{Access, Backend, CreateSpec, File, FsUsage, OpenSpec, Status};
+use super::{Access, Backend, CreateSpec, File, OpenSpec, Status};
 use crate::comm::{Comm, ReduceOp};
-use crate::pagecache::Residency;
 
 pub use config::INFO;
 pub use libs3::{suffix as libs3_suffix, CURL_INFO, LIBS3_INFO};
@@ -111,6 +117,8 @@ pub struct S3 {
     /// Requests in flight per task (`--s3.max-pending`).
     max_pending: usize,
     ior_keys: bool,
+    /// `--S3-libs3.bucket-per-file`: a bucket for each file and directory.
+    per_file: Option<PerFile>,
     /// The bucket this task created (S3-libs3), removed at the end if empty.
     made: Option<String>,
     /// Where the count of retried requests is told at the end.
@@ -125,133 +133,17 @@ pub struct S3 {
     namespace: S3Names,
 }
 
-/// The namespace side: existence and sizes by HEAD or listing.
-struct S3Names {
-    client: Arc<Client>,
-    layout: Layout,
-    naming: Naming,
-    bucket: Option<String>,
-    ior_keys: bool,
-}
-
-fn text(path: &CStr) -> String {
-    path.to_string_lossy().into_owned()
-}
-
-/// The marker object of directory `key`.
-fn marker(key: &str) -> String {
-    format!("{}/", key.trim_end_matches('/'))
-}
-
-/// The bucket and key of `path`: pario's mapping, or IOR's S3-libs3 key
-/// in the one bucket.
-fn target_of(path: &CStr, bucket: Option<&str>, ior_keys: bool) -> io::Result<Target> {
-    match (ior_keys, bucket) {
-        (true, Some(b)) => Ok(Target {
-            bucket: b.to_string(),
-            key: libs3::file_key(&text(path)),
-        }),
-        _ => parse_target(&text(path), bucket),
-    }
-}
-
-impl S3Names {
-    fn target(&self, path: &CStr) -> io::Result<Target> {
-        target_of(path, self.bucket.as_deref(), self.ior_keys)
-    }
-
-    /// The size of a file, `None` when it does not exist.
-    fn size(&self, path: &CStr) -> io::Result<Option<u64>> {
-        let t = self.target(path)?;
-        match self.layout {
-            Layout::Object => self.client.head(&t.bucket, &t.key),
-            Layout::Fragments => {
-                let found = self.fragments(&t)?;
-                Ok(found.iter().map(|f| f.1 + f.2).max())
-            }
-        }
-    }
-
-    /// Whether `path` is a directory: its marker exists (the bucket itself
-    /// always does).
-    fn is_dir(&self, path: &CStr) -> io::Result<bool> {
-        let t = self.target(path)?;
-        if t.key.is_empty() {
-            return Ok(true);
-        }
-        Ok(self.client.head(&t.bucket, &marker(&t.key))?.is_some())
-    }
-
-    /// The fragments of a file: (key, offset, size).
-    fn fragments(&self, t: &Target) -> io::Result<Vec<(String, u64, u64)>> {
-        let prefix = self.naming.prefix(&t.key);
-        let (objects, _) = self.client.list(&t.bucket, &prefix, None, None)?;
-        Ok(objects
-            .into_iter()
-            .filter_map(|o| {
-                let offset = self.naming.offset_of(&t.key, &o.key)?;
-                Some((o.key, offset, o.size))
-            })
-            .collect())
-    }
-}
-
-impl Namespace for S3Names {
-    fn exists(&self, path: &CStr) -> io::Result<bool> {
-        Ok(self.size(path)?.is_some() || self.is_dir(path)?)
-    }
-
-    fn size_of(&self, path: &CStr) -> io::Result<Option<u64>> {
-        match self.size(path)? {
-            Some(size) => Ok(Some(size)),
-            None => Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{}: no such object", text(path)),
-            )),
-        }
-    }
-
-    /// A directory is a key prefix with a marker, an empty object `DIR/`,
-    /// so that it exists (mdtest stats its directories) before it holds
-    /// anything.
-    fn mkdir(&self, path: &CStr) -> io::Result<()> {
-        let t = self.target(path)?;
-        if t.key.is_empty() {
-            return Ok(());
-        }
-        if self.is_dir(path)? {
-            return Err(io::Error::from_raw_os_error(libc::EEXIST));
-        }
-        self.client.put(&t.bucket, &marker(&t.key), &[])
-    }
-
-    fn rmdir(&self, path: &CStr) -> io::Result<()> {
-        let t = self.target(path)?;
-        if t.key.is_empty() {
-            return Ok(());
-        }
-        self.client.delete(&t.bucket, &marker(&t.key))
-    }
-
-    fn fs_usage(&self, _dir: &CStr) -> Option<FsUsage> {
-        None
-    }
-
-    fn residency(&self, _path: &CStr, _ranges: &[(u64, u64)]) -> io::Result<Option<Residency>> {
-        Ok(None)
-    }
-
-    fn evict(&self, _path: &CStr, _ranges: &[(u64, u64)]) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 impl S3 {
     /// The bucket and key of `path`, once its bucket is known to exist (a
     /// server may otherwise create it on the first PUT, and pario would
     /// write where it was not asked to).
     fn target(&self, path: &CStr) -> io::Result<Target> {
-        let t = target_of(path, self.bucket.as_deref(), self.ior_keys)?;
+        let t = target_of(
+            path,
+            self.bucket.as_deref(),
+            self.ior_keys,
+            self.per_file.as_ref(),
+        )?;
         let mut known = self.buckets.lock().expect("no panic holds it");
         if !known.contains(&t.bucket) {
             place::check_bucket(&self.client, &t.bucket)?;
@@ -350,11 +242,18 @@ impl Backend for S3 {
             },
             self.max_pending,
             e.url()
-        )
+        ) + if self.per_file.is_some() {
+            ", a bucket per file"
+        } else {
+            ""
+        }
     }
 
     fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>> {
-        let target = self.target(path)?;
+        let target = match (&self.per_file, spec.access) {
+            (Some(pf), Access::Write) => self.file_bucket_made(pf, &text(path))?,
+            _ => self.target(path)?,
+        };
         let client = self.client.clone();
         match (self.layout, spec.access) {
             (Layout::Fragments, _) => Ok(Box::new(Fragments {
@@ -375,6 +274,9 @@ impl Backend for S3 {
     /// An object: one DELETE. Fragments: a listing, then `DeleteObjects`
     /// of the file's fragments and of the key itself (an item mdtest made).
     fn remove(&self, path: &CStr) -> io::Result<()> {
+        if let Some(pf) = &self.per_file {
+            return self.bucket_remove(pf, &text(path));
+        }
         let t = self.target(path)?;
         match self.layout {
             Layout::Object => self.client.delete(&t.bucket, &t.key),
@@ -400,6 +302,13 @@ impl Backend for S3 {
     /// mdtest's create: the item is one object, PUT at close; an
     /// exclusive create looks first (S3 would overwrite).
     fn create(&self, path: &CStr, spec: &CreateSpec) -> io::Result<Box<dyn File>> {
+        if let Some(pf) = &self.per_file {
+            return Ok(Box::new(Whole {
+                client: self.client.clone(),
+                target: self.bucket_create(pf, &text(path), spec.exclusive)?,
+                data: Vec::new(),
+            }));
+        }
         let target = self.target(path)?;
         if spec.exclusive && self.client.head(&target.bucket, &target.key)?.is_some() {
             return Err(io::Error::new(
@@ -444,6 +353,9 @@ impl Backend for S3 {
 
     /// HEAD of the object, else of the directory's marker.
     fn stat(&self, path: &CStr) -> io::Result<Status> {
+        if let Some(pf) = &self.per_file {
+            return self.bucket_stat(pf, &text(path));
+        }
         let t = self.target(path)?;
         if let Some(size) = self.client.head(&t.bucket, &t.key)? {
             return Ok(Status {
@@ -477,7 +389,11 @@ impl Backend for S3 {
         Ok(())
     }
 
+    /// With a bucket per file there is no one tree to list.
     fn listing(&self) -> Option<&dyn crate::backend::listing::Listing> {
+        if self.per_file.is_some() {
+            return None;
+        }
         Some(&self.namespace)
     }
 
@@ -491,8 +407,13 @@ impl Backend for S3 {
     }
 
     /// The bucket exists (HEAD) and, for a run that writes, takes writes
-    /// (a PUT the server must refuse either way: see [`place`]).
+    /// (a PUT the server must refuse either way: see [`place`]); nothing
+    /// under bucket-per-file, whose buckets the run makes.
     fn check_place(&self, path: &CStr, writes: bool) -> io::Result<()> {
+        if self.per_file.is_some() {
+            // Its buckets are made by the run, file by file.
+            return Ok(());
+        }
         let t = self.target(path)?;
         match writes {
             true => place::check_writes(&self.client, &t.bucket, &t.key),
@@ -511,7 +432,10 @@ impl Backend for S3 {
         if spec.access == Access::Read || Self::plan(spec)?.single() {
             return self.open(path, spec);
         }
-        let target = self.target(path)?;
+        let target = match &self.per_file {
+            Some(pf) => self.file_bucket_made(pf, &text(path))?,
+            None => self.target(path)?,
+        };
         let mut answer = match comm.rank() {
             0 => match self.client.create_upload(&target.bucket, &target.key) {
                 Ok(id) => format!("ok {id}"),

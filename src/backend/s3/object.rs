@@ -312,6 +312,9 @@ pub enum Naming {
     Pario,
     /// IOR's S3-libs3: `KEY` at offset 0, `KEY-OFFSET-LENGTH` elsewhere.
     Ior,
+    /// IOR's S3-libs3 with a bucket per file: `0` at offset 0,
+    /// `OFFSET-LENGTH` elsewhere, whatever the file (the bucket names it).
+    IorBucket,
 }
 
 impl Naming {
@@ -320,6 +323,8 @@ impl Naming {
             Naming::Pario => format!("{file}~{offset:020}"),
             Naming::Ior if offset == 0 => file.to_string(),
             Naming::Ior => format!("{file}-{offset}-{len}"),
+            Naming::IorBucket if offset == 0 => "0".to_string(),
+            Naming::IorBucket => format!("{offset}-{len}"),
         }
     }
 
@@ -328,12 +333,19 @@ impl Naming {
         match self {
             Naming::Pario => format!("{file}~"),
             Naming::Ior => file.to_string(),
+            Naming::IorBucket => String::new(),
         }
     }
 
     /// Whether `key` is a fragment of `file` (a listing of the prefix may
     /// hold other files' keys under IOR's naming), and where it starts.
     pub fn offset_of(self, file: &str, key: &str) -> Option<u64> {
+        if self == Naming::IorBucket {
+            return match key.split_once('-') {
+                None => (key == "0").then_some(0),
+                Some((offset, len)) => len.parse::<u64>().ok().and(offset.parse().ok()),
+            };
+        }
         let rest = key.strip_prefix(file)?;
         match self {
             Naming::Pario => {
@@ -341,7 +353,7 @@ impl Naming {
                 (digits.len() == 20).then(|| digits.parse().ok())?
             }
             Naming::Ior if rest.is_empty() => Some(0),
-            Naming::Ior => {
+            Naming::Ior | Naming::IorBucket => {
                 let (offset, len) = rest.strip_prefix('-')?.split_once('-')?;
                 len.parse::<u64>().ok()?;
                 offset.parse().ok()
@@ -405,5 +417,10 @@ mod tests {
         assert_eq!(Naming::Ior.key("f", 47008, 47008), "f-47008-47008");
         assert_eq!(Naming::Ior.offset_of("f", "f-47008-47008"), Some(47008));
         assert_eq!(Naming::Ior.offset_of("f", "fb"), None);
+        assert_eq!(Naming::IorBucket.key("0", 0, 10), "0");
+        assert_eq!(Naming::IorBucket.key("0", 4096, 10), "4096-10");
+        assert_eq!(Naming::IorBucket.offset_of("0", "4096-10"), Some(4096));
+        assert_eq!(Naming::IorBucket.offset_of("0", "0"), Some(0));
+        assert_eq!(Naming::IorBucket.offset_of("0", "x"), None);
     }
 }

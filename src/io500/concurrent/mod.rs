@@ -86,11 +86,16 @@ impl Extension {
     }
 }
 
+/// The phase's stonewall: `[concurrent] stonewall-time`, else the run's.
+pub fn stonewall(s: &Setting<'_>) -> u64 {
+    s.config.concurrent_stonewall().unwrap_or(s.stonewall)
+}
+
 /// The phase's groups: their shares, command lines, md-workbench's set-up
 /// and tear-down, and the common deadline.
 pub fn plan(s: &Setting<'_>) -> concurrent::Config {
     let shares = s.config.concurrent_shares().unwrap_or([20, 40, 40]);
-    let stonewall = s.config.concurrent_stonewall().unwrap_or(s.stonewall);
+    let stonewall = stonewall(s);
     let (md, before) = md_workbench(s);
     let group = |share, kind, args| Group {
         line: 0,

@@ -313,3 +313,85 @@ fn bad_specifications_are_refused() {
         "fio's default theta"
     );
 }
+
+/// Every operation of a pass, drawn a block at a time.
+fn by_blocks(plan: &MixPlan, max_ops: usize, max_bytes: Option<u64>) -> Vec<Op> {
+    let mut ops = plan.ops();
+    let mut block = Block::default();
+    let mut all = Vec::new();
+    while ops.fill_block(&mut block, max_ops, max_bytes) {
+        assert!(block.len >= 1 && block.len <= max_ops);
+        let mut at = 0;
+        for k in 0..block.len {
+            let p = block.pieces[k];
+            assert_eq!(p.at, if max_bytes.is_some() { at } else { 0 });
+            at += p.len as usize;
+            all.push(Op {
+                read: block.reads_at(k),
+                offset: p.offset,
+                size: p.len,
+            });
+        }
+        let bytes = block.bytes(0, block.len).0;
+        assert_eq!(bytes, at as u64);
+        assert!(bytes <= max_bytes.unwrap_or(u64::MAX).max(plan.largest()));
+        assert_eq!(block.reads >> block.len.min(63) >> (block.len / 64), 0);
+    }
+    all
+}
+
+#[test]
+fn blocks_draw_the_operations_the_iterator_draws() {
+    let region = Region {
+        first: 4096,
+        stride: 3 * 65536,
+        block: 65536,
+        segments: 3,
+        unit: 4096,
+    };
+    let zipf = Visit::Drawn(Distribution {
+        shape: Shape::Zipf(1.1),
+        center: None,
+    });
+    let split = SizeSplit::parse("4k/50:16k/30:32k/20").unwrap();
+    for read_pct in [0, 1, 30, 50, 99, 100] {
+        for visit in [Visit::Sequential, Visit::Shuffled, zipf.clone()] {
+            for split in [None, Some(split.clone())] {
+                let plan = MixPlan {
+                    read_pct,
+                    visit: visit.clone(),
+                    split,
+                    region,
+                    seed: 9,
+                    task: 1,
+                };
+                let one_by_one: Vec<Op> = plan.ops().collect();
+                assert_eq!(plan.ops_per_pass(), one_by_one.len() as u64);
+                let limits = [Some(1 << 20), Some(1 << 20), Some(40_000), Some(1), None];
+                for (max_ops, max_bytes) in [64, 5, 64, 7, 64].into_iter().zip(limits) {
+                    let blocks = by_blocks(&plan, max_ops, max_bytes);
+                    assert_eq!(blocks, one_by_one, "{plan:?} {max_ops} {max_bytes:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn runs_end_where_the_direction_changes() {
+    let mut block = Block {
+        len: 7,
+        reads: 0b0110_0111 | 1 << 40,
+        ..Block::default()
+    };
+    let runs: Vec<(usize, usize)> =
+        std::iter::successors(Some((0, block.run_end(0))), |&(_, e)| {
+            (e < block.len).then(|| (e, block.run_end(e)))
+        })
+        .collect();
+    assert_eq!(runs, [(0, 3), (3, 5), (5, 7)]);
+    block.len = 64;
+    block.reads = u64::MAX;
+    assert_eq!(block.run_end(0), 64);
+    assert_eq!(block.run_end(63), 64);
+}
