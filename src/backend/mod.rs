@@ -310,3 +310,12 @@ pub trait Backend: Send + Sync {
     /// hidden.
     fn retries_reported(&self, _n: u64) {}
 }
+
+/// The requests `backend` sent again since it said `before` (from
+/// [`Backend::retries`]), now counted as reported by the caller.
+pub fn retries_since(backend: &dyn Backend, before: Option<u64>) -> Option<u64> {
+    let after = backend.retries()?;
+    let n = after.saturating_sub(before.unwrap_or(after));
+    backend.retries_reported(n);
+    Some(n)
+}

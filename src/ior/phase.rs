@@ -169,14 +169,9 @@ impl TestRun<'_> {
     /// 503), counted as reported by the backend; `None` when the backend
     /// never sends one again.
     fn phase_retries(&self, before: Option<u64>) -> Result<Option<u64>> {
-        let after = self.backend.retries();
-        let mine = match (before, after) {
-            (Some(b), Some(a)) => a.saturating_sub(b),
-            _ => 0,
-        };
-        self.backend.retries_reported(mine);
-        let all = crate::comm::reduce_u64(self.comm, mine, ReduceOp::Sum)?;
-        Ok(after.map(|_| all))
+        let mine = crate::backend::retries_since(&*self.backend, before);
+        let all = crate::comm::reduce_u64(self.comm, mine.unwrap_or(0), ReduceOp::Sum)?;
+        Ok(mine.map(|_| all))
     }
 
     /// Rank 0: a line for a phase whose requests were sent again, so the

@@ -69,11 +69,13 @@ impl Run<'_> {
     /// items this task handled.
     fn phase(&mut self, op: Op, work: impl FnOnce(&mut Self) -> Result<u64>) -> Result<()> {
         let start = self.phase_start(op)?;
+        let retries_before = self.backend.retries();
         let mut outcome = match self.measure.pending {
             None => work(self),
             Some(_) => Ok(0),
         };
         let own_end = self.comm.wtime();
+        let retries = crate::backend::retries_since(&*self.backend, retries_before);
         self.measure.live = None;
         if let Some(mut l) = self.measure.recording.take() {
             l.finish();
@@ -95,6 +97,7 @@ impl Run<'_> {
             time: end - start,
             time_before_barrier: own_end - start,
             items,
+            retries,
         };
         match self.p.order.no_barriers {
             false => self.check_stop(Some(op)),

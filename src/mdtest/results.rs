@@ -82,6 +82,9 @@ pub struct Sample {
     pub time_before_barrier: f64,
     /// Items this task handled.
     pub items: u64,
+    /// Requests this task sent again in the phase (S3's 500 and 503);
+    /// `None` on backends that never send one again.
+    pub retries: Option<u64>,
 }
 
 impl Sample {
@@ -100,7 +103,7 @@ impl Sample {
 pub type TaskIteration = [Sample; OPS];
 
 impl Record for TaskIteration {
-    const FIELDS: usize = 4 * OPS;
+    const FIELDS: usize = 5 * OPS;
 
     fn to_fields(&self) -> Vec<f64> {
         self.iter()
@@ -110,6 +113,7 @@ impl Record for TaskIteration {
                     s.time,
                     s.time_before_barrier,
                     s.items as f64,
+                    s.retries.map_or(-1.0, |n| n as f64),
                 ]
             })
             .collect()
@@ -117,12 +121,13 @@ impl Record for TaskIteration {
 
     fn from_fields(values: &[f64]) -> TaskIteration {
         let mut out = [Sample::default(); OPS];
-        for (s, v) in out.iter_mut().zip(values.chunks_exact(4)) {
+        for (s, v) in out.iter_mut().zip(values.chunks_exact(5)) {
             *s = Sample {
                 ran: v[0] != 0.0,
                 time: v[1],
                 time_before_barrier: v[2],
                 items: v[3] as u64,
+                retries: (v[4] >= 0.0).then_some(v[4] as u64),
             };
         }
         out
@@ -146,6 +151,10 @@ pub struct PhaseResult {
     /// until then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<&'static str>,
+    /// Requests all tasks sent again in the phase (S3's 500 and 503): its
+    /// time includes their waits. `None` on backends that never do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u64>,
 }
 
 /// Reduces one iteration's samples of `op` (tasks in rank order; only the
@@ -175,6 +184,10 @@ pub fn reduce(op: Op, tasks: &[TaskIteration]) -> Option<PhaseResult> {
         },
         latency: None,
         interrupted: None,
+        retries: tasks
+            .iter()
+            .filter_map(|t| t[i].retries)
+            .reduce(|a, b| a + b),
     })
 }
 
@@ -214,6 +227,7 @@ pub fn summarize(iterations: &[Vec<TaskIteration>]) -> Vec<SummaryRow> {
                         rate: 0.0,
                         latency: None,
                         interrupted: None,
+                        retries: None,
                     })
                 })
                 .collect();
@@ -250,6 +264,7 @@ mod tests {
             time,
             time_before_barrier: time,
             items,
+            retries: None,
         }
     }
 
@@ -261,6 +276,10 @@ mod tests {
         b[Op::FileCreate as usize] = sample(4.0, 100);
         let r = reduce(Op::FileCreate, &[a, b]).unwrap();
         assert_eq!((r.items, r.time_s, r.rate), (200, 4.0, 50.0));
+        assert_eq!(r.retries, None);
+        a[Op::FileCreate as usize].retries = Some(2);
+        b[Op::FileCreate as usize].retries = Some(1);
+        assert_eq!(reduce(Op::FileCreate, &[a, b]).unwrap().retries, Some(3));
         assert!(reduce(Op::FileStat, &[a, b]).is_none());
     }
 
@@ -290,7 +309,9 @@ mod tests {
             time: 1.5,
             time_before_barrier: 1.25,
             items: 42,
+            retries: None,
         };
+        a[4].retries = Some(7);
         assert_eq!(TaskIteration::from_fields(&a.to_fields()), a);
     }
 }

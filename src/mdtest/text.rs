@@ -246,6 +246,16 @@ impl MdtestSink for TextSink<Mdtest> {
         if self.verbose >= 1 {
             self.emit(&iteration_lines(it.report))?;
         }
+        // Never hidden: the waits of requests sent again are in the time.
+        for p in &it.report.phases {
+            if let Some(n @ 1..) = p.retries {
+                self.emit(&format!(
+                    "WARNING: {} (iteration {}): {n} requests were sent again after HTTP 500 \
+                     or 503 (SlowDown); the phase's time includes their waits\n",
+                    p.operation, it.report.iteration
+                ))?;
+            }
+        }
         Ok(())
     }
 

@@ -109,6 +109,8 @@ impl Run<'_> {
             time,
             time_before_barrier: time,
             items: self.layout.num_dirs,
+            // Their retries are told by the backend at the end.
+            retries: None,
         };
     }
 

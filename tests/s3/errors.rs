@@ -179,3 +179,60 @@ fn slow_down_answers_are_retried_and_counted_in_their_phase() {
     assert_eq!(run.stdout.matches(told).count(), 2, "{}", run.stdout);
     assert_clean(&server, "thr/");
 }
+
+#[test]
+fn mdtest_counts_slow_down_answers_in_their_phase() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("md.json");
+    let summary = format!("-O summaryFormat=JSON,summaryFile={}", json.display());
+    let files = "/bench/mdr/test-dir.0-0/mdtest_tree.0/file.";
+    // 3 item PUTs (File creation), then 2 item GETs (File read).
+    for (method, phase, n) in [("PUT", "File creation", 3), ("GET", "File read", 2)] {
+        let rule = Rule {
+            prefix: format!("{method} {files}"),
+            first: n,
+        };
+        let proxy = Proxy::start(&server.endpoint, rule);
+        let args = [
+            "-d",
+            "s3://bench/mdr",
+            "-n",
+            "10",
+            "-F",
+            "-w",
+            "100",
+            "-e",
+            "100",
+            &summary,
+        ];
+        let env = [
+            ("AWS_ENDPOINT_URL", proxy.endpoint.as_str()),
+            ("PARIO_TASKS", "2"),
+        ];
+        let run = with_env(
+            &server,
+            dir.path(),
+            env!("CARGO_BIN_EXE_mdtest"),
+            &args,
+            &env,
+        );
+        run.ok();
+        assert_eq!(proxy.throttled(), n);
+        let line = format!("WARNING: {phase} (iteration 0): {n} requests were sent again");
+        assert!(run.stdout.contains(&line), "{}", run.stdout);
+        assert!(!run.stdout.contains("were retried"), "{}", run.stdout);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let phases = doc["tests"][0]["iterations"][0]["phases"]
+            .as_array()
+            .unwrap();
+        for p in phases
+            .iter()
+            .filter(|p| !p["operation"].as_str().unwrap().starts_with("Tree"))
+        {
+            let expected = if p["operation"] == phase { n } else { 0 };
+            assert_eq!(p["retries"], expected, "{p}");
+        }
+        assert_clean(&server, "mdr");
+    }
+}
