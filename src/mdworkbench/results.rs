@@ -236,6 +236,10 @@ pub struct PhaseSummary {
     /// pario's percentiles of each operation, from every rank's histogram.
     #[serde(rename = "latencyPercentiles", skip_serializing_if = "Vec::is_empty")]
     pub latency: Vec<OpPercentiles>,
+    /// Requests all ranks sent again in the phase (S3's 500 and 503): its
+    /// time includes their waits. `None` on backends that never do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u64>,
 }
 
 /// An operation kind's percentiles.
@@ -290,6 +294,7 @@ pub fn summarize(
         iteration: None,
         waiting_factor: 0.0,
         latency: Vec::new(),
+        retries: None,
     }
 }
 

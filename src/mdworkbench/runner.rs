@@ -268,7 +268,9 @@ impl<'a> Rank<'a> {
         self.excluded = Duration::ZERO;
         self.phase_start = Instant::now();
         self.wear_out_at = None;
+        let retries_before = self.backend.retries();
         let outcome = work(self);
+        let retries = backend::retries_since(&*self.backend, retries_before);
         self.now.time_s = (self.phase_start.elapsed() - self.excluded).as_secs_f64();
         self.now.op_max_s = self.log.op_max_s;
         if let (Some((at, total)), 0) = (self.wear_out_at, self.comm.rank()) {
@@ -276,6 +278,7 @@ impl<'a> Rank<'a> {
         }
         agree(self.comm, outcome)?;
         stop::check(self.comm)?;
+        let all_retries = reduce_u64(self.comm, retries.unwrap_or(0), ReduceOp::Sum)?;
         self.stonewall_iter = match (name, self.p.stonewall) {
             ("benchmark", 1..) => Some(reduce_u64(self.comm, self.done, ReduceOp::Max)?),
             _ => None,
@@ -304,6 +307,7 @@ impl<'a> Rank<'a> {
             summary.stonewall_iter = self.stonewall_iter;
             summary.waiting_factor = self.waiting;
             summary.iteration = (name == "benchmark").then_some(self.iteration);
+            summary.retries = retries.map(|_| all_retries);
             summary.latency = latency
                 .into_iter()
                 .map(|(op, p)| OpPercentiles { op, p })

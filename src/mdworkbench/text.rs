@@ -44,15 +44,26 @@ impl MdwSink for TextSink<MdWorkbench> {
     }
 
     fn phase_done(&mut self, ph: &PhaseSummary, r: &MdwReport) -> io::Result<()> {
-        if r.detailed {
-            return self.emit(&detailed_row(ph, r));
-        }
-        let mut text = global_line(ph, r);
-        if r.process_reports {
+        let mut text = match r.detailed {
+            true => detailed_row(ph, r),
+            false => global_line(ph, r),
+        };
+        if r.process_reports && !r.detailed {
             for (rank, own) in ph.ranks.iter().enumerate() {
                 let q = ph.rank_quantiles.get(rank).map_or(&[][..], Vec::as_slice);
                 text.push_str(&format!("{rank}: {}", rank_line(ph, own, q, r)));
             }
+        }
+        // Never hidden: the waits of requests sent again are in the time.
+        if let Some(n @ 1..) = ph.retries {
+            let at = ph
+                .iteration
+                .map_or(String::new(), |i| format!(" (iteration {i})"));
+            text.push_str(&format!(
+                "WARNING: {}{at}: {n} requests were sent again after HTTP 500 or 503 \
+                 (SlowDown); the phase's time includes their waits\n",
+                ph.phase
+            ));
         }
         self.emit(&text)
     }

@@ -236,3 +236,53 @@ fn mdtest_counts_slow_down_answers_in_their_phase() {
         assert_clean(&server, "mdr");
     }
 }
+
+#[test]
+fn md_workbench_counts_slow_down_answers_in_its_phase() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("mdw.json");
+    let file = format!("--summaryFile={}", json.display());
+    // The first 2 object GETs: the benchmark phase's reads.
+    let rule = Rule {
+        prefix: "GET /bench/mdw/".into(),
+        first: 2,
+    };
+    let proxy = Proxy::start(&server.endpoint, rule);
+    let args = [
+        "-o",
+        "s3://bench/mdw",
+        "-I",
+        "10",
+        "-D",
+        "2",
+        "-P",
+        "10",
+        "-R",
+        "1",
+        "--summaryFormat=JSON",
+        &file,
+    ];
+    let env = [
+        ("AWS_ENDPOINT_URL", proxy.endpoint.as_str()),
+        ("PARIO_TASKS", "2"),
+    ];
+    let run = with_env(
+        &server,
+        dir.path(),
+        env!("CARGO_BIN_EXE_md-workbench"),
+        &args,
+        &env,
+    );
+    run.ok();
+    assert_eq!(proxy.throttled(), 2);
+    let line = "WARNING: benchmark (iteration 0): 2 requests were sent again";
+    assert!(run.stdout.contains(line), "{}", run.stdout);
+    assert!(!run.stdout.contains("were retried"), "{}", run.stdout);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for p in doc["phases"].as_array().unwrap() {
+        let expected = if p["phase"] == "benchmark" { 2 } else { 0 };
+        assert_eq!(p["retries"], expected, "{p}");
+    }
+    assert_clean(&server, "mdw");
+}
