@@ -50,11 +50,12 @@ fn setup_errors_are_one_line_before_the_header_and_create_nothing() {
     let write = ["-o", &o, "-w", "-t", "1m", "-b", "5m"];
     let wrong = [("AWS_SECRET_ACCESS_KEY", "not-the-secret-at-all")];
     let run = with_env(&server, at, ior, &write, &wrong);
-    setup_error(&run, &["SignatureDoesNotMatch", KEY_ID]);
+    let endpoint = server.endpoint.as_str();
+    setup_error(&run, &[endpoint, "SignatureDoesNotMatch", KEY_ID]);
     assert!(!run.stderr.contains("not-the-secret"), "{}", run.stderr);
     let unknown = [("AWS_ACCESS_KEY_ID", "NOSUCHKEY")];
     let run = with_env(&server, at, ior, &write, &unknown);
-    setup_error(&run, &["InvalidAccessKeyId", "NOSUCHKEY"]);
+    setup_error(&run, &[endpoint, "InvalidAccessKeyId", "NOSUCHKEY"]);
 
     // A missing bucket: found before the header, on every task, for ior,
     // mdtest and md-workbench.

@@ -325,8 +325,12 @@ impl Config for S3Config {
         // takes these credentials.
         if context.active {
             client.list_buckets().map_err(|e| {
+                let url = client.endpoint.url();
+                let e = e.to_string();
+                // A transport error names the endpoint already.
+                let said = e.strip_prefix(&format!("{url}: ")).unwrap_or(&e);
                 format!(
-                    "cannot use the S3 endpoint with key id {}: {e}",
+                    "cannot use the S3 endpoint {url} with key id {}: {said}",
                     client.key_id()
                 )
             })?;
