@@ -105,3 +105,39 @@ fn drawn_operations_match_between_threads_and_mpi() {
     assert!(threads.len() > 50);
     assert_eq!(threads, mpi);
 }
+
+/// A common deadline under `mpirun -n 4`: both groups were told it, in
+/// their own words, and the ior group's row says it stonewalled there (no
+/// timing is asserted).
+#[test]
+fn a_common_deadline_on_split_mpi_communicators() {
+    let dir = tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mix.txt"),
+        "50% ior -a DUMMY -w -t 1m -b 4m -F -o a\n50% md-workbench -a DUMMY -I 5 -P 5 -D 1\n",
+    )
+    .unwrap();
+    let args = ["concurrent", "-D", "1", "--json", "out.json", "mix.txt"];
+    mpirun(env!("CARGO_BIN_EXE_pario"), dir.path(), 4, &args, &[]).ok();
+    let doc = read_json(&dir.path().join("out.json"));
+    assert_eq!(doc["ending"], "deadline");
+    assert_eq!(doc["deadlineSeconds"], 1);
+    let groups = doc["groups"].as_array().unwrap();
+    let spans: Vec<(u64, u64)> = groups
+        .iter()
+        .map(|g| {
+            (
+                g["firstRank"].as_u64().unwrap(),
+                g["lastRank"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(spans, [(0, 1), (2, 3)]);
+    let ior = &groups[0]["report"]["tests"][0];
+    assert_eq!(ior["Parameters"]["deadlineForStonewall"], 1);
+    assert!(ior["Results"][0]["stonewall"].is_object(), "{ior}");
+    let mdw = groups[1]["report"]["args"].as_str().unwrap();
+    assert!(mdw.ends_with("\"-w\" \"1\""), "{mdw}");
+    std::fs::remove_file(dir.path().join("out.json")).unwrap();
+    assert_eq!(entries(dir.path()), ["mix.txt"]);
+}
