@@ -5,6 +5,7 @@
 #![cfg(feature = "mpi")]
 
 use crate::common;
+use crate::mixed::traced;
 
 use common::*;
 use serde_json::Value;
@@ -20,6 +21,15 @@ fn rows_of(doc: &Value) -> Vec<Value> {
         .unwrap()
         .iter()
         .map(|r| serde_json::json!([r["access"], r["bytes"], r["transfers"], r["tasks"]]))
+        .collect()
+}
+
+/// Each group's first and last rank.
+fn spans(groups: &[Value]) -> Vec<(u64, u64)> {
+    let rank = |g: &Value, key: &str| g[key].as_u64().unwrap();
+    groups
+        .iter()
+        .map(|g| (rank(g, "firstRank"), rank(g, "lastRank")))
         .collect()
 }
 
@@ -43,16 +53,7 @@ fn groups_on_split_mpi_communicators() {
     run.ok();
     let doc = read_json(&dir.path().join("out.json"));
     let groups = doc["groups"].as_array().unwrap();
-    let spans: Vec<(u64, u64)> = groups
-        .iter()
-        .map(|g| {
-            (
-                g["firstRank"].as_u64().unwrap(),
-                g["lastRank"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(spans, [(0, 2), (3, 3)]);
+    assert_eq!(spans(groups), [(0, 2), (3, 3)]);
     for (g, (args, tasks)) in groups.iter().zip([(first, 3), (second, 1)]) {
         let mut alone: Vec<&str> = args.split_whitespace().collect();
         alone.extend(["-O", "summaryFormat=JSON,summaryFile=alone.json"]);
@@ -64,17 +65,6 @@ fn groups_on_split_mpi_communicators() {
     }
     std::fs::remove_file(dir.path().join("out.json")).unwrap();
     assert_eq!(entries(dir.path()), ["mix.txt"]);
-}
-
-/// The operations a run traced (`-vvvvv`), sorted.
-fn traced(stdout: &str) -> Vec<String> {
-    let mut ops: Vec<String> = stdout
-        .lines()
-        .filter(|l| l.starts_with("task ") && (l.contains(": read ") || l.contains(": write ")))
-        .map(str::to_string)
-        .collect();
-    ops.sort();
-    ops
 }
 
 #[test]
@@ -123,16 +113,7 @@ fn a_common_deadline_on_split_mpi_communicators() {
     assert_eq!(doc["ending"], "deadline");
     assert_eq!(doc["deadlineSeconds"], 1);
     let groups = doc["groups"].as_array().unwrap();
-    let spans: Vec<(u64, u64)> = groups
-        .iter()
-        .map(|g| {
-            (
-                g["firstRank"].as_u64().unwrap(),
-                g["lastRank"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(spans, [(0, 1), (2, 3)]);
+    assert_eq!(spans(groups), [(0, 1), (2, 3)]);
     let ior = &groups[0]["report"]["tests"][0];
     assert_eq!(ior["Parameters"]["deadlineForStonewall"], 1);
     assert!(ior["Results"][0]["stonewall"].is_object(), "{ior}");

@@ -14,6 +14,17 @@ fn json(dir: &std::path::Path) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// The operations a run traced (`-vvvvv`), sorted.
+pub fn traced(stdout: &str) -> Vec<String> {
+    let mut ops: Vec<String> = stdout
+        .lines()
+        .filter(|l| l.starts_with("task ") && (l.contains(": read ") || l.contains(": write ")))
+        .map(str::to_string)
+        .collect();
+    ops.sort();
+    ops
+}
+
 #[test]
 fn rwmix_ratio_on_dummy_within_bounds_and_kinds_apart() {
     let dir = tempdir().unwrap();
@@ -270,17 +281,6 @@ fn a_corrupted_byte_is_caught_by_mixed_reads() {
         .filter(|t| after[t * 4096 + 100] != data[t * 4096 + 100])
         .count();
     assert_eq!(repaired as u64, 64 - reads);
-}
-
-/// The operations a run traced (`-vvvvv`), sorted.
-fn traced(stdout: &str) -> Vec<String> {
-    let mut ops: Vec<String> = stdout
-        .lines()
-        .filter(|l| l.starts_with("task ") && (l.contains(": read ") || l.contains(": write ")))
-        .map(str::to_string)
-        .collect();
-    ops.sort();
-    ops
 }
 
 #[test]

@@ -122,6 +122,7 @@ impl Info {
     }
 
     /// The handle, for bindings that take one (HDF5's file access list).
+    #[cfg(feature = "hdf5")]
     pub(in crate::backend) fn raw(&self) -> ffi::MPI_Info {
         self.0
     }
