@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod errors;
+mod ior_lines;
 
 /// `ior` with `tasks` threads against `server`, in `dir`.
 fn ior(server: &Server, dir: &Path, tasks: usize, args: &[&str]) -> Run {

@@ -9,11 +9,18 @@
 //! the connection after its answer, and the proxy copies that answer back
 //! to the client byte for byte until the end (HEAD, chunked and sized
 //! answers alike). Its 503 answers say `Connection: close` too.
+//!
+//! It also keeps each request line it saw with the request's body (bodies
+//! of up to 64 KiB; larger ones, data, as empty), so a test can check what
+//! was sent on the wire.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// Request lines with their (small) bodies, in the order they came.
+type Seen = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
 
 /// S3's answer when a client sends too fast.
 const SLOW_DOWN: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>\
@@ -35,6 +42,7 @@ pub struct Proxy {
     /// 503 answers given so far.
     throttled: Arc<AtomicUsize>,
     stop: Arc<AtomicUsize>,
+    seen: Seen,
 }
 
 impl Proxy {
@@ -48,16 +56,17 @@ impl Proxy {
         let addr = listener.local_addr().unwrap();
         let throttled = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicUsize::new(0));
-        let (count, halt) = (throttled.clone(), stop.clone());
+        let seen = Seen::default();
+        let (count, halt, log) = (throttled.clone(), stop.clone(), seen.clone());
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 if halt.load(Ordering::Relaxed) > 0 {
                     break;
                 }
                 let Ok(client) = client else { continue };
-                let (rule, count) = (rule.clone(), count.clone());
+                let (rule, count, log) = (rule.clone(), count.clone(), log.clone());
                 std::thread::spawn(move || {
-                    let _ = serve(client, upstream, &rule, &count);
+                    let _ = serve(client, upstream, &rule, &count, &log);
                 });
             }
         });
@@ -66,7 +75,14 @@ impl Proxy {
             addr,
             throttled,
             stop,
+            seen,
         }
+    }
+
+    /// The requests seen so far: request line (`PUT /bucket HTTP/1.1`) and
+    /// body (empty when over 64 KiB).
+    pub fn requests(&self) -> Vec<(String, Vec<u8>)> {
+        self.seen.lock().unwrap().clone()
     }
 
     /// The 503 answers given so far.
@@ -88,6 +104,7 @@ fn serve(
     upstream: SocketAddr,
     rule: &Rule,
     count: &AtomicUsize,
+    seen: &Mutex<Vec<(String, Vec<u8>)>>,
 ) -> io::Result<()> {
     let mut reader = BufReader::new(client.try_clone()?);
     let mut head = Vec::new();
@@ -111,6 +128,13 @@ fn serve(
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
+    let kept = if length <= 64 << 10 {
+        body.clone()
+    } else {
+        Vec::new()
+    };
+    let line = head.first().map_or("", |l| l.trim_end()).to_string();
+    seen.lock().unwrap().push((line, kept));
     let mut client = client;
     let throttle = head.first().is_some_and(|l| l.starts_with(&rule.prefix))
         && count

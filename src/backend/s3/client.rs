@@ -105,6 +105,9 @@ pub struct Client {
     region: String,
     credentials: Credentials,
     retries: AtomicU64,
+    /// The LocationConstraint sent with CreateBucket (IOR's
+    /// `--S3-libs3.location`); none: the server's default.
+    location: Option<String>,
 }
 
 /// Attempts of a request the server answered 500 or 503.
@@ -135,7 +138,14 @@ impl Client {
             region,
             credentials,
             retries: AtomicU64::new(0),
+            location: None,
         }
+    }
+
+    /// Buckets this client creates are placed at `location`.
+    pub fn with_location(mut self, location: Option<String>) -> Client {
+        self.location = location;
+        self
     }
 
     /// The key id that signs (shown in headers; never the secret).
@@ -271,8 +281,20 @@ impl Client {
             .map(|_| ())
     }
 
+    /// CreateBucket, with the client's LocationConstraint when it has one
+    /// (the body AWS defines; without one the server's default region).
     pub fn create_bucket(&self, bucket: &str) -> io::Result<()> {
-        match self.send("PUT", bucket, "", &[], &[], Body::Bytes(&[], EMPTY_SHA256)) {
+        let config = self.location.as_ref().map(|l| {
+            format!(
+                "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">\
+                 <LocationConstraint>{}</LocationConstraint></CreateBucketConfiguration>",
+                xml::escape(l)
+            )
+        });
+        let config = config.unwrap_or_default();
+        let hash = sigv4::sha256_hex(config.as_bytes());
+        let body = Body::Bytes(config.as_bytes(), &hash);
+        match self.send("PUT", bucket, "", &[], &[], body) {
             Err(e) if e.to_string().contains("BucketAlreadyOwnedByYou") => Ok(()),
             other => other.map(|_| ()),
         }

@@ -100,6 +100,9 @@ pub struct S3Config {
     pub make_bucket: bool,
     /// `--S3-libs3.bucket-per-file`: a bucket for each file and directory.
     pub per_file: Option<super::per_file::PerFile>,
+    /// The LocationConstraint of the buckets the run creates
+    /// (`--S3-libs3.location`).
+    pub location: Option<String>,
 }
 
 fn text<'a>(settings: &'a Settings<'_>, name: &str) -> Option<&'a str> {
@@ -182,6 +185,7 @@ pub fn base(
         ior_keys: false,
         make_bucket: false,
         per_file: None,
+        location: None,
     })
 }
 
@@ -314,13 +318,16 @@ impl Config for S3Config {
             0 => self.endpoint.clone(),
             n => self.hosts[context.comm.rank() % n].clone(),
         };
-        let client = Arc::new(Client::new(
-            endpoint,
-            self.region.clone(),
-            self.credentials.clone(),
-            self.tls()?,
-            self.max_pending,
-        ));
+        let client = Arc::new(
+            Client::new(
+                endpoint,
+                self.region.clone(),
+                self.credentials.clone(),
+                self.tls()?,
+                self.max_pending,
+            )
+            .with_location(self.location.clone()),
+        );
         // One signed request before the header: the endpoint answers and
         // takes these credentials.
         if context.active {

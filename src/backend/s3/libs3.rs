@@ -99,7 +99,7 @@ pub const LIBS3_INFO: BackendInfo = BackendInfo {
             "S3-libs3.location",
             false,
             "",
-            "LocationConstraint of a bucket created (accepted, not sent)",
+            "LocationConstraint sent with CreateBucket (default: none, the server's own)",
         ),
     ],
     configure: configure_libs3,
@@ -208,6 +208,7 @@ fn configure_libs3(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
         c.hosts = endpoints(h, flag(settings, "S3-libs3.use-ssl")?)?;
         c.endpoint = c.hosts[0].clone();
     }
+    c.location = get(settings, "S3-libs3.location").map(str::to_string);
     let prefix = get(settings, "S3-libs3.bucket-name-prefix").unwrap_or("ior");
     let key_id = key_id.unwrap_or_else(|| c.credentials.key_id.clone());
     let bucket = match flag(settings, "S3-libs3.dont-suffix-bucket")? {

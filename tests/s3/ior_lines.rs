@@ -1,0 +1,137 @@
+//! IOR's own S3-libs3 command lines against a real server (SeaweedFS on
+//! loopback): the lines of IOR's `testing/s3.sh` run unchanged but for the
+//! options' current names, and `--S3-libs3.location` sent as CreateBucket's
+//! LocationConstraint (seen on the wire by the proxy in front of the
+//! server, as SeaweedFS keeps no location).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::s3::{Server, BUCKET, KEY_ID, SECRET};
+use crate::common::throttle::{Proxy, Rule};
+use crate::common::{finish, Run};
+
+/// `binary` (from `-a S3-libs3` on) as IOR's scripts write it, the host
+/// and keys on the command line only, on `tasks` threads.
+fn line(host: &str, binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Run {
+    let mut cmd = Command::new(binary);
+    cmd.args(["-a", "S3-libs3"])
+        .arg(format!("--S3-libs3.host={host}"))
+        .arg(format!("--S3-libs3.secret-key={SECRET}"))
+        .arg(format!("--S3-libs3.access-key={KEY_ID}"))
+        .args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string());
+    for var in [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_ENDPOINT_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    let run = finish(cmd.output().expect("run the tool"));
+    assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
+    run
+}
+
+/// Nothing of the run's left: only the server's own bucket, empty.
+fn nothing_left(server: &Server, after: &str) {
+    let buckets = server.client().list_buckets().unwrap();
+    assert_eq!(buckets, [BUCKET], "after {after}");
+    let (objects, uploads) = server.leftovers("");
+    assert!(objects.is_empty() && uploads.is_empty(), "after {after}");
+}
+
+#[test]
+fn the_lines_of_iors_s3_test_script_run_unchanged() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let host = server.endpoint.trim_start_matches("http://");
+    let (ior, mdtest) = (env!("CARGO_BIN_EXE_ior"), env!("CARGO_BIN_EXE_mdtest"));
+    // IOR's testing/s3.sh, with its IOR_EXTRA (-o test) and MDTEST_EXTRA
+    // (-d test).
+    let lines: [(&str, usize, &[&str]); 6] = [
+        (ior, 2, &["-b", "10485760", "-t", "10485760", "-o", "test"]),
+        (mdtest, 2, &["-L", "-n", "10", "-d", "test"]),
+        (
+            mdtest,
+            2,
+            &["-n", "5", "-w", "1024", "-e", "1024", "-d", "test"],
+        ),
+        (
+            ior,
+            1,
+            &[
+                "-b",
+                "10240",
+                "-t",
+                "10240",
+                "--S3-libs3.bucket-per-file",
+                "-o",
+                "test",
+            ],
+        ),
+        (
+            mdtest,
+            1,
+            &["-L", "--S3-libs3.bucket-per-file", "-n", "5", "-d", "test"],
+        ),
+        (
+            mdtest,
+            1,
+            &[
+                "--S3-libs3.bucket-per-file",
+                "-n",
+                "10",
+                "-w",
+                "1024",
+                "-e",
+                "1024",
+                "-d",
+                "test",
+            ],
+        ),
+    ];
+    for (binary, tasks, args) in lines {
+        let run = line(host, binary, dir.path(), tasks, args);
+        run.ok();
+        assert!(!run.stdout.contains("ERROR"), "{args:?}\n{}", run.stdout);
+        nothing_left(&server, &format!("{args:?}"));
+    }
+}
+
+#[test]
+fn the_location_is_sent_with_create_bucket() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let constraint = "<LocationConstraint>eu-west-1</LocationConstraint>";
+    for per_file in [false, true] {
+        let proxy = Proxy::start(
+            &server.endpoint,
+            Rule {
+                prefix: String::new(),
+                first: 0,
+            },
+        );
+        let host = proxy.endpoint.trim_start_matches("http://");
+        let mut args = vec!["-o", "/tmp/loc", "-t", "1k", "-b", "2k", "-w", "-r", "-W"];
+        if per_file {
+            args.push("--S3-libs3.bucket-per-file");
+        }
+        let placed = [&args[..], &["--S3-libs3.location=eu-west-1"]].concat();
+        line(host, env!("CARGO_BIN_EXE_ior"), dir.path(), 2, &placed).ok();
+        line(host, env!("CARGO_BIN_EXE_ior"), dir.path(), 1, &args).ok();
+        // A CreateBucket is a PUT of a bucket alone: `PUT /NAME HTTP/1.1`.
+        let creates: Vec<String> = proxy
+            .requests()
+            .into_iter()
+            .filter(|(l, _)| l.starts_with("PUT /") && l.matches('/').count() == 2)
+            .map(|(_, body)| String::from_utf8(body).unwrap())
+            .collect();
+        // Each run made its bucket: with the location, then without one.
+        let with = creates.iter().filter(|b| b.contains(constraint)).count();
+        assert!(with >= 1, "per file {per_file}: {creates:?}");
+        assert_eq!(creates.last().map(String::as_str), Some(""), "{creates:?}");
+        nothing_left(&server, &format!("per file {per_file}"));
+    }
+}
