@@ -12,6 +12,7 @@ use std::process::Command;
 
 mod errors;
 mod ior_lines;
+mod transport;
 
 /// `ior` with `tasks` threads against `server`, in `dir`.
 fn ior(server: &Server, dir: &Path, tasks: usize, args: &[&str]) -> Run {

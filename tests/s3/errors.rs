@@ -287,3 +287,42 @@ fn md_workbench_counts_slow_down_answers_in_its_phase() {
     }
     assert_clean(&server, "mdw");
 }
+
+#[test]
+fn a_server_stopped_mid_run_ends_it_in_a_clear_error() {
+    use crate::common::running::Running;
+    let mut server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = format!("s3://{BUCKET}/mid/file");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    cmd.args(["-a", "S3", "-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"])
+        .current_dir(dir.path())
+        .env("PARIO_TASKS", "2");
+    for (k, v) in server.env() {
+        cmd.env(k, v);
+    }
+    let mut run = Running::start(cmd);
+    let client = server.client();
+    run.wait_until("both tasks' uploads in progress", || {
+        client
+            .list_uploads(BUCKET, "mid/")
+            .is_ok_and(|u| u.len() == 2)
+    });
+    server.stop();
+    // The run ends by itself (`ended` fails the test if it does not), in
+    // a line naming the task, the object and the endpoint it lost.
+    let end = run.ended();
+    assert_eq!(end.status, Some(1), "{}", end.stderr);
+    let errors: Vec<&str> = end.stderr.lines().filter(|l| l.contains("error")).collect();
+    assert!(!errors.is_empty(), "{}", end.stderr);
+    for line in errors {
+        for part in [
+            "task ",
+            "cannot write",
+            "mid/file.0000000",
+            &server.endpoint,
+        ] {
+            assert!(line.contains(part), "{part}: {line}");
+        }
+    }
+}

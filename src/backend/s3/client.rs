@@ -560,6 +560,38 @@ mod tests {
     }
 
     #[test]
+    fn virtual_host_addressing_puts_the_bucket_in_the_host() {
+        let client = |virtual_host| {
+            let credentials = Credentials {
+                key_id: "K".into(),
+                secret: sigv4::Secret::new("S".into()),
+                token: None,
+            };
+            let e = Endpoint::parse("https://s3.example:9000", virtual_host).unwrap();
+            let tls = ureq::tls::TlsConfig::default();
+            Client::new(e, "us-east-1".into(), credentials, tls, 1)
+        };
+        let (url, path, host) = client(true).target("bench", "a b/c");
+        assert_eq!(url, "https://bench.s3.example:9000/a%20b/c");
+        assert_eq!(
+            (path.as_str(), host.as_str()),
+            ("/a%20b/c", "bench.s3.example:9000")
+        );
+        // ListBuckets names no bucket: the endpoint's own host.
+        let (url, _, host) = client(true).target("", "");
+        assert_eq!(
+            (url.as_str(), host.as_str()),
+            ("https://s3.example:9000/", "s3.example:9000")
+        );
+        let (url, path, host) = client(false).target("bench", "k");
+        assert_eq!(url, "https://s3.example:9000/bench/k");
+        assert_eq!(
+            (path.as_str(), host.as_str()),
+            ("/bench/k", "s3.example:9000")
+        );
+    }
+
+    #[test]
     fn errors_name_bucket_key_status_and_code() {
         let body = "<Error><Code>NoSuchKey</Code><Message>gone</Message></Error>";
         let e = s3_error(404, body, "b", "k");

@@ -1,0 +1,67 @@
+//! How `-a S3` reaches a real server (SeaweedFS on loopback): keys from a
+//! profile of the shared credentials file (`AWS_PROFILE`) when the
+//! environment has none, and the header naming the client library, the
+//! layout and the addressing; `-z -z` reads (random offsets, drawn with
+//! repeats) of an object as ranged GETs.
+
+use std::process::Command;
+
+use super::assert_clean;
+use crate::common::s3::{Server, BUCKET, KEY_ID, SECRET};
+use crate::common::{finish, rows, Run};
+
+/// `ior -a S3 args` on 2 tasks with the credentials of `profile` in
+/// `file` only (no `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`).
+fn with_profile(server: &Server, dir: &std::path::Path, profile: &str, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    cmd.args(["-a", "S3"])
+        .args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", "2")
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env_remove("AWS_SESSION_TOKEN")
+        .env("AWS_ENDPOINT_URL", &server.endpoint)
+        .env("AWS_SHARED_CREDENTIALS_FILE", dir.join("credentials"))
+        .env("AWS_PROFILE", profile);
+    finish(cmd.output().expect("run ior"))
+}
+
+#[test]
+fn keys_from_a_profile_and_the_header_names_client_layout_addressing() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    // The default profile holds a wrong secret; `bench` the right one.
+    std::fs::write(
+        dir.path().join("credentials"),
+        format!(
+            "[default]\naws_access_key_id = {KEY_ID}\naws_secret_access_key = wrong\n\n\
+             [bench]\naws_access_key_id = {KEY_ID}\naws_secret_access_key = {SECRET}\n"
+        ),
+    )
+    .unwrap();
+    let o = format!("s3://{BUCKET}/prof/file");
+    let write = ["-o", &o, "-F", "-w", "-W", "-k", "-t", "1m", "-b", "6m"];
+    let run = with_profile(&server, dir.path(), "default", &write);
+    run.fails(2, "SignatureDoesNotMatch");
+    let run = with_profile(&server, dir.path(), "bench", &write);
+    run.ok();
+    let api = format!(
+        "ureq 3 + SigV4, layout object, path-style, max-pending 1, {}",
+        server.endpoint
+    );
+    assert!(run.stdout.contains(&api), "{}", run.stdout);
+    assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
+    // `-z -z`: 4 KiB ranged GETs at random offsets, some read twice.
+    let read = ["-o", &o, "-F", "-r", "-z", "-z", "-t", "4k", "-b", "6m"];
+    let run = with_profile(&server, dir.path(), "bench", &read);
+    run.ok();
+    assert_eq!(rows(&run.stdout)[0].xfer_kib, 4.0, "{}", run.stdout);
+    for task in ["00000000", "00000001"] {
+        server
+            .client()
+            .delete(BUCKET, &format!("prof/file.{task}"))
+            .unwrap();
+    }
+    assert_clean(&server, "prof/");
+}
