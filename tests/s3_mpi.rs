@@ -102,3 +102,47 @@ fn a_bucket_per_file_under_mpi() {
     run.ok();
     assert_eq!(server.client().list_buckets().unwrap(), before);
 }
+
+/// As on a file system (signals_mpi.rs): when a rank dies, the launcher
+/// stops the others, and each survivor removes what it made (aborts its
+/// multipart upload); only the dead rank's upload is left, and rank 0
+/// says a task may have died.
+#[test]
+fn when_a_rank_dies_the_others_abort_their_uploads() {
+    use crate::common::running::signal_pid;
+    use crate::signals_mpi::{mpirun_with, not_open_mpi, rank_pid};
+    use rustix::process::Signal;
+    if not_open_mpi() {
+        return;
+    }
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = format!("s3://{BUCKET}/dead/file");
+    let env: Vec<(&str, String)> = server.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let binary = env!("CARGO_BIN_EXE_ior");
+    let args = ["-a", "S3", "-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"];
+    let mut run = mpirun_with(binary, dir.path(), 3, &args, &env);
+    let client = server.client();
+    run.wait_until("every rank's upload in progress", || {
+        client
+            .list_uploads(BUCKET, "dead/")
+            .is_ok_and(|u| u.len() == 3)
+    });
+    let victim = rank_pid(binary, &o, 1).expect("rank 1's process");
+    signal_pid(victim, Signal::KILL);
+    let end = run.ended();
+    assert_ne!(end.status, Some(0), "{}", end.stderr);
+    let (objects, uploads) = server.leftovers("dead/");
+    assert!(objects.is_empty(), "{objects:?}");
+    assert_eq!(uploads, ["dead/file.00000001"], "{}", end.stderr);
+    assert!(
+        end.stderr
+            .contains("not every task answered within 2 s (a task may have died)"),
+        "{}",
+        end.stderr
+    );
+    for (key, id) in client.list_uploads(BUCKET, "dead/").unwrap() {
+        client.abort_upload(BUCKET, &key, &id).unwrap();
+    }
+}

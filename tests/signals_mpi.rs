@@ -22,7 +22,7 @@ use rustix::process::Signal;
 /// These tests drive Open MPI's mpirun (its signal forwarding, its kill
 /// timeout): under another MPI's launcher (`PARIO_TEST_MPIEXEC`) they pass
 /// without running.
-fn not_open_mpi() -> bool {
+pub(crate) fn not_open_mpi() -> bool {
     let other = crate::common::hydra().is_some();
     if other {
         eprintln!("skipped: these tests drive Open MPI's mpirun");
@@ -31,7 +31,21 @@ fn not_open_mpi() -> bool {
 }
 
 fn mpirun(binary: &str, dir: &Path, ranks: usize, args: &[&str]) -> Running {
+    mpirun_with(binary, dir, ranks, args, &[])
+}
+
+/// [`mpirun`] with `env` passed on to every rank too.
+pub(crate) fn mpirun_with(
+    binary: &str,
+    dir: &Path,
+    ranks: usize,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Running {
     let mut cmd = Command::new("mpirun");
+    for (k, v) in env {
+        cmd.env(k, v).args(["-x", k]);
+    }
     cmd.arg("--oversubscribe")
         .args(["--mca", "odls_base_sigkill_timeout", "10"])
         .args(["-x", "PARIO_STOP_GRACE"])
@@ -121,15 +135,15 @@ fn mdtest_under_mpirun_stops_and_removes_its_items() {
     );
 }
 
-/// The process of `rank` running `binary` with `dir` in its command line.
-fn rank_pid(binary: &str, dir: &Path, rank: usize) -> Option<u32> {
+/// The process of `rank` running `binary` with `marker` (a path) in its
+/// command line.
+pub(crate) fn rank_pid(binary: &str, marker: &str, rank: usize) -> Option<u32> {
     let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");
-    let dir = dir.to_str().unwrap();
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid: u32 = e.file_name().to_str()?.parse().ok()?;
         let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
         let cmdline = String::from_utf8_lossy(&cmdline);
-        if !cmdline.starts_with(binary) || !cmdline.contains(dir) {
+        if !cmdline.starts_with(binary) || !cmdline.contains(marker) {
             return None;
         }
         let environ = std::fs::read(e.path().join("environ")).ok()?;
@@ -147,7 +161,7 @@ fn when_a_rank_dies_the_others_remove_their_files() {
     let binary = env!("CARGO_BIN_EXE_ior");
     let mut run = long_ior(dir.path(), 3);
     run.wait_until("the write phase", files_open(dir.path(), 3));
-    let victim = rank_pid(binary, dir.path(), 1).expect("rank 1's process");
+    let victim = rank_pid(binary, dir.path().to_str().unwrap(), 1).expect("rank 1's process");
     signal_pid(victim, Signal::KILL);
     let end = run.ended();
     assert_ne!(end.status, Some(0), "{}", end.stderr);
