@@ -92,25 +92,27 @@ impl Run<'_> {
         agree(self.comm, outcome)?;
         self.comm.barrier()?;
         let start = self.comm.wtime();
+        let retries = self.backend.retries();
         let outcome = self
             .my_trees(j)
             .iter()
             .try_for_each(|tree| self.create_tree(tree));
         agree(self.comm, outcome)?;
-        self.tree_sample(Op::TreeCreate, start);
+        self.tree_sample(Op::TreeCreate, start, retries);
         Ok(())
     }
 
-    /// The time of a tree phase (task 0's is the row).
-    fn tree_sample(&mut self, op: Op, start: f64) {
+    /// The time of a tree phase (task 0's is the row) and this task's
+    /// retries in it since `retries_before` (summed over the tasks).
+    fn tree_sample(&mut self, op: Op, start: f64, retries_before: Option<u64>) {
         let time = self.comm.wtime() - start;
+        let retries = crate::backend::retries_since(&*self.backend, retries_before);
         self.measure.samples[op as usize] = Sample {
             ran: true,
             time,
             time_before_barrier: time,
             items: self.layout.num_dirs,
-            // Their retries are told by the backend at the end.
-            retries: None,
+            retries,
         };
     }
 
@@ -169,6 +171,7 @@ impl Run<'_> {
     pub fn remove_trees(&mut self, j: u64) -> Result<()> {
         self.comm.barrier()?;
         let start = self.comm.wtime();
+        let retries = self.backend.retries();
         let outcome = match self.p.phases.create {
             true => self.remove_created_tree_dirs(),
             // A split run's remove part: the layout the create part made.
@@ -178,7 +181,7 @@ impl Run<'_> {
                 .try_for_each(|tree| self.remove_tree_layout(tree)),
         };
         agree(self.comm, outcome)?;
-        self.tree_sample(Op::TreeRemove, start);
+        self.tree_sample(Op::TreeRemove, start, retries);
         let outcome = match self.task.rank < self.p.dirs.len() {
             true => self.remove_test_dirs(j),
             false => Ok(()),
