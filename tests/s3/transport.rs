@@ -2,7 +2,7 @@
 //! profile of the shared credentials file (`AWS_PROFILE`) when the
 //! environment has none, and the header naming the client library, the
 //! layout and the addressing; `-z -z` reads (random offsets, drawn with
-//! repeats) of an object as ranged GETs.
+//! repeats) of an object as ranged GETs; `-i`, `-e` and `-k` on objects.
 
 use std::process::Command;
 
@@ -64,4 +64,41 @@ fn keys_from_a_profile_and_the_header_names_client_layout_addressing() {
             .unwrap();
     }
     assert_clean(&server, "prof/");
+}
+
+/// ior's repetitions (`-i`), `-e` and `-k` on objects: each repetition
+/// writes and reads back the same objects, and `-k` keeps the last.
+#[test]
+fn repetitions_fsync_and_keep_on_objects() {
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = format!("s3://{BUCKET}/rep/file");
+    for layout in ["object", "fragments"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+        let layout_opt = format!("--s3.layout={layout}");
+        cmd.args(["-a", "S3", "-o", &o, &layout_opt, "-w", "-r", "-W", "-R"])
+            .args(["-e", "-i", "2", "-k", "-F", "-t", "1m", "-b", "5m"])
+            .current_dir(dir.path())
+            .env("PARIO_TASKS", "2");
+        for (k, v) in server.env() {
+            cmd.env(k, v);
+        }
+        let run = finish(cmd.output().expect("run ior"));
+        run.ok();
+        let iters: Vec<u64> = rows(&run.stdout).iter().map(|r| r.iter).collect();
+        assert_eq!(iters, [0, 0, 1, 1], "{layout}: {}", run.stdout);
+        assert!(!run.stdout.contains("incorrect data"), "{}", run.stdout);
+        let (kept, uploads) = server.leftovers("rep/");
+        assert!(uploads.is_empty(), "{uploads:?}");
+        let client = server.client();
+        for task in ["00000000", "00000001"] {
+            let key = format!("rep/file.{task}");
+            match layout {
+                "object" => assert_eq!(client.head(BUCKET, &key).unwrap(), Some(5 << 20)),
+                _ => assert!(kept.iter().any(|k| k.starts_with(&key)), "{kept:?}"),
+            }
+        }
+        client.delete_many(BUCKET, &kept).unwrap();
+    }
+    assert_clean(&server, "rep/");
 }
