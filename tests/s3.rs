@@ -60,6 +60,11 @@ fn every_layout_round_trips_byte_for_byte() {
         &["--s3.layout=fragments", "-F", "-t", "4k", "-b", "64k", "-z"],
         // Another task reads back (-C), timestamp packets.
         &["-t", "1m", "-b", "5m", "-C", "-l", "timestamp"],
+        // Other task orders: -Q's offset, random tasks (-Z, -X's seed,
+        // fixed and per-iteration).
+        &["-t", "1m", "-b", "5m", "-C", "-Q", "2"],
+        &["-F", "-t", "1m", "-b", "5m", "-Z", "-X", "7"],
+        &["-t", "1m", "-b", "5m", "-Z", "-X", "-3"],
     ];
     for args in cases {
         let mut all = vec!["-o", o.as_str(), "-w", "-r", "-W", "-R"];
