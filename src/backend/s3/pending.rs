@@ -119,34 +119,43 @@ impl Pending {
 }
 
 /// A worker: takes the next job, makes its request, posts the completion,
-/// and sleeps only when no job is waiting.
+/// and sleeps only when no job is waiting. Threads are woken after the
+/// lock is released, so that a woken one does not block on it at once.
 fn serve(shared: &Shared, op: &Request) {
     let mut state = shared.lock();
     loop {
-        if let Some(mut job) = state.jobs.pop_front() {
-            drop(state);
-            let buf = &mut job.buf[job.start..job.start + job.len];
-            let result = catch_unwind(AssertUnwindSafe(|| op(job.access, buf, job.offset)))
-                .unwrap_or_else(|_| Err(io::Error::other("an S3 request thread panicked")));
-            let finished = Instant::now();
-            state = shared.lock();
-            state.done.push(Done {
-                slot: job.slot,
-                buf: job.buf,
-                result,
-                finished,
-            });
-            if state.wanted > 0 && state.done.len() >= state.wanted {
-                state.wanted = 0;
-                shared.done.notify_one();
+        let Some(job) = state.jobs.pop_front() else {
+            if state.closing {
+                return;
             }
-        } else if state.closing {
-            return;
-        } else {
             state.idle += 1;
             state = shared.work.wait(state).unwrap_or_else(|e| e.into_inner());
             state.idle -= 1;
+            continue;
+        };
+        drop(state);
+        let done = make(job, op);
+        state = shared.lock();
+        state.done.push(done);
+        if state.wanted > 0 && state.done.len() >= state.wanted {
+            state.wanted = 0;
+            drop(state);
+            shared.done.notify_one();
+            state = shared.lock();
         }
+    }
+}
+
+/// One job's request; a panic in it becomes the request's error.
+fn make(mut job: Job, op: &Request) -> Done {
+    let buf = &mut job.buf[job.start..job.start + job.len];
+    let result = catch_unwind(AssertUnwindSafe(|| op(job.access, buf, job.offset)))
+        .unwrap_or_else(|_| Err(io::Error::other("an S3 request thread panicked")));
+    Done {
+        slot: job.slot,
+        buf: job.buf,
+        result,
+        finished: Instant::now(),
     }
 }
 
@@ -188,10 +197,11 @@ impl Queue for Pending {
         state.jobs.push_back(job);
         // A worker that is busy takes the job when it finishes, unless one
         // asleep is woken for it; wake one per job not already spoken for.
-        if state.idle >= state.jobs.len() {
+        let wake = state.idle >= state.jobs.len();
+        drop(state);
+        if wake {
             self.shared.work.notify_one();
         }
-        drop(state);
         self.in_flight += 1;
         Ok(())
     }
