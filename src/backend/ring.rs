@@ -13,6 +13,7 @@
 
 use std::io;
 use std::os::fd::RawFd;
+use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
 
@@ -41,6 +42,9 @@ macro_rules! transfer {
 pub struct Completion {
     pub slot: usize,
     pub result: io::Result<usize>,
+    /// When the request finished, for a queue that collects completions
+    /// later than that; `None`: when it is collected.
+    pub finished: Option<Instant>,
 }
 
 /// What io_uring adds beyond a queue (`--aio.*` options).
@@ -223,7 +227,11 @@ impl Ring {
                 r if r < 0 => Err(io::Error::from_raw_os_error(-r)),
                 r => Ok(r as usize),
             };
-            done.push(Completion { slot, result });
+            done.push(Completion {
+                slot,
+                result,
+                finished: None,
+            });
         }
         Ok(())
     }

@@ -193,7 +193,8 @@ impl QueuedPass<'_> {
             }
         }
         if let Some(l) = self.latency.as_deref_mut() {
-            l.record(s.submitted.elapsed());
+            let finished = c.finished.unwrap_or_else(Instant::now);
+            l.record(finished.saturating_duration_since(s.submitted));
         }
         tally.bytes += size as u64;
         tally.transfers += 1;

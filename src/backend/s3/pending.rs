@@ -1,18 +1,25 @@
 //! Requests in flight (`--s3.max-pending=N`): a file's [`Queue`] of N
 //! slots served by N threads, each making one blocking request at a time on
-//! its own keep-alive connection from the client's pool. Slot n is thread
-//! n's: a slot is submitted again only after its request completed, so its
-//! thread is idle then, and a submission wakes exactly that thread (a queue
-//! the threads shared would wake a second one per request, to wait next).
-//! A slot's buffer travels with its request and comes back with the
-//! completion, so the queue hands out only buffers no request uses. The
-//! latency the runner records is a request's, from submission to
-//! completion.
+//! its own keep-alive connection from the client's pool.
+//!
+//! The threads share one list of submitted requests: a thread that finishes
+//! a request posts its completion and takes the next request itself, so it
+//! sleeps only when none is waiting, and only a sleeping thread is woken
+//! for a submission. The transfer loop waits for a batch of completions (a
+//! quarter of the requests in flight) and is woken once for it, not once
+//! per request: each handover between threads is a context switch, which
+//! costs as much CPU as a small request's own work. A completion carries
+//! the time its request finished, so the latency the runner records is the
+//! request's own, from submission to completion, however late the batch is
+//! collected. A slot's buffer travels with its request and comes back with
+//! the completion, so the queue hands out only buffers no request uses.
 
+use std::collections::VecDeque;
 use std::io;
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::Arc;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use crate::backend::{Access, Completion, Queue};
 
@@ -33,41 +40,71 @@ struct Done {
     slot: usize,
     buf: Vec<u8>,
     result: io::Result<usize>,
+    finished: Instant,
+}
+
+/// What the transfer loop and the workers share, under one lock.
+#[derive(Default)]
+struct State {
+    /// Submitted requests no worker has taken yet.
+    jobs: VecDeque<Job>,
+    /// Completions the loop has not collected yet.
+    done: Vec<Done>,
+    /// Workers asleep, waiting for a job.
+    idle: usize,
+    /// The completions the loop waits for; 0 while it is not waiting.
+    wanted: usize,
+    /// The queue is dropped: workers end once no job is left.
+    closing: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    state: Mutex<State>,
+    /// Wakes a sleeping worker.
+    work: Condvar,
+    /// Wakes the loop when the completions it wants are there.
+    done: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The lock is never held across a request or a panic.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// A queue of `depth` requests in flight for one open file.
 pub struct Pending {
     /// Each slot's buffer; `None` while its request is in flight.
     buffers: Vec<Option<Vec<u8>>>,
-    /// Each slot's thread.
-    jobs: Vec<Sender<Job>>,
-    done: Receiver<Done>,
+    shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
     in_flight: usize,
+    /// The completions collected last, swapped with the shared list (no
+    /// allocation per batch).
+    collected: Vec<Done>,
 }
 
 impl Pending {
     /// `depth` slots of `len` bytes; `op` makes each request.
     pub fn new(depth: usize, len: usize, op: Op) -> io::Result<Pending> {
-        let (finished, done) = mpsc::channel::<Done>();
-        let mut workers = Vec::with_capacity(depth);
-        let mut jobs = Vec::with_capacity(depth);
+        let shared = Arc::new(Shared::default());
+        let mut pending = Pending {
+            buffers: (0..depth).map(|_| Some(vec![0; len])).collect(),
+            shared: shared.clone(),
+            workers: Vec::with_capacity(depth),
+            in_flight: 0,
+            collected: Vec::with_capacity(depth),
+        };
         for n in 0..depth {
-            let (slot, queue) = mpsc::channel::<Job>();
-            let (finished, op) = (finished.clone(), op.clone());
+            let (shared, op) = (shared.clone(), op.clone());
             let worker = std::thread::Builder::new()
                 .name(format!("s3-request-{n}"))
-                .spawn(move || serve(&queue, &finished, &*op))?;
-            workers.push(worker);
-            jobs.push(slot);
+                .spawn(move || serve(&shared, &*op))?;
+            pending.workers.push(worker);
         }
-        Ok(Pending {
-            buffers: (0..depth).map(|_| Some(vec![0; len])).collect(),
-            jobs,
-            done,
-            workers,
-            in_flight: 0,
-        })
+        Ok(pending)
     }
 
     /// The buffers' length.
@@ -81,23 +118,44 @@ impl Pending {
     }
 }
 
-/// A worker: takes its slot's next job, makes its request, hands the slot
-/// back.
-fn serve(queue: &Receiver<Job>, finished: &Sender<Done>, op: &Request) {
-    while let Ok(mut job) = queue.recv() {
-        let result = op(
-            job.access,
-            &mut job.buf[job.start..job.start + job.len],
-            job.offset,
-        );
-        let done = Done {
-            slot: job.slot,
-            buf: job.buf,
-            result,
+/// A worker: takes the next job, makes its request, posts the completion,
+/// and sleeps only when no job is waiting. Threads are woken after the
+/// lock is released, so that a woken one does not block on it at once.
+fn serve(shared: &Shared, op: &Request) {
+    let mut state = shared.lock();
+    loop {
+        let Some(job) = state.jobs.pop_front() else {
+            if state.closing {
+                return;
+            }
+            state.idle += 1;
+            state = shared.work.wait(state).unwrap_or_else(|e| e.into_inner());
+            state.idle -= 1;
+            continue;
         };
-        if finished.send(done).is_err() {
-            return;
+        drop(state);
+        let done = make(job, op);
+        state = shared.lock();
+        state.done.push(done);
+        if state.wanted > 0 && state.done.len() >= state.wanted {
+            state.wanted = 0;
+            drop(state);
+            shared.done.notify_one();
+            state = shared.lock();
         }
+    }
+}
+
+/// One job's request; a panic in it becomes the request's error.
+fn make(mut job: Job, op: &Request) -> Done {
+    let buf = &mut job.buf[job.start..job.start + job.len];
+    let result = catch_unwind(AssertUnwindSafe(|| op(job.access, buf, job.offset)))
+        .unwrap_or_else(|_| Err(io::Error::other("an S3 request thread panicked")));
+    Done {
+        slot: job.slot,
+        buf: job.buf,
+        result,
+        finished: Instant::now(),
     }
 }
 
@@ -135,30 +193,46 @@ impl Queue for Pending {
             offset,
             buf,
         };
-        self.jobs[slot]
-            .send(job)
-            .map_err(|_| io::Error::other("the S3 request threads have gone"))?;
+        let mut state = self.shared.lock();
+        state.jobs.push_back(job);
+        // A worker that is busy takes the job when it finishes, unless one
+        // asleep is woken for it; wake one per job not already spoken for.
+        let wake = state.idle >= state.jobs.len();
+        drop(state);
+        if wake {
+            self.shared.work.notify_one();
+        }
         self.in_flight += 1;
         Ok(())
     }
 
+    /// Waits for a quarter of the requests in flight (at least one) to
+    /// complete, then collects every completion there.
     fn reap(&mut self, done: &mut Vec<Completion>) -> io::Result<()> {
         if self.in_flight == 0 {
             return Ok(());
         }
-        let mut next = Some(
-            self.done
-                .recv()
-                .map_err(|_| io::Error::other("the S3 request threads have gone"))?,
-        );
-        while let Some(d) = next {
+        let wanted = (self.in_flight / 4).max(1);
+        let mut state = self.shared.lock();
+        while state.done.len() < wanted {
+            state.wanted = wanted;
+            state = self
+                .shared
+                .done
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        state.wanted = 0;
+        std::mem::swap(&mut state.done, &mut self.collected);
+        drop(state);
+        for d in self.collected.drain(..) {
             self.buffers[d.slot] = Some(d.buf);
             self.in_flight -= 1;
             done.push(Completion {
                 slot: d.slot,
                 result: d.result,
+                finished: Some(d.finished),
             });
-            next = self.done.try_recv().ok();
         }
         Ok(())
     }
@@ -167,7 +241,8 @@ impl Queue for Pending {
 impl Drop for Pending {
     /// Lets the requests in flight finish, then ends the workers.
     fn drop(&mut self) {
-        self.jobs.clear();
+        self.shared.lock().closing = true;
+        self.shared.work.notify_all();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
@@ -198,5 +273,45 @@ mod tests {
         for slot in 0..3 {
             assert_eq!(q.buffer(slot), &[slot as u8 + 1; 8]);
         }
+    }
+
+    #[test]
+    fn slots_are_used_again_until_every_request_completed() {
+        let op: Op = Arc::new(|_, buf: &mut [u8], offset| {
+            buf.fill(offset as u8);
+            Ok(buf.len())
+        });
+        let mut q = Pending::new(4, 4, op).unwrap();
+        let (mut offsets, mut free) = ([0u64; 4], vec![0, 1, 2, 3]);
+        let (mut next, mut seen, mut done) = (0u64, 0, Vec::new());
+        while seen < 64 {
+            while next < 64 {
+                let Some(slot) = free.pop() else { break };
+                offsets[slot] = next;
+                q.submit(Access::Read, slot, 0, 4, next).unwrap();
+                next += 1;
+            }
+            q.reap(&mut done).unwrap();
+            for c in done.drain(..) {
+                assert_eq!(c.result.unwrap(), 4);
+                assert!(c.finished.is_some());
+                assert_eq!(q.buffer(c.slot), &[offsets[c.slot] as u8; 4]);
+                free.push(c.slot);
+                seen += 1;
+            }
+        }
+        assert_eq!(q.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_request_that_panics_completes_with_an_error() {
+        let op: Op = Arc::new(|_, _: &mut [u8], _| panic!("the request's own bug"));
+        let mut q = Pending::new(2, 4, op).unwrap();
+        q.submit(Access::Write, 1, 0, 4, 0).unwrap();
+        let mut done = Vec::new();
+        q.reap(&mut done).unwrap();
+        let e = done.pop().unwrap().result.unwrap_err();
+        assert!(e.to_string().contains("panicked"), "{e}");
+        assert_eq!(q.in_flight(), 0);
     }
 }
