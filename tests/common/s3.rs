@@ -61,7 +61,14 @@ impl Server {
             let mut server = Server::spawn(extra);
             match server.wait_ready() {
                 Ok(()) => return server,
-                Err(log) if log.contains("address already in use") => continue,
+                // Taken after the choice (the bind fails), or before weed's
+                // own check ("Port allocation failed ... is not available").
+                Err(log)
+                    if log.contains("address already in use")
+                        || log.contains("is not available") =>
+                {
+                    continue
+                }
                 Err(log) => panic!("weed mini did not come up; its log:\n{log}"),
             }
         }
