@@ -17,29 +17,8 @@ use std::process::Command;
 /// on `tasks` threads; the server's address and keys only in the options.
 fn libs3(server: &Server, binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Run {
     let host = server.endpoint.trim_start_matches("http://");
-    let mut cmd = Command::new(binary);
-    cmd.args(["-a", "S3-libs3", "--S3-libs3.bucket-per-file"])
-        .arg(format!("--S3-libs3.host={host}"))
-        .arg(format!("--S3-libs3.access-key={KEY_ID}"))
-        .arg(format!("--S3-libs3.secret-key={SECRET}"))
-        .args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
-    for var in [
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_ENDPOINT_URL",
-    ] {
-        cmd.env_remove(var);
-    }
-    let run = finish(cmd.output().expect("run the tool"));
-    assert!(
-        !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
-        "the secret was shown:\n{}\n{}",
-        run.stdout,
-        run.stderr
-    );
-    run
+    let args = [&["--S3-libs3.bucket-per-file"][..], args].concat();
+    common::s3::libs3_run(host, binary, dir, tasks, &args)
 }
 
 fn buckets(server: &Server) -> Vec<String> {

@@ -323,3 +323,38 @@ pub fn files_text(dir: &Path) -> Vec<(PathBuf, String)> {
     }
     out
 }
+
+/// `binary -a S3-libs3 --S3-libs3.host=HOST` with the keys on the command
+/// line only (no `AWS_*` from the environment), `args` after them, on
+/// `tasks` threads; the secret must appear in neither output.
+pub fn libs3_run(
+    host: &str,
+    binary: &str,
+    dir: &Path,
+    tasks: usize,
+    args: &[&str],
+) -> crate::common::Run {
+    let mut cmd = Command::new(binary);
+    cmd.args(["-a", "S3-libs3"])
+        .arg(format!("--S3-libs3.host={host}"))
+        .arg(format!("--S3-libs3.access-key={KEY_ID}"))
+        .arg(format!("--S3-libs3.secret-key={SECRET}"))
+        .args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string());
+    for var in [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_ENDPOINT_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    let run = crate::common::finish(cmd.output().expect("run the tool"));
+    assert!(
+        !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
+        "the secret was shown:\n{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    run
+}

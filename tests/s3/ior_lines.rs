@@ -5,33 +5,15 @@
 //! server, as SeaweedFS keeps no location).
 
 use std::path::Path;
-use std::process::Command;
 
-use crate::common::s3::{Server, BUCKET, KEY_ID, SECRET};
+use crate::common::s3::{Server, BUCKET};
 use crate::common::throttle::{Proxy, Rule};
-use crate::common::{finish, Run};
+use crate::common::Run;
 
-/// `binary` (from `-a S3-libs3` on) as IOR's scripts write it, the host
-/// and keys on the command line only, on `tasks` threads.
+/// `binary` (from `-a S3-libs3` on) as IOR's scripts write it, against
+/// `host`, keys on the command line only.
 fn line(host: &str, binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Run {
-    let mut cmd = Command::new(binary);
-    cmd.args(["-a", "S3-libs3"])
-        .arg(format!("--S3-libs3.host={host}"))
-        .arg(format!("--S3-libs3.secret-key={SECRET}"))
-        .arg(format!("--S3-libs3.access-key={KEY_ID}"))
-        .args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
-    for var in [
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_ENDPOINT_URL",
-    ] {
-        cmd.env_remove(var);
-    }
-    let run = finish(cmd.output().expect("run the tool"));
-    assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
-    run
+    crate::common::s3::libs3_run(host, binary, dir, tasks, args)
 }
 
 /// Nothing of the run's left: only the server's own bucket, empty.
