@@ -44,21 +44,22 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # delays between phases it asks for), not computing.
 export RUST_TEST_THREADS=8
 
+# A fresh build for a single run: no incremental state to write, and line
+# tables only as debug information (backtraces keep file and line; the builds
+# and their links take about a quarter less time).
+export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
+
 cargo fmt --all -- --check
 # Both feature sets: code under `cfg(not(feature = ...))` is seen only by the
 # first. Each is a check build, not a full one (about half a minute fresh).
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --all-features -- -D warnings
-# Without MPI (threads), then with MPI and HDF5 (which needs MPI): the same
-# tests plus real mpirun runs and -a HDF5's. One build serves both MPI and
-# HDF5 (a separate `--features mpi` run would compile everything again).
-cargo test --all-targets
-cargo test --all-targets --features mpi,hdf5 --no-run
+
 # The groups that start real components (a Slurm cluster, three hosts in
 # network namespaces) are `#[ignore]`d tests of the suite, chosen by name.
 # They spend most of their minutes waiting (a job reaching its time limit, a
 # killed job winding down), so each group runs in the background beside the
-# tests of its build and the next build, not after them; its output follows.
+# tests and builds that follow it, not after them; its output follows.
 # `beside` starts one such group; `finish` waits for it and prints what it
 # said. The two Slurm groups never run at the same time.
 status=0
@@ -72,23 +73,37 @@ finish() {
     cat "$group_log"
     rm -f "$group_log"
 }
+
+# With MPI and HDF5 (which needs MPI; one build serves both): the tests that
+# need them, chosen by name (modules `mpi`, `*_mpi`, `hdf5*`; `launch`'s MPI
+# build checks), with real mpirun runs and -a HDF5's. The tests on threads
+# run once, in the default build below: an MPI build runs local tasks on the
+# same thread engine, and its one-task runs (MPI singletons) are checked by
+# `mpi::singleton_without_mpirun` and the one-rank mpirun runs.
+mpi_tests=(mpi hdf5 launch::an_mpi_build)
+cargo test --all-targets --features mpi,hdf5 --no-run
 beside cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost::
-cargo test --all-targets --features mpi,hdf5 || status=$?
-# The MPI group again, built against Debian's MPICH and started by hydra's
-# mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's build probe reads
-# MPI_PKG_CONFIG (then MPICC); its build script does not watch them, so the
-# MPICH build has a target directory of its own. Only the suite is built,
-# and only its MPI modules run.
+cargo test --all-targets --features mpi,hdf5 -- "${mpi_tests[@]}" || status=$?
+# Without features: every other test, on threads.
+cargo test --all-targets || status=$?
+
+# The MPI group again, against programs linked with Debian's MPICH and
+# started by hydra's mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's
+# build probe reads MPI_PKG_CONFIG (then MPICC); its build script does not
+# watch them, so the MPICH build has a target directory of its own. Only the
+# programs are built: the suite above runs them (PARIO_TEST_BIN_DIR), and
+# only its MPI modules.
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
-with_mpich=(env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich PARIO_TEST_MPIEXEC=mpiexec.mpich)
-mpich=("${with_mpich[@]}" cargo test --features mpi --target-dir target/mpich --test suite)
 built=0
-"${mpich[@]}" --no-run || built=$?
+env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
+    cargo build --features mpi --target-dir target/mpich --bins || built=$?
 finish
 if ((built)); then
     exit "$built"
 fi
-beside "${mpich[@]}" -- --ignored slurm_mpich::
-"${mpich[@]}" -- "${mpich_tests[@]}" || status=$?
+mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich/debug" PARIO_TEST_MPIEXEC=mpiexec.mpich
+       cargo test --features mpi,hdf5 --test suite --)
+beside "${mpich[@]}" --ignored slurm_mpich::
+"${mpich[@]}" "${mpich_tests[@]}" || status=$?
 finish
 exit "$status"

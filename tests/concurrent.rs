@@ -13,7 +13,7 @@ use tempfile::tempdir;
 
 fn concurrent(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
-        Command::new(env!("CARGO_BIN_EXE_pario"))
+        Command::new(crate::common::bin("pario"))
             .arg("concurrent")
             .args(args)
             .current_dir(dir)

@@ -44,7 +44,7 @@ fn groups_on_split_mpi_communicators() {
     )
     .unwrap();
     let run = mpirun(
-        env!("CARGO_BIN_EXE_pario"),
+        crate::common::bin("pario"),
         dir.path(),
         4,
         &["concurrent", "--json", "out.json", "mix.txt"],
@@ -57,7 +57,7 @@ fn groups_on_split_mpi_communicators() {
     for (g, (args, tasks)) in groups.iter().zip([(first, 3), (second, 1)]) {
         let mut alone: Vec<&str> = args.split_whitespace().collect();
         alone.extend(["-O", "summaryFormat=JSON,summaryFile=alone.json"]);
-        mpirun(env!("CARGO_BIN_EXE_ior"), dir.path(), tasks, &alone, &[]).ok();
+        mpirun(crate::common::bin("ior"), dir.path(), tasks, &alone, &[]).ok();
         let alone = read_json(&dir.path().join("alone.json"));
         assert_eq!(rows_of(&g["report"]), rows_of(&alone), "{args}");
         assert_eq!(g["report"]["tests"][0]["dataErrors"]["transfers"], 0);
@@ -88,7 +88,7 @@ fn drawn_operations_match_between_threads_and_mpi() {
     ];
     let threads = traced(&ior(dir.path(), 4, &args).ok().stdout);
     let mpi = traced(
-        &mpirun(env!("CARGO_BIN_EXE_ior"), dir.path(), 4, &args, &[])
+        &mpirun(crate::common::bin("ior"), dir.path(), 4, &args, &[])
             .ok()
             .stdout,
     );
@@ -108,7 +108,7 @@ fn a_common_deadline_on_split_mpi_communicators() {
     )
     .unwrap();
     let args = ["concurrent", "-D", "1", "--json", "out.json", "mix.txt"];
-    mpirun(env!("CARGO_BIN_EXE_pario"), dir.path(), 4, &args, &[]).ok();
+    mpirun(crate::common::bin("pario"), dir.path(), 4, &args, &[]).ok();
     let doc = read_json(&dir.path().join("out.json"));
     assert_eq!(doc["ending"], "deadline");
     assert_eq!(doc["deadlineSeconds"], 1);

@@ -344,7 +344,7 @@ fn progress_only_on_a_terminal_and_can_be_turned_off() {
     let on_tty = |extra: &str| {
         let cmd = format!(
             "PARIO_TASKS=2 {} -a DUMMY --dummy.delay-xfer=1000 -t 1k -b 3000k -w {extra}",
-            env!("CARGO_BIN_EXE_ior")
+            crate::common::bin("ior")
         );
         let out = Command::new("script")
             .args(["-qfec", &cmd, "/dev/null"])

@@ -281,7 +281,7 @@ fn run_one(tool: &str, args: &[String], tasks: usize) -> bool {
     // Named ahead, in case the run never ends.
     eprintln!("running: {tool} {args:?} with {tasks} tasks");
     let dir = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pario"));
+    let mut cmd = Command::new(crate::common::bin("pario"));
     cmd.arg(tool)
         .args(args)
         .current_dir(dir.path())

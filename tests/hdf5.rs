@@ -14,7 +14,7 @@ use hdf5_metno as h5;
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
-    common::mpirun(env!("CARGO_BIN_EXE_ior"), dir, ranks, args, env)
+    common::mpirun(crate::common::bin("ior"), dir, ranks, args, env)
 }
 
 /// The lines pario printed on stderr (mpirun adds its own).

@@ -196,7 +196,7 @@ impl Case {
 
 fn pario(dir: &Path, args: &[String]) -> Run {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    common::mpirun(env!("CARGO_BIN_EXE_ior"), dir, TASKS, &args, &[])
+    common::mpirun(crate::common::bin("ior"), dir, TASKS, &args, &[])
 }
 
 /// The `offset` and `storage` fields of a dataset line: its raw data.

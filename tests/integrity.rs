@@ -525,7 +525,7 @@ fn task_lines_keep_json_on_stdout_parseable() {
 /// between the write and the read phase: as soon as the write row is
 /// printed, the read phase is 3 s away.
 fn run_damaged_between_phases(dir: &Path, args: &[&str], damage: impl FnOnce()) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ior"))
+    let mut child = Command::new(crate::common::bin("ior"))
         .args(args)
         .args(["-d", "3"])
         .current_dir(dir)

@@ -12,7 +12,7 @@ use crate::common::{assert_clean, entries, ior, Run, TWO_NODES};
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
-    common::mpirun(env!("CARGO_BIN_EXE_ior"), dir, ranks, args, env)
+    common::mpirun(crate::common::bin("ior"), dir, ranks, args, env)
 }
 
 #[test]

@@ -115,7 +115,7 @@ fn ior_calls_reach_the_c_library() {
         if per_task {
             args.push("-F");
         }
-        let Some((run, counts)) = counted(env!("CARGO_BIN_EXE_ior"), tasks, dir.path(), &args)
+        let Some((run, counts)) = counted(crate::common::bin("ior"), tasks, dir.path(), &args)
         else {
             return;
         };
@@ -179,7 +179,7 @@ fn mdtest_calls_reach_the_c_library() {
         let root = dir.path().join("root");
         let mut args = extra.to_vec();
         args.extend(["--summaryFormat=JSON", "-d", root.to_str().unwrap()]);
-        let Some((run, counts)) = counted(env!("CARGO_BIN_EXE_mdtest"), tasks, dir.path(), &args)
+        let Some((run, counts)) = counted(crate::common::bin("mdtest"), tasks, dir.path(), &args)
         else {
             return;
         };
@@ -236,7 +236,7 @@ fn md_workbench_calls_reach_the_c_library() {
         "-o",
         root.to_str().unwrap(),
     ];
-    let Some((run, counts)) = counted(env!("CARGO_BIN_EXE_md-workbench"), 2, dir.path(), &args)
+    let Some((run, counts)) = counted(crate::common::bin("md-workbench"), 2, dir.path(), &args)
     else {
         return;
     };
@@ -290,7 +290,7 @@ fn io500_find_lists_and_stats_through_the_c_library() {
     let config = io500_config(dir.path(), dir.path());
     let data = dir.path().join("data");
     let args = [config.to_str().unwrap()];
-    let Some((_, counts)) = counted(env!("CARGO_BIN_EXE_io500"), 2, &data, &args) else {
+    let Some((_, counts)) = counted(crate::common::bin("io500"), 2, &data, &args) else {
         return;
     };
     // find.csv: a line per task, its `total` (entries scanned) and
@@ -368,31 +368,31 @@ fn the_tools_run_on_a_file_system_behind_the_c_library() {
     let (file, md, mdw) = (p("file"), p("md"), p("mdw"));
     let cases: [(&str, &[&str]); 6] = [
         (
-            env!("CARGO_BIN_EXE_ior"),
+            crate::common::bin("ior"),
             &[
                 "-w", "-r", "-e", "-C", "-F", "-t", "4k", "-b", "64k", "-o", &file,
             ],
         ),
         (
-            env!("CARGO_BIN_EXE_ior"),
+            crate::common::bin("ior"),
             &[
                 "-w", "-r", "-W", "-t", "4k", "-b", "64k", "-a", "MMAP", "-o", &file,
             ],
         ),
         (
-            env!("CARGO_BIN_EXE_ior"),
+            crate::common::bin("ior"),
             &["-w", "-r", "-k", "-t", "4k", "-b", "64k", "-o", &file],
         ),
         (
-            env!("CARGO_BIN_EXE_mdtest"),
+            crate::common::bin("mdtest"),
             &["-n", "40", "-u", "-w", "10", "-e", "10", "-d", &md],
         ),
         (
-            env!("CARGO_BIN_EXE_mdtest"),
+            crate::common::bin("mdtest"),
             &["-n", "40", "-z", "2", "-b", "2", "-Y", "-d", &md],
         ),
         (
-            env!("CARGO_BIN_EXE_md-workbench"),
+            crate::common::bin("md-workbench"),
             &["-I=5", "-P=5", "-D=2", "-R=2", "-o", &mdw],
         ),
     ];
@@ -419,7 +419,7 @@ fn io500_runs_on_a_file_system_behind_the_c_library() {
     let local = tempdir().unwrap();
     let path = io500_config(local.path(), &v);
     let Some(run) = redirected(
-        env!("CARGO_BIN_EXE_io500"),
+        crate::common::bin("io500"),
         2,
         &v,
         real.path(),
@@ -459,7 +459,7 @@ fn aio_under_an_interposer_says_what_it_cannot_see() {
         ("/nonexistent/libother.so", false),
     ] {
         let run = finish(
-            Command::new(env!("CARGO_BIN_EXE_ior"))
+            Command::new(crate::common::bin("ior"))
                 .args(args)
                 .current_dir(dir.path())
                 .env("PARIO_TASKS", "1")

@@ -18,7 +18,7 @@ fn standard_runs_on_2_and_4_ranks() {
         );
         let cfg = dir.path().join("c.ini");
         std::fs::write(&cfg, text).unwrap();
-        let bin = env!("CARGO_BIN_EXE_io500");
+        let bin = crate::common::bin("io500");
         let run = common::mpirun(
             bin,
             dir.path(),
@@ -82,7 +82,7 @@ fn the_concurrent_phase_on_4_ranks() {
     );
     let cfg = dir.path().join("c.ini");
     std::fs::write(&cfg, text).unwrap();
-    let bin = env!("CARGO_BIN_EXE_io500");
+    let bin = crate::common::bin("io500");
     let args = [cfg.to_str().unwrap(), "--timestamp=C"];
     let run = common::mpirun(bin, dir.path(), 4, &args, &[]);
     run.ok();

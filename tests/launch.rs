@@ -11,7 +11,7 @@ use tempfile::tempdir;
 
 fn ior(dir: &std::path::Path, env: &[(&str, &str)]) -> common::Run {
     tool(
-        env!("CARGO_BIN_EXE_ior"),
+        crate::common::bin("ior"),
         &["-a", "DUMMY", "-w", "-o", "f"],
         dir,
         env,
@@ -214,7 +214,7 @@ fn the_job_is_named_in_header_and_json() {
         r.stdout
     );
     let json = ["-a", "DUMMY", "-w", "-o", "f", "-O", "summaryFormat=JSON"];
-    let r = tool(env!("CARGO_BIN_EXE_ior"), &json, dir.path(), &step);
+    let r = tool(crate::common::bin("ior"), &json, dir.path(), &step);
     let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     let job = &doc["pario"]["job"];
     assert_eq!(job["launcher"], "srun");
@@ -223,7 +223,7 @@ fn the_job_is_named_in_header_and_json() {
         (&"4242".into(), &"node[01-02]".into())
     );
     let md = ["-n", "2", "-d", "md"];
-    let r = tool(env!("CARGO_BIN_EXE_mdtest"), &md, dir.path(), &step[..1]);
+    let r = tool(crate::common::bin("mdtest"), &md, dir.path(), &step[..1]);
     assert!(
         r.stdout
             .contains("\nLaunched by: no launcher in Slurm job 4242\n"),

@@ -88,11 +88,11 @@ fn a_task_thread_that_cannot_start_fails_every_task() {
     };
     for (binary, args) in [
         (
-            env!("CARGO_BIN_EXE_ior"),
+            crate::common::bin("ior"),
             &["-a", "DUMMY", "-t", "8", "-b", "8", "-w"][..],
         ),
         (
-            env!("CARGO_BIN_EXE_mdtest"),
+            crate::common::bin("mdtest"),
             &["-a", "DUMMY", "-n", "2"][..],
         ),
     ] {

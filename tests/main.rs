@@ -6,8 +6,9 @@
 //!
 //! Adding a test file: write `tests/NAME.rs` (reaching the helpers with
 //! `use crate::common::...`; a file that needs a feature starts with
-//! `#![cfg(feature = "...")]`) and add `mod NAME;` below. The test at the end
-//! of this file fails while a file under `tests/` is in no test binary.
+//! `#![cfg(feature = "...")]` and has `mpi` or `hdf5` in its name) and add
+//! `mod NAME;` below. The tests at the end of this file fail while a file
+//! under `tests/` is in no test binary, or needs a feature under another name.
 //!
 //! The tests run as threads of one process, beside each other's: no test
 //! may change the process's environment, current directory or signal
@@ -99,4 +100,25 @@ fn every_test_file_is_in_a_test_binary() {
         unbuilt.is_empty(),
         "add `mod NAME;` to tests/main.rs for {unbuilt:?}"
     );
+}
+
+/// scripts/test.sh runs, on the MPI build, only the tests whose names hold
+/// `mpi` or `hdf5` (and the `#[ignore]`d groups by name): a file that needs a
+/// feature and is named otherwise would never run there.
+#[test]
+fn files_that_need_a_feature_are_named_for_it() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let groups = ["slurm.rs", "multihost.rs"];
+    let mut misnamed = Vec::new();
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(root.join(&name)).unwrap_or_default();
+        let needs_feature = text.contains("#![cfg(feature");
+        let chosen =
+            name.contains("mpi") || name.contains("hdf5") || groups.contains(&name.as_str());
+        if needs_feature && !chosen && name != "main.rs" {
+            misnamed.push(name);
+        }
+    }
+    assert!(misnamed.is_empty(), "name {misnamed:?} with mpi or hdf5");
 }

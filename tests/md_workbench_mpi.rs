@@ -7,7 +7,7 @@ use crate::common::entries;
 use tempfile::tempdir;
 
 fn mpirun(dir: &std::path::Path, ranks: usize, args: &[&str]) -> common::Run {
-    common::mpirun(env!("CARGO_BIN_EXE_md-workbench"), dir, ranks, args, &[])
+    common::mpirun(crate::common::bin("md-workbench"), dir, ranks, args, &[])
 }
 
 #[test]

@@ -584,7 +584,7 @@ fn phase_commands_that_fail_or_cannot_start() {
     // A command that cannot start (no shell on the PATH) fails the run,
     // which removes what it created. Two tasks: the local engine, since a
     // single task built with MPI would start MPI, which needs the PATH.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mdtest"))
+    let out = std::process::Command::new(crate::common::bin("mdtest"))
         .args(["-F", "-n", "2", "-d", "out", "--run-cmd-before-phase=true"])
         .current_dir(dir.path())
         .env("PARIO_TASKS", "2")

@@ -8,7 +8,7 @@ use crate::common::{mdtest_rows, tree_of, Run};
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str]) -> Run {
-    common::mpirun(env!("CARGO_BIN_EXE_mdtest"), dir, ranks, args, &[])
+    common::mpirun(crate::common::bin("mdtest"), dir, ranks, args, &[])
 }
 
 #[test]

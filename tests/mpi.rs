@@ -9,7 +9,7 @@ use crate::common::{entries, ior_easy, rank_rows, rows, summary, word, Run, TWO_
 use tempfile::tempdir;
 
 fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
-    common::mpirun(env!("CARGO_BIN_EXE_ior"), dir, ranks, args, env)
+    common::mpirun(crate::common::bin("ior"), dir, ranks, args, env)
 }
 
 fn header(stdout: &str, key: &str) -> String {
@@ -352,7 +352,7 @@ fn memory_hog_is_shown() {
 #[test]
 fn singleton_without_mpirun() {
     let dir = tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ior"))
+    let out = Command::new(crate::common::bin("ior"))
         .args(["-a", "MPIIO", "-c", "-t", "8k", "-b", "8k", "-o", "one"])
         .current_dir(dir.path())
         .env_remove("PARIO_TASKS")
@@ -370,7 +370,7 @@ fn singleton_without_mpirun() {
 #[test]
 fn mpiio_needs_the_mpi_engine() {
     let dir = tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ior"))
+    let out = Command::new(crate::common::bin("ior"))
         .args(["-a", "MPIIO", "-t", "8k", "-b", "8k", "-o", "x"])
         .current_dir(dir.path())
         .env("PARIO_TASKS", "2")
@@ -524,7 +524,7 @@ fn the_mpi_library_and_launcher_are_named() {
     assert!(named.starts_with(library), "{named}");
     assert_eq!(doc["pario"]["job"]["launcher"], launcher);
     let md = common::mpirun(
-        env!("CARGO_BIN_EXE_mdtest"),
+        crate::common::bin("mdtest"),
         dir.path(),
         2,
         &["-n", "4", "-d", "md"],

@@ -152,7 +152,7 @@ fn mdtest_strides_across_hosts(hosts: &Hosts) {
         "-d",
         md.to_str().unwrap(),
     ];
-    let r = run(hosts, env!("CARGO_BIN_EXE_mdtest"), dir.path(), &args);
+    let r = run(hosts, crate::common::bin("mdtest"), dir.path(), &args);
     assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
     assert!(
         r.stdout

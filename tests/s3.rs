@@ -16,7 +16,7 @@ mod transport;
 
 /// `ior` with `tasks` threads against `server`, in `dir`.
 fn ior(server: &Server, dir: &Path, tasks: usize, args: &[&str]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    let mut cmd = Command::new(crate::common::bin("ior"));
     cmd.args(["-a", "S3"])
         .args(args)
         .current_dir(dir)
@@ -264,7 +264,7 @@ fn requests_in_flight_move_the_same_bytes() {
 /// `ior` with `args` as given (no `-a`), the server's address only in the
 /// options (no AWS_* variables).
 fn ior_plain(dir: &Path, tasks: usize, args: &[&str]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    let mut cmd = Command::new(crate::common::bin("ior"));
     cmd.args(args)
         .current_dir(dir)
         .env("PARIO_TASKS", tasks.to_string());
@@ -392,7 +392,7 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
     let d = format!("s3://{BUCKET}/md");
     let run = tool(
         &server,
-        env!("CARGO_BIN_EXE_mdtest"),
+        crate::common::bin("mdtest"),
         dir.path(),
         2,
         &[
@@ -422,7 +422,7 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
     let o = format!("s3://{BUCKET}/mdw");
     let run = tool(
         &server,
-        env!("CARGO_BIN_EXE_md-workbench"),
+        crate::common::bin("md-workbench"),
         dir.path(),
         2,
         &["-o", &o, "-I", "10", "-D", "2", "-P", "10", "-R", "2"],
@@ -444,7 +444,7 @@ fn sigint_in_the_middle_of_multipart_uploads_leaves_nothing() {
     let server = Server::start(&[]);
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/int/file");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    let mut cmd = Command::new(crate::common::bin("ior"));
     cmd.args(["-a", "S3", "-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"])
         .current_dir(dir.path())
         .env("PARIO_TASKS", "2");

@@ -43,7 +43,7 @@ fn ior_writes_and_reads_a_bucket_per_file() {
         .put("pario-before", "kept", b"data")
         .unwrap();
     let before = buckets(&server);
-    let ior = env!("CARGO_BIN_EXE_ior");
+    let ior = crate::common::bin("ior");
     for shape in [&["-F"][..], &[][..], &["-z"][..]] {
         let mut args = vec![
             "-o",
@@ -173,7 +173,7 @@ fn mdtest_runs_every_phase_on_buckets_and_leaves_the_rest() {
     let server = Server::start(&[]);
     let dir = tempfile::tempdir().unwrap();
     let before = buckets(&server);
-    let mdtest = env!("CARGO_BIN_EXE_mdtest");
+    let mdtest = crate::common::bin("mdtest");
     let run = libs3(
         &server,
         mdtest,
@@ -222,7 +222,7 @@ fn mdtest_runs_every_phase_on_buckets_and_leaves_the_rest() {
     // md-workbench: its dataset's directories and objects, buckets too.
     let run = libs3(
         &server,
-        env!("CARGO_BIN_EXE_md-workbench"),
+        crate::common::bin("md-workbench"),
         dir.path(),
         2,
         &["-o", "/mdw", "-I", "4", "-D", "2", "-P", "4", "-R", "2"],
@@ -267,14 +267,14 @@ fn an_interrupted_run_removes_the_buckets_it_made() {
     server.client().create_bucket("pario-before").unwrap();
     interrupted(
         &server,
-        env!("CARGO_BIN_EXE_ior"),
+        crate::common::bin("ior"),
         &["-o", "/tmp/int", "-F", "-w", "-t", "1k", "-b", "1g"],
         1,
         Signal::INT,
     );
     interrupted(
         &server,
-        env!("CARGO_BIN_EXE_mdtest"),
+        crate::common::bin("mdtest"),
         &["-d", "/mdint", "-n", "100000", "-F", "-C"],
         5,
         Signal::INT,
@@ -282,7 +282,7 @@ fn an_interrupted_run_removes_the_buckets_it_made() {
     // A time limit (Slurm's SIGTERM) in mdtest's directory phase.
     interrupted(
         &server,
-        env!("CARGO_BIN_EXE_mdtest"),
+        crate::common::bin("mdtest"),
         &["-d", "/mdterm", "-n", "100000", "-D", "-C"],
         5,
         Signal::TERM,
@@ -301,7 +301,7 @@ fn io500_refuses_a_bucket_per_file_before_any_phase() {
          --S3-libs3.bucket-per-file"
     );
     let cfg = crate::s3_io500::config(dir.path(), &global);
-    let out = Command::new(env!("CARGO_BIN_EXE_io500"))
+    let out = Command::new(crate::common::bin("io500"))
         .args([cfg.as_str(), "--timestamp=T1"])
         .current_dir(dir.path())
         .env("PARIO_TASKS", "2")

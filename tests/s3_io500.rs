@@ -29,7 +29,7 @@ pub fn config(dir: &Path, global: &str) -> String {
 }
 
 fn io500(dir: &Path, args: &[&str], env: &[(&'static str, String)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_io500"));
+    let mut cmd = Command::new(crate::common::bin("io500"));
     cmd.args(args)
         .current_dir(dir)
         .env("PARIO_TASKS", TASKS.to_string());

@@ -34,7 +34,7 @@ fn shared_objects_and_fragments_round_trip_under_mpi() {
     for args in cases {
         let mut all = vec!["-a", "S3", "-o", o.as_str(), "-w", "-r", "-W", "-R"];
         all.extend_from_slice(args);
-        let run = common::mpirun(env!("CARGO_BIN_EXE_ior"), dir.path(), 4, &all, &env);
+        let run = common::mpirun(crate::common::bin("ior"), dir.path(), 4, &all, &env);
         run.ok();
         assert_eq!(common::rows(&run.stdout).len(), 2, "{args:?}");
         assert!(
@@ -58,7 +58,7 @@ fn io500_over_s3_runs_every_phase_on_4_ranks() {
     let cfg = config(dir.path(), &global);
     let env: Vec<(&str, String)> = server.env();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let bin = env!("CARGO_BIN_EXE_io500");
+    let bin = crate::common::bin("io500");
     let run = common::mpirun(bin, dir.path(), 4, &[&cfg, "--timestamp=M"], &env);
     check(&run, &dir.path().join("results/M"), "S3", 4);
     assert_empty(&server);
@@ -91,14 +91,14 @@ fn a_bucket_per_file_under_mpi() {
             "-o", "/tmp/mpi", "-t", "4k", "-b", "16k", "-s", "2", "-w", "-r", "-W", "-R",
         ]);
         all.extend_from_slice(shape);
-        let run = common::mpirun(env!("CARGO_BIN_EXE_ior"), dir.path(), 4, &all, &[]);
+        let run = common::mpirun(crate::common::bin("ior"), dir.path(), 4, &all, &[]);
         run.ok();
         assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
         assert_eq!(server.client().list_buckets().unwrap(), before, "{shape:?}");
     }
     let mut all = libs3.to_vec();
     all.extend_from_slice(&["-d", "/mdmpi", "-n", "5", "-w", "10", "-e", "10", "-u"]);
-    let run = common::mpirun(env!("CARGO_BIN_EXE_mdtest"), dir.path(), 4, &all, &[]);
+    let run = common::mpirun(crate::common::bin("mdtest"), dir.path(), 4, &all, &[]);
     run.ok();
     assert_eq!(server.client().list_buckets().unwrap(), before);
 }
@@ -120,7 +120,7 @@ fn when_a_rank_dies_the_others_abort_their_uploads() {
     let o = format!("s3://{BUCKET}/dead/file");
     let env: Vec<(&str, String)> = server.env();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let binary = env!("CARGO_BIN_EXE_ior");
+    let binary = crate::common::bin("ior");
     let args = ["-a", "S3", "-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"];
     let mut run = mpirun_with(binary, dir.path(), 3, &args, &env);
     let client = server.client();

@@ -35,7 +35,7 @@ fn long_ior(dir: &Path, extra: &[&str]) -> Running {
         target.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    Running::start(command(env!("CARGO_BIN_EXE_ior"), dir, 2, &args))
+    Running::start(command(crate::common::bin("ior"), dir, 2, &args))
 }
 
 fn both_files_open(dir: &Path) -> impl Fn() -> bool + '_ {
@@ -104,7 +104,7 @@ fn long_mdtest(dir: &Path, extra: &[&str]) -> Running {
     let root = dir.join("m");
     let mut args = vec!["-n", "2000000", "-F", "-d", root.to_str().unwrap()];
     args.extend_from_slice(extra);
-    Running::start(command(env!("CARGO_BIN_EXE_mdtest"), dir, 2, &args))
+    Running::start(command(crate::common::bin("mdtest"), dir, 2, &args))
 }
 
 #[test]
@@ -288,7 +288,7 @@ fn a_signal_after_the_last_measurement_still_sets_the_status() {
         "-O",
         &summary,
     ];
-    let mut run = Running::start(command(env!("CARGO_BIN_EXE_ior"), dir.path(), 1, &args));
+    let mut run = Running::start(command(crate::common::bin("ior"), dir.path(), 1, &args));
     run.wait_until("the document", || fifo.written());
     run.signal(Signal::INT);
     let doc = fifo.drain();
@@ -320,7 +320,7 @@ fn io500_sets_the_status_for_a_signal_after_its_last_phase() {
     std::fs::create_dir_all(dir.path().join("results/S")).unwrap();
     let fifo = common::running::Fifo::make(&dir.path().join("results/S/result.json"));
     let args = [ini.to_str().unwrap(), "--timestamp=S"];
-    let mut run = Running::start(command(env!("CARGO_BIN_EXE_io500"), dir.path(), 1, &args));
+    let mut run = Running::start(command(crate::common::bin("io500"), dir.path(), 1, &args));
     run.wait_until("result.json", || fifo.written());
     run.signal(Signal::INT);
     let doc = fifo.drain();
@@ -353,7 +353,7 @@ fn a_signal_while_a_huge_buffer_is_filled_stops_the_run() {
         "-d",
         "m",
     ];
-    let mut run = Running::start(command(env!("CARGO_BIN_EXE_mdtest"), dir.path(), 3, &args));
+    let mut run = Running::start(command(crate::common::bin("mdtest"), dir.path(), 3, &args));
     let stdout = run.stdout_path();
     let said = move || std::fs::read_to_string(&stdout).is_ok_and(|t| t.contains("Path"));
     run.wait_until("the header", said);

@@ -71,7 +71,7 @@ fn long_ior(dir: &Path, ranks: usize) -> Running {
         "-o",
         target.to_str().unwrap(),
     ];
-    mpirun(env!("CARGO_BIN_EXE_ior"), dir, ranks, &args)
+    mpirun(crate::common::bin("ior"), dir, ranks, &args)
 }
 
 fn files_open(dir: &Path, ranks: usize) -> impl Fn() -> bool + '_ {
@@ -113,7 +113,7 @@ fn mdtest_under_mpirun_stops_and_removes_its_items() {
     let dir = scratch_with_user_file();
     let root = dir.path().join("m");
     let args = ["-n", "2000000", "-F", "-u", "-d", root.to_str().unwrap()];
-    let mut run = mpirun(env!("CARGO_BIN_EXE_mdtest"), dir.path(), 2, &args);
+    let mut run = mpirun(crate::common::bin("mdtest"), dir.path(), 2, &args);
     run.wait_until("the create phase", || holds(&root, "file.mdtest."));
     run.signal(Signal::INT);
     let end = run.ended();
@@ -158,7 +158,7 @@ fn when_a_rank_dies_the_others_remove_their_files() {
         return;
     }
     let dir = scratch_with_user_file();
-    let binary = env!("CARGO_BIN_EXE_ior");
+    let binary = crate::common::bin("ior");
     let mut run = long_ior(dir.path(), 3);
     run.wait_until("the write phase", files_open(dir.path(), 3));
     let victim = rank_pid(binary, dir.path().to_str().unwrap(), 1).expect("rank 1's process");

@@ -140,7 +140,7 @@ fn srun_with_pmix(cluster: &Cluster) {
         cluster,
         dir.path(),
         2,
-        env!("CARGO_BIN_EXE_mdtest"),
+        crate::common::bin("mdtest"),
         &["-n", "20", "-d", md.to_str().unwrap()],
     );
     assert_eq!(r.status, 0, "{}", r.stderr);
@@ -167,7 +167,7 @@ fn srun_with_pmix(cluster: &Cluster) {
         ),
     )
     .unwrap();
-    let io500 = env!("CARGO_BIN_EXE_io500");
+    let io500 = crate::common::bin("io500");
     let r = srun(
         cluster,
         dir.path(),

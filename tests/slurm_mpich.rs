@@ -5,9 +5,9 @@
 //! output and the scratch directory.
 //!
 //! Run only for a build against MPICH, with `PARIO_TEST_MPIEXEC` naming
-//! hydra's mpiexec (scripts/test.sh: `--target-dir target/mpich --test
-//! suite -- --ignored slurm_mpich::`); otherwise, or without root or Slurm, it says
-//! why and passes.
+//! hydra's mpiexec and `PARIO_TEST_BIN_DIR` the directory of the programs
+//! built against MPICH (scripts/test.sh: `-- --ignored slurm_mpich::`);
+//! otherwise, or without root or Slurm, it says why and passes.
 #![cfg(feature = "mpi")]
 
 use crate::common;
@@ -51,7 +51,7 @@ fn srun_with_pmi2(cluster: &Cluster) {
         cluster,
         dir.path(),
         2,
-        env!("CARGO_BIN_EXE_ior"),
+        crate::common::bin("ior"),
         &[&ior[..], &[f.to_str().unwrap()]].concat(),
     );
     assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
@@ -74,7 +74,7 @@ fn srun_with_pmi2(cluster: &Cluster) {
         cluster,
         dir.path(),
         2,
-        env!("CARGO_BIN_EXE_mdtest"),
+        crate::common::bin("mdtest"),
         &["-n", "20", "-u", "-d", md.to_str().unwrap()],
     );
     assert_eq!(r.status, 0, "{}", r.stderr);
@@ -102,7 +102,7 @@ fn srun_with_pmi2(cluster: &Cluster) {
         cluster,
         dir.path(),
         2,
-        env!("CARGO_BIN_EXE_io500"),
+        crate::common::bin("io500"),
         &[ini.to_str().unwrap(), "--timestamp=T"],
     );
     assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
@@ -119,7 +119,7 @@ fn srun_with_pmi2(cluster: &Cluster) {
 fn hydra_in_a_batch_job(cluster: &Cluster, mpiexec: &str) {
     let dir = scratch("pario-slurm-scratch");
     let f = dir.path().join("f");
-    let ior = env!("CARGO_BIN_EXE_ior");
+    let ior = crate::common::bin("ior");
     let script = format!(
         "#!/bin/bash\n#SBATCH -N 1\n#SBATCH --ntasks-per-node 4\n\
          {mpiexec} -n 4 {ior} -t 64k -b 256k -s 4 -F -C -o {}\n",

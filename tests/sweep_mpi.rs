@@ -28,7 +28,7 @@ fn swept(dir: &std::path::Path, api: &str, sweep: &str, extra: &[&str]) -> Value
     ];
     args.extend_from_slice(extra);
     let env = [("IOR_FAKE_NODES", "2"), ("IOR_FAKE_TASK_PER_NODES", "2")];
-    let run = mpirun(env!("CARGO_BIN_EXE_ior"), dir, 4, &args, &env);
+    let run = mpirun(crate::common::bin("ior"), dir, 4, &args, &env);
     run.ok();
     assert_eq!(rows(&run.stdout).len(), 4, "{}", run.stdout);
     let doc = std::fs::read_to_string(dir.join("out.json")).unwrap();
@@ -75,7 +75,7 @@ fn mdtest_sweep_over_mpi_ranks() {
     let args = [
         "-n", "3", "-F", "-f", "1", "-l", "4", "-s", "3", "-d", "out",
     ];
-    let run = mpirun(env!("CARGO_BIN_EXE_mdtest"), dir.path(), 4, &args, &[]);
+    let run = mpirun(crate::common::bin("mdtest"), dir.path(), 4, &args, &[]);
     run.ok();
     assert!(
         run.stdout.contains("\n1 tasks, 3 files\n"),

@@ -33,6 +33,28 @@ fn scratch_in(base: &str, prefix: &str) -> TempDir {
         .unwrap_or_else(|e| panic!("a scratch directory in {base}: {e}"))
 }
 
+/// The path of one of pario's programs (`ior`, `mdtest`, `md-workbench`,
+/// `io500`, `pario`): the one Cargo built beside this suite, or the one in
+/// `PARIO_TEST_BIN_DIR` when that is set. scripts/test.sh runs the MPI group
+/// against programs linked with MPICH that way, without building the suite a
+/// second time.
+pub fn bin(name: &str) -> &'static str {
+    static DIR: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let built = match name {
+        "ior" => env!("CARGO_BIN_EXE_ior"),
+        "mdtest" => env!("CARGO_BIN_EXE_mdtest"),
+        "md-workbench" => env!("CARGO_BIN_EXE_md-workbench"),
+        "io500" => env!("CARGO_BIN_EXE_io500"),
+        "pario" => env!("CARGO_BIN_EXE_pario"),
+        _ => panic!("pario has no program {name}"),
+    };
+    match DIR.get_or_init(|| std::env::var("PARIO_TEST_BIN_DIR").ok()) {
+        // Leaked once per call: a test starts a handful of programs.
+        Some(dir) => Box::leak(format!("{dir}/{name}").into_boxed_str()),
+        None => built,
+    }
+}
+
 pub struct Run {
     pub status: i32,
     pub stdout: String,
@@ -77,7 +99,7 @@ pub fn ior(dir: &Path, tasks: usize, args: &[&str]) -> Run {
 }
 
 pub fn ior_env(dir: &Path, tasks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = local_command(env!("CARGO_BIN_EXE_ior"), dir, tasks, args);
+    let mut cmd = local_command(bin("ior"), dir, tasks, args);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -86,7 +108,7 @@ pub fn ior_env(dir: &Path, tasks: usize, args: &[&str], env: &[(&str, &str)]) ->
 
 pub fn pario(dir: &Path, args: &[&str]) -> Run {
     finish(
-        Command::new(env!("CARGO_BIN_EXE_pario"))
+        Command::new(bin("pario"))
             .args(args)
             .current_dir(dir)
             .env("OMPI_MCA_orte_tmpdir_base", session_base())
@@ -237,7 +259,7 @@ pub fn ior_easy<'a>(transfer: &'a str, block: &'a str) -> Vec<&'a str> {
 /// Runs `mdtest` with `tasks` local tasks in `dir`.
 pub fn mdtest(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
-        local_command(env!("CARGO_BIN_EXE_mdtest"), dir, tasks, args)
+        local_command(bin("mdtest"), dir, tasks, args)
             .output()
             .expect("run mdtest"),
     )
@@ -246,7 +268,7 @@ pub fn mdtest(dir: &Path, tasks: usize, args: &[&str]) -> Run {
 /// Runs `md-workbench` with `tasks` local tasks in `dir`.
 pub fn md_workbench(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
-        local_command(env!("CARGO_BIN_EXE_md-workbench"), dir, tasks, args)
+        local_command(bin("md-workbench"), dir, tasks, args)
             .output()
             .expect("run md-workbench"),
     )
@@ -254,7 +276,7 @@ pub fn md_workbench(dir: &Path, tasks: usize, args: &[&str]) -> Run {
 
 pub fn io500(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
-        local_command(env!("CARGO_BIN_EXE_io500"), dir, tasks, args)
+        local_command(bin("io500"), dir, tasks, args)
             .output()
             .expect("run io500"),
     )

@@ -46,7 +46,7 @@ fn setup_errors_are_one_line_before_the_header_and_create_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let at = dir.path();
     let o = format!("s3://{BUCKET}/bad/file");
-    let (ior, mdtest) = (env!("CARGO_BIN_EXE_ior"), env!("CARGO_BIN_EXE_mdtest"));
+    let (ior, mdtest) = (crate::common::bin("ior"), crate::common::bin("mdtest"));
     let write = ["-o", &o, "-w", "-t", "1m", "-b", "5m"];
     let wrong = [("AWS_SECRET_ACCESS_KEY", "not-the-secret-at-all")];
     let run = with_env(&server, at, ior, &write, &wrong);
@@ -69,7 +69,7 @@ fn setup_errors_are_one_line_before_the_header_and_create_nothing() {
     setup_error(&with_env(&server, at, ior, &missing, &four), &line);
     let tree = ["-d", "s3://nosuchbucket/md", "-n", "4"];
     setup_error(&with_env(&server, at, mdtest, &tree, &[]), &line);
-    let mdw = env!("CARGO_BIN_EXE_md-workbench");
+    let mdw = crate::common::bin("md-workbench");
     let objects = ["-o", "s3://nosuchbucket/mdw", "-I", "2", "-P", "2"];
     setup_error(&with_env(&server, at, mdw, &objects, &[]), &line);
 
@@ -109,7 +109,7 @@ fn ior_through(proxy: &Proxy, server: &Server, dir: &Path, args: &[&str]) -> (Ru
     let summary = format!("summaryFile={}", json.display());
     let mut all = vec!["-O", "summaryFormat=JSON", "-O", &summary];
     all.extend_from_slice(args);
-    let tool = env!("CARGO_BIN_EXE_ior");
+    let tool = crate::common::bin("ior");
     let env = [
         ("AWS_ENDPOINT_URL", proxy.endpoint.as_str()),
         ("PARIO_TASKS", "2"),
@@ -219,7 +219,7 @@ fn mdtest_counts_slow_down_answers_in_their_phase() {
         let run = with_env(
             &server,
             dir.path(),
-            env!("CARGO_BIN_EXE_mdtest"),
+            crate::common::bin("mdtest"),
             &args,
             &env,
         );
@@ -273,7 +273,7 @@ fn md_workbench_counts_slow_down_answers_in_its_phase() {
     let run = with_env(
         &server,
         dir.path(),
-        env!("CARGO_BIN_EXE_md-workbench"),
+        crate::common::bin("md-workbench"),
         &args,
         &env,
     );
@@ -296,7 +296,7 @@ fn a_server_stopped_mid_run_ends_it_in_a_clear_error() {
     let mut server = Server::start(&[]);
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/mid/file");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    let mut cmd = Command::new(crate::common::bin("ior"));
     cmd.args(["-a", "S3", "-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"])
         .current_dir(dir.path())
         .env("PARIO_TASKS", "2");

@@ -29,7 +29,7 @@ fn the_lines_of_iors_s3_test_script_run_unchanged() {
     let server = Server::start(&[]);
     let dir = tempfile::tempdir().unwrap();
     let host = server.endpoint.trim_start_matches("http://");
-    let (ior, mdtest) = (env!("CARGO_BIN_EXE_ior"), env!("CARGO_BIN_EXE_mdtest"));
+    let (ior, mdtest) = (crate::common::bin("ior"), crate::common::bin("mdtest"));
     // IOR's testing/s3.sh, with its IOR_EXTRA (-o test) and MDTEST_EXTRA
     // (-d test).
     let lines: [(&str, usize, &[&str]); 6] = [
@@ -101,8 +101,8 @@ fn the_location_is_sent_with_create_bucket() {
             args.push("--S3-libs3.bucket-per-file");
         }
         let placed = [&args[..], &["--S3-libs3.location=eu-west-1"]].concat();
-        line(host, env!("CARGO_BIN_EXE_ior"), dir.path(), 2, &placed).ok();
-        line(host, env!("CARGO_BIN_EXE_ior"), dir.path(), 1, &args).ok();
+        line(host, crate::common::bin("ior"), dir.path(), 2, &placed).ok();
+        line(host, crate::common::bin("ior"), dir.path(), 1, &args).ok();
         // A CreateBucket is a PUT of a bucket alone: `PUT /NAME HTTP/1.1`.
         let creates: Vec<String> = proxy
             .requests()

@@ -13,7 +13,7 @@ use crate::common::{finish, rows, Run};
 /// `ior -a S3 args` on 2 tasks with the credentials of `profile` in
 /// `file` only (no `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`).
 fn with_profile(server: &Server, dir: &std::path::Path, profile: &str, args: &[&str]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+    let mut cmd = Command::new(crate::common::bin("ior"));
     cmd.args(["-a", "S3"])
         .args(args)
         .current_dir(dir)
@@ -74,7 +74,7 @@ fn repetitions_fsync_and_keep_on_objects() {
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/rep/file");
     for layout in ["object", "fragments"] {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ior"));
+        let mut cmd = Command::new(crate::common::bin("ior"));
         let layout_opt = format!("--s3.layout={layout}");
         cmd.args(["-a", "S3", "-o", &o, &layout_opt, "-w", "-r", "-W", "-R"])
             .args(["-e", "-i", "2", "-k", "-F", "-t", "1m", "-b", "5m"])
