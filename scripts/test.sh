@@ -59,19 +59,26 @@ cargo clippy --all-targets --all-features -- -D warnings
 # network namespaces) are `#[ignore]`d tests of the suite, chosen by name.
 # They spend most of their minutes waiting (a job reaching its time limit, a
 # killed job winding down), so each group runs in the background beside the
-# tests and builds that follow it, not after them; its output follows.
-# `beside` starts one such group; `finish` waits for it and prints what it
-# said. The two Slurm groups never run at the same time.
+# tests and builds that follow it, not after them; so does the MPICH build,
+# beside the thread tests (which mostly wait for the tools they start).
+# `beside NAME CMD...` starts such a job; `finish NAME` waits for it, prints
+# what it said and returns its status. The two Slurm groups never run at the
+# same time.
 status=0
+declare -A job_pid job_log
 beside() {
-    group_log=$(mktemp)
-    "$@" >"$group_log" 2>&1 &
-    group=$!
+    local name=$1
+    shift
+    job_log[$name]=$(mktemp)
+    "$@" >"${job_log[$name]}" 2>&1 &
+    job_pid[$name]=$!
 }
 finish() {
-    wait "$group" || status=$?
-    cat "$group_log"
-    rm -f "$group_log"
+    local code=0
+    wait "${job_pid[$1]}" || code=$?
+    cat "${job_log[$1]}"
+    rm -f "${job_log[$1]}"
+    return "$code"
 }
 
 # With MPI and HDF5 (which needs MPI; one build serves both): the tests that
@@ -82,10 +89,8 @@ finish() {
 # `mpi::singleton_without_mpirun` and the one-rank mpirun runs.
 mpi_tests=(mpi hdf5 launch::an_mpi_build)
 cargo test --all-targets --features mpi,hdf5 --no-run
-beside cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost::
+beside slurm cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost::
 cargo test --all-targets --features mpi,hdf5 -- "${mpi_tests[@]}" || status=$?
-# Without features: every other test, on threads.
-cargo test --all-targets || status=$?
 
 # The MPI group again, against programs linked with Debian's MPICH and
 # started by hydra's mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's
@@ -93,17 +98,18 @@ cargo test --all-targets || status=$?
 # watch them, so the MPICH build has a target directory of its own. Only the
 # programs are built: the suite above runs them (PARIO_TEST_BIN_DIR), and
 # only its MPI modules.
+cargo test --all-targets --no-run
+beside mpich_build env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
+    cargo build --features mpi --target-dir target/mpich --bins
+# Without features: every other test, on threads.
+cargo test --all-targets || status=$?
+
+finish mpich_build || exit $?
+finish slurm || status=$?
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
-built=0
-env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
-    cargo build --features mpi --target-dir target/mpich --bins || built=$?
-finish
-if ((built)); then
-    exit "$built"
-fi
 mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich/debug" PARIO_TEST_MPIEXEC=mpiexec.mpich
        cargo test --features mpi,hdf5 --test suite --)
-beside "${mpich[@]}" --ignored slurm_mpich::
+beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::
 "${mpich[@]}" "${mpich_tests[@]}" || status=$?
-finish
+finish slurm_mpich || status=$?
 exit "$status"

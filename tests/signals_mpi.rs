@@ -4,9 +4,10 @@
 //! files do, and rank 0 says what happened once.
 //!
 //! Open MPI sends SIGKILL one second after its SIGTERM; on this small,
-//! oversubscribed machine the tests give the ranks ten (a loaded CI once
-//! needed more than three), so that what they check is pario's stop and not
-//! a race with that second. For the same
+//! oversubscribed machine the tests give the ranks thirty (a loaded CI once
+//! needed more than three, and once more than ten to remove the 450,000
+//! items mdtest had made before the signal reached it), so that what they
+//! check is pario's stop and not a race with that second. For the same
 //! reason a rank waits up to two seconds, not half of one, for the others
 //! to answer after the signal (`PARIO_STOP_GRACE`): on a loaded machine one
 //! rank can get Open MPI's SIGTERM, or be scheduled, that much later.
@@ -47,7 +48,7 @@ pub(crate) fn mpirun_with(
         cmd.env(k, v).args(["-x", k]);
     }
     cmd.arg("--oversubscribe")
-        .args(["--mca", "odls_base_sigkill_timeout", "10"])
+        .args(["--mca", "odls_base_sigkill_timeout", "30"])
         .args(["-x", "PARIO_STOP_GRACE"])
         .env("PARIO_STOP_GRACE", "2")
         .args(["-n", &ranks.to_string(), binary])
