@@ -55,10 +55,15 @@ fn main() {
     let (key, size, count) = (&args[2], number(3), number(4));
     let name = |i: usize| format!("{key}~{:020}", i * size);
     let data = vec![0x5a_u8; size];
-    let put = in_flight(count, depth, |i| client.put(bucket, &name(i), &data));
-    let get = in_flight(count, depth, |i| {
-        let mut buf = vec![0; size];
-        match client.get(bucket, &name(i), 0, &mut buf)? {
+    // `distinct`: each thread sends its own buffer, as a benchmark with a
+    // buffer per request in flight does.
+    let distinct = args.get(6).is_some_and(|a| a == "distinct");
+    let put = in_flight(count, depth, size, |i, own| match distinct {
+        true => client.put(bucket, &name(i), own),
+        false => client.put(bucket, &name(i), &data),
+    });
+    let get = in_flight(count, depth, size, |i, buf| {
+        match client.get(bucket, &name(i), 0, buf)? {
             n if n == size => Ok(()),
             n => Err(std::io::Error::other(format!("{}: {n} bytes", name(i)))),
         }
@@ -75,18 +80,22 @@ fn main() {
 fn in_flight(
     count: usize,
     depth: usize,
-    request: impl Fn(usize) -> std::io::Result<()> + Sync,
+    size: usize,
+    request: impl Fn(usize, &mut [u8]) -> std::io::Result<()> + Sync,
 ) -> f64 {
     let next = AtomicUsize::new(0);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..depth {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= count {
-                    break;
+            s.spawn(|| {
+                let mut own = vec![0x5a_u8; size];
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= count {
+                        break;
+                    }
+                    request(i, &mut own).unwrap_or_else(|e| die(&e.to_string()));
                 }
-                request(i).unwrap_or_else(|e| die(&e.to_string()));
             });
         }
     });

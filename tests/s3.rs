@@ -418,6 +418,12 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
             .unwrap_or_else(|| panic!("{phase} in\n{}", run.stdout));
         assert!(rate > 0.0, "{phase}: {}", run.stdout);
     }
+    // No `FS:` line for an object store: the client in its place.
+    let store = format!(
+        "Object store: S3 (ureq 3 + SigV4, layout fragments, path-style, max-pending 1, {})",
+        server.endpoint
+    );
+    assert!(run.stdout.contains(&store), "{}", run.stdout);
     assert_clean(&server, "md");
     let o = format!("s3://{BUCKET}/mdw");
     let run = tool(
@@ -428,6 +434,7 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
         &["-o", &o, "-I", "10", "-D", "2", "-P", "10", "-R", "2"],
     );
     run.ok();
+    assert!(run.stdout.contains(&store), "{}", run.stdout);
     let errs = run.stdout.matches("errs)").count();
     assert!(
         errs > 0 && run.stdout.matches("(0 errs)").count() == errs,

@@ -201,6 +201,11 @@ pub trait Backend: Send + Sync {
     fn version(&self) -> String {
         String::new()
     }
+    /// An object store's client as the headers of mdtest and md-workbench
+    /// name it (they print no `FS:` line for it); `None` for file systems.
+    fn object_client(&self) -> Option<String> {
+        None
+    }
     fn open(&self, path: &CStr, spec: &OpenSpec) -> io::Result<Box<dyn File>>;
     fn remove(&self, path: &CStr) -> io::Result<()>;
     /// Where its paths live: directories, existence, sizes, the page cache.

@@ -20,12 +20,7 @@ pub fn header(r: &MdtestReport) -> String {
         r.version, r.pario.tasks, r.pario.nodes
     ));
     t.push_str(&format!("Command line used: {}\n", r.command_line));
-    if let Some(library) = &r.pario.mpi_library {
-        t.push_str(&format!("MPI library: {library}\n"));
-    }
-    if let Some(job) = &r.pario.job {
-        t.push_str(&format!("Launched by: {}\n", job.describe()));
-    }
+    t.push_str(&r.pario.header_lines());
     for w in &r.warnings {
         t.push_str(&format!("{w}\n"));
     }

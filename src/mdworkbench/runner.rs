@@ -46,6 +46,7 @@ pub fn run(comm: &dyn Comm, m: &MdwRun, out: &mut Out) -> Finished<MdwReport> {
         }
     };
     report.seed = rank.seed;
+    report.pario.set_backend(&*rank.backend);
     if comm.rank() == 0 {
         out.each(|s| s.run_started(&report));
     }

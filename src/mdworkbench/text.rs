@@ -17,12 +17,7 @@ pub type MdwText = TextSink<MdWorkbench>;
 impl MdwSink for TextSink<MdWorkbench> {
     fn run_started(&mut self, r: &MdwReport) -> io::Result<()> {
         let mut text = format!("Args: {}\nNodemap: {}\n", r.args, r.nodemap);
-        if let Some(library) = &r.pario.mpi_library {
-            text.push_str(&format!("MPI library: {library}\n"));
-        }
-        if let Some(job) = &r.pario.job {
-            text.push_str(&format!("Launched by: {}\n", job.describe()));
-        }
+        text.push_str(&r.pario.header_lines());
         if !r.quiet {
             let total = r.data_sets
                 * (r.objects_per_set * r.iterations + r.precreate_per_set)

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::backend::Backend;
 use crate::comm::Comm;
 use crate::launcher::{self, Job};
 
@@ -61,6 +62,11 @@ pub struct ParioInfo {
     /// The launcher and Slurm job, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job: Option<Job>,
+    /// An object store's API and client (S3: library, layout, addressing,
+    /// requests in flight, endpoint), where a file system would have its
+    /// `FS:` line. Never a secret.
+    #[serde(rename = "objectStore", skip_serializing_if = "Option::is_none")]
+    pub object_store: Option<String>,
 }
 
 impl ParioInfo {
@@ -73,7 +79,31 @@ impl ParioInfo {
             nodes: comm.topology().num_nodes(),
             mpi_library: comm.library(),
             job: launcher::job(),
+            object_store: None,
         }
+    }
+
+    /// Names the object store `backend` reaches, if it is one.
+    pub fn set_backend(&mut self, backend: &dyn Backend) {
+        self.object_store = backend
+            .object_client()
+            .map(|client| format!("{} ({client})", backend.name()));
+    }
+
+    /// The header lines of mdtest and md-workbench that IOR's tools lack:
+    /// the MPI library, the launcher, the object store.
+    pub fn header_lines(&self) -> String {
+        let mut t = String::new();
+        if let Some(library) = &self.mpi_library {
+            t.push_str(&format!("MPI library: {library}\n"));
+        }
+        if let Some(job) = &self.job {
+            t.push_str(&format!("Launched by: {}\n", job.describe()));
+        }
+        if let Some(store) = &self.object_store {
+            t.push_str(&format!("Object store: {store}\n"));
+        }
+        t
     }
 }
 

@@ -229,6 +229,10 @@ impl Backend for S3 {
         self.name
     }
 
+    fn object_client(&self) -> Option<String> {
+        Some(self.version())
+    }
+
     /// The client library, the layout and the addressing, for the header.
     fn version(&self) -> String {
         let e = &self.client.endpoint;

@@ -1,0 +1,56 @@
+//! The client's URLs and error texts.
+
+use super::*;
+
+#[test]
+fn endpoints_parse() {
+    let e = Endpoint::parse("http://127.0.0.1:8333/", false).unwrap();
+    assert_eq!(e.url(), "http://127.0.0.1:8333");
+    assert_eq!(
+        Endpoint::parse("https://s3:443", false).unwrap().authority,
+        "s3"
+    );
+    assert!(Endpoint::parse("127.0.0.1:8333", false).is_err());
+    assert!(Endpoint::parse("ftp://x", false).is_err());
+    assert!(Endpoint::parse("http://x/path", false).is_err());
+}
+
+#[test]
+fn virtual_host_addressing_puts_the_bucket_in_the_host() {
+    let client = |virtual_host| {
+        let credentials = Credentials {
+            key_id: "K".into(),
+            secret: sigv4::Secret::new("S".into()),
+            token: None,
+        };
+        let e = Endpoint::parse("https://s3.example:9000", virtual_host).unwrap();
+        let tls = ureq::tls::TlsConfig::default();
+        Client::new(e, "us-east-1".into(), credentials, tls, 1)
+    };
+    let (url, path, host) = client(true).target("bench", "a b/c");
+    assert_eq!(url, "https://bench.s3.example:9000/a%20b/c");
+    assert_eq!(
+        (path.as_str(), host.as_str()),
+        ("/a%20b/c", "bench.s3.example:9000")
+    );
+    // ListBuckets names no bucket: the endpoint's own host.
+    let (url, _, host) = client(true).target("", "");
+    assert_eq!(
+        (url.as_str(), host.as_str()),
+        ("https://s3.example:9000/", "s3.example:9000")
+    );
+    let (url, path, host) = client(false).target("bench", "k");
+    assert_eq!(url, "https://s3.example:9000/bench/k");
+    assert_eq!(
+        (path.as_str(), host.as_str()),
+        ("/bench/k", "s3.example:9000")
+    );
+}
+
+#[test]
+fn errors_name_bucket_key_status_and_code() {
+    let body = "<Error><Code>NoSuchKey</Code><Message>gone</Message></Error>";
+    let e = s3_error(404, body, "b", "k");
+    assert_eq!(e.to_string(), "bucket b, key k: HTTP 404 NoSuchKey (gone)");
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+}
