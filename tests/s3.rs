@@ -13,6 +13,7 @@ use std::process::Command;
 mod errors;
 mod ior_lines;
 mod transport;
+mod vhost;
 
 /// `ior` with `tasks` threads against `server`, in `dir`.
 fn ior(server: &Server, dir: &Path, tasks: usize, args: &[&str]) -> Run {
@@ -31,6 +32,25 @@ pub(crate) fn assert_clean(server: &Server, prefix: &str) {
     let (objects, uploads) = server.leftovers(prefix);
     assert!(objects.is_empty(), "objects left: {objects:?}");
     assert!(uploads.is_empty(), "uploads left: {uploads:?}");
+}
+
+/// Every phase of an mdtest run on objects has a row with a rate above 0.
+pub(crate) fn assert_every_mdtest_phase(stdout: &str) {
+    for phase in [
+        "Directory stat",
+        "File creation",
+        "File stat",
+        "File read",
+        "File removal",
+        "Tree removal",
+    ] {
+        let line = stdout.lines().find(|l| l.trim_start().starts_with(phase));
+        let rate: f64 = line
+            .and_then(|l| l[phase.len() + 3..].split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{phase} in\n{stdout}"));
+        assert!(rate > 0.0, "{phase}: {stdout}");
+    }
 }
 
 #[test]
@@ -400,24 +420,7 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
         ],
     );
     run.ok();
-    for phase in [
-        "Directory stat",
-        "File creation",
-        "File stat",
-        "File read",
-        "File removal",
-        "Tree removal",
-    ] {
-        let line = run
-            .stdout
-            .lines()
-            .find(|l| l.trim_start().starts_with(phase));
-        let rate: f64 = line
-            .and_then(|l| l[phase.len() + 3..].split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("{phase} in\n{}", run.stdout));
-        assert!(rate > 0.0, "{phase}: {}", run.stdout);
-    }
+    assert_every_mdtest_phase(&run.stdout);
     // No `FS:` line for an object store: the client in its place.
     let store = format!(
         "Object store: S3 (ureq 3 + SigV4, layout fragments, path-style, max-pending 1, {})",

@@ -98,6 +98,10 @@ impl Server {
             "-admin.ui=false".into(),
             format!("-s3.config={}", config.display()),
             format!("-s3.port={s3}"),
+            // Its sockets and logs go to /tmp unless told: in its own
+            // directory, they go with it (and TMPDIR below).
+            format!("-s3.localSocket={}", dir.path().join("s3.sock").display()),
+            format!("-filer.localSocket={}", dir.path().join("filer.sock").display()),
             "-s3.port.iceberg=0".into(),
             "-s3.port.lance=0".into(),
             format!("-bucket={BUCKET}"),
@@ -123,6 +127,7 @@ impl Server {
             .current_dir(dir.path())
             .env("AWS_ACCESS_KEY_ID", KEY_ID)
             .env("AWS_SECRET_ACCESS_KEY", SECRET)
+            .env("TMPDIR", dir.path())
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)

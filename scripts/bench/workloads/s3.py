@@ -59,13 +59,17 @@ class Seaweed:
         args = ["weed", "mini", f"-dir={data}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
                 "-master.telemetry=false", "-webdav=false", "-admin.ui=false",
                 f"-s3.config={config}", f"-s3.port={port}", "-s3.port.iceberg=0",
+                # Its sockets and logs in its own directory, not /tmp.
+                f"-s3.localSocket={self.dir}/s3.sock",
+                f"-filer.localSocket={self.dir}/filer.sock",
                 "-s3.port.lance=0", f"-bucket={BUCKET}"]
         for name in ["master.port", "master.port.grpc", "volume.port", "volume.port.grpc",
                      "filer.port", "filer.port.grpc", "s3.port.grpc", "admin.port",
                      "admin.port.grpc"]:
             args.append(f"-{name}={free_port()}")
         self.log = open(os.path.join(self.dir, "weed.log"), "w")
-        env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET)
+        env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET,
+                   TMPDIR=self.dir)
         self.proc = subprocess.Popen(args, cwd=self.dir, env=env, stdin=subprocess.DEVNULL,
                                      stdout=self.log, stderr=self.log, start_new_session=True)
         self.endpoint = f"http://127.0.0.1:{port}"

@@ -82,14 +82,17 @@ fn s3_error(status: u16, body: &str, bucket: &str, key: &str) -> io::Error {
     io::Error::new(kind, text)
 }
 
-/// A failure to reach the server at all.
-fn transport_error(e: ureq::Error, endpoint: &Endpoint) -> io::Error {
+/// A failure to reach the server at all, naming `origin`: where the
+/// request went, which under virtual-host addressing is the bucket's own
+/// host (`http://BUCKET.HOST:PORT`), the name that may not resolve when
+/// the endpoint's does.
+fn transport_error(e: ureq::Error, origin: &str) -> io::Error {
     let kind = match &e {
         ureq::Error::Io(io) => io.kind(),
         ureq::Error::Timeout(_) => io::ErrorKind::TimedOut,
         _ => io::ErrorKind::Other,
     };
-    io::Error::new(kind, format!("{}: {e}", endpoint.url()))
+    io::Error::new(kind, format!("{origin}: {e}"))
 }
 
 /// What a request carries.
@@ -191,6 +194,7 @@ impl Client {
         body: Body<'_>,
     ) -> io::Result<http::Response<ureq::Body>> {
         let (url, path, host) = self.target(bucket, key);
+        let origin = format!("{}://{host}", self.endpoint.scheme);
         let query_text = sigv4::canonical_query(query);
         let url = match query_text.is_empty() {
             true => url,
@@ -220,11 +224,11 @@ impl Client {
                 Body::Empty => builder
                     .body(())
                     .map_err(io::Error::other)
-                    .and_then(|r| self.run(r)),
+                    .and_then(|r| self.run(r, &origin)),
                 Body::Bytes(data, _) => builder
                     .body(data)
                     .map_err(io::Error::other)
-                    .and_then(|r| self.run(r)),
+                    .and_then(|r| self.run(r, &origin)),
             };
             let mut response = sent?;
             let status = response.status().as_u16();
@@ -251,10 +255,11 @@ impl Client {
     fn run(
         &self,
         request: http::Request<impl ureq::AsSendBody>,
+        origin: &str,
     ) -> io::Result<http::Response<ureq::Body>> {
         self.agent
             .run(request)
-            .map_err(|e| transport_error(e, &self.endpoint))
+            .map_err(|e| transport_error(e, origin))
     }
 
     /// The body of a response as text (S3's XML).

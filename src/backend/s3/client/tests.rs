@@ -48,6 +48,15 @@ fn virtual_host_addressing_puts_the_bucket_in_the_host() {
 }
 
 #[test]
+fn a_transport_error_names_the_host_the_request_went_to() {
+    let e = transport_error(ureq::Error::HostNotFound, "http://bench.s3.example:9000");
+    assert!(
+        e.to_string().starts_with("http://bench.s3.example:9000: "),
+        "{e}"
+    );
+}
+
+#[test]
 fn errors_name_bucket_key_status_and_code() {
     let body = "<Error><Code>NoSuchKey</Code><Message>gone</Message></Error>";
     let e = s3_error(404, body, "b", "k");
