@@ -423,7 +423,7 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
     assert_every_mdtest_phase(&run.stdout);
     // No `FS:` line for an object store: the client in its place.
     let store = format!(
-        "Object store: S3 (ureq 3 + SigV4, layout fragments, path-style, max-pending 1, {})",
+        "Object store: S3 (ureq 3 + SigV4, layout object, path-style, max-pending 1, {})",
         server.endpoint
     );
     assert!(run.stdout.contains(&store), "{}", run.stdout);
