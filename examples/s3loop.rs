@@ -2,9 +2,11 @@
 //! `ior -a S3 --s3.layout=fragments -w -r` (one PUT per object, then one
 //! ranged GET per object, `D` in flight) and nothing else. It uses pario's
 //! own request code (`backend::s3::client`: ureq, SigV4) and nothing of
-//! ior's: no transfer loop, queue, pattern, latency record or report. So
-//! pario against it is what ior's machinery costs around the same
-//! requests, as mdloop.c is for mdtest's system calls.
+//! ior's: no transfer loop, queue, latency record or report. Its PUTs carry
+//! the bytes ior's would (ior's default pattern, filled once): a server may
+//! compress what it stores (SeaweedFS does, over 16 KiB), so other bytes
+//! would be other work. So pario against it is what ior's machinery costs
+//! around the same requests, as mdloop.c is for mdtest's system calls.
 //!
 //! ```text
 //! s3loop ENDPOINT BUCKET KEY SIZE COUNT DEPTH   # PUT, GET, delete; prints
@@ -21,6 +23,7 @@ use std::time::Instant;
 
 use pario::backend::s3::client::{Client, Endpoint};
 use pario::backend::s3::sigv4::{Credentials, Secret};
+use pario::pattern::{PacketType, Pattern};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,14 +57,15 @@ fn main() {
     }
     let (key, size, count) = (&args[2], number(3), number(4));
     let name = |i: usize| format!("{key}~{:020}", i * size);
-    let data = vec![0x5a_u8; size];
-    // `distinct`: each thread sends its own buffer, as a benchmark with a
-    // buffer per request in flight does.
-    let distinct = args.get(6).is_some_and(|a| a == "distinct");
-    let put = in_flight(count, depth, size, |i, own| match distinct {
-        true => client.put(bucket, &name(i), own),
-        false => client.put(bucket, &name(i), &data),
-    });
+    // The bytes ior sends (its default pattern, task 0, a time stamp as
+    // signature): SeaweedFS compresses objects over 16 KiB that compress
+    // well, so the same requests must carry the same bytes.
+    let mut data = vec![0; size];
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    Pattern::new(PacketType::Timestamp, stamp, 0).fill(&mut data);
+    let put = in_flight(count, depth, size, |i, _| client.put(bucket, &name(i), &data));
     let get = in_flight(count, depth, size, |i, buf| {
         match client.get(bucket, &name(i), 0, buf)? {
             n if n == size => Ok(()),
@@ -88,7 +92,8 @@ fn in_flight(
     std::thread::scope(|s| {
         for _ in 0..depth {
             s.spawn(|| {
-                let mut own = vec![0x5a_u8; size];
+                // Each thread reads into its own buffer, as ior's slots.
+                let mut own = vec![0; size];
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= count {

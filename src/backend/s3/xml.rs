@@ -13,28 +13,25 @@ pub fn first(xml: &str, tag: &str) -> Option<String> {
     elements(xml, tag).next().map(unescape)
 }
 
-/// The raw contents of every `<tag>...</tag>` (`<tag/>` gives "").
+/// The raw contents of every `<tag>...</tag>` (`<tag/>` gives ""). One
+/// pass over `xml`: a listing page holds a thousand keys.
 pub fn elements<'a>(xml: &'a str, tag: &str) -> impl Iterator<Item = &'a str> + 'a {
-    let open = format!("<{tag}>");
-    let empty = format!("<{tag}/>");
+    let start = format!("<{tag}");
     let close = format!("</{tag}>");
     let mut rest = xml;
-    std::iter::from_fn(move || {
-        let at = rest.find(&open);
-        let at_empty = rest.find(&empty);
-        match (at, at_empty) {
-            (Some(a), e) if e.is_none_or(|e| a < e) => {
-                let body = &rest[a + open.len()..];
-                let end = body.find(&close)?;
-                rest = &body[end + close.len()..];
-                Some(&body[..end])
-            }
-            (_, Some(e)) => {
-                rest = &rest[e + empty.len()..];
-                Some("")
-            }
-            _ => None,
+    std::iter::from_fn(move || loop {
+        let after = &rest[rest.find(&start)? + start.len()..];
+        if let Some(body) = after.strip_prefix('>') {
+            let end = body.find(&close)?;
+            rest = &body[end + close.len()..];
+            return Some(&body[..end]);
         }
+        if let Some(next) = after.strip_prefix("/>") {
+            rest = next;
+            return Some("");
+        }
+        // Another tag that starts with this one's name (`<KeyCount>`).
+        rest = after;
     })
 }
 
@@ -90,8 +87,10 @@ mod tests {
 
     #[test]
     fn reads_elements_and_entities() {
-        let x = "<R><Key>a&amp;b</Key><Key/><Key>c&#x41;</Key><IsTruncated>false</IsTruncated></R>";
+        let x = "<R><KeyCount>3</KeyCount><Key>a&amp;b</Key><Key/><Keys>x</Keys>\
+                 <Key>c&#x41;</Key><IsTruncated>false</IsTruncated></R>";
         assert_eq!(all(x, "Key"), ["a&b", "", "cA"]);
+        assert_eq!(first(x, "KeyCount").as_deref(), Some("3"));
         assert_eq!(first(x, "IsTruncated").as_deref(), Some("false"));
         assert_eq!(first(x, "Nope"), None);
         assert_eq!(escape("<a&'>"), "&lt;a&amp;&apos;&gt;");
