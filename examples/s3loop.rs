@@ -65,7 +65,9 @@ fn main() {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
     Pattern::new(PacketType::Timestamp, stamp, 0).fill(&mut data);
-    let put = in_flight(count, depth, size, |i, _| client.put(bucket, &name(i), &data));
+    let put = in_flight(count, depth, size, |i, _| {
+        client.put(bucket, &name(i), &data)
+    });
     let get = in_flight(count, depth, size, |i, buf| {
         match client.get(bucket, &name(i), 0, buf)? {
             n if n == size => Ok(()),

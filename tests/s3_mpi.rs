@@ -136,11 +136,7 @@ fn when_a_rank_dies_the_others_abort_their_uploads() {
     let (objects, uploads) = server.leftovers("dead/");
     assert!(objects.is_empty(), "{objects:?}");
     assert_eq!(uploads, ["dead/file.00000001"], "{}", end.stderr);
-    assert!(
-        end.stderr.contains(&no_answer_line()),
-        "{}",
-        end.stderr
-    );
+    assert!(end.stderr.contains(&no_answer_line()), "{}", end.stderr);
     for (key, id) in client.list_uploads(BUCKET, "dead/").unwrap() {
         client.abort_upload(BUCKET, &key, &id).unwrap();
     }

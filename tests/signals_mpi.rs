@@ -177,9 +177,5 @@ fn when_a_rank_dies_the_others_remove_their_files() {
     assert_ne!(end.status, Some(0), "{}", end.stderr);
     // Only the dead rank's file is left, and rank 0 says so.
     assert_eq!(entries(dir.path()), ["t.00000001", "user.txt"]);
-    assert!(
-        end.stderr.contains(&no_answer_line()),
-        "{}",
-        end.stderr
-    );
+    assert!(end.stderr.contains(&no_answer_line()), "{}", end.stderr);
 }

@@ -101,7 +101,10 @@ impl Server {
             // Its sockets and logs go to /tmp unless told: in its own
             // directory, they go with it (and TMPDIR below).
             format!("-s3.localSocket={}", dir.path().join("s3.sock").display()),
-            format!("-filer.localSocket={}", dir.path().join("filer.sock").display()),
+            format!(
+                "-filer.localSocket={}",
+                dir.path().join("filer.sock").display()
+            ),
             "-s3.port.iceberg=0".into(),
             "-s3.port.lance=0".into(),
             format!("-bucket={BUCKET}"),

@@ -154,3 +154,21 @@ fn mdtest_runs_every_phase_on_the_buckets_host_name() {
     assert_every_mdtest_phase(&run.stdout);
     assert_clean(&server, "vhmd");
 }
+
+#[test]
+fn a_server_that_does_not_route_by_host_is_named_as_refusing() {
+    // Reached, but SeaweedFS without `-s3.domainName` takes the bucket's
+    // host for its own and the bucket's HEAD for a HEAD of `/`: an HTTP
+    // answer, not an unreachable endpoint.
+    let Some(hosts) = Hosts::loopback(&[DOMAIN, &bucket_host()]) else {
+        return;
+    };
+    let server = Server::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = format!("s3://{BUCKET}/vh/file");
+    let write = ["-o", &o, "-F", "-w", "-t", "1m", "-b", "5m"];
+    let run = virtual_run(&server, &hosts, "ior", dir.path(), 2, &write);
+    run.fails(2, &format!("bucket {BUCKET}: cannot be used (HTTP 405"));
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert_clean(&server, "");
+}

@@ -18,6 +18,7 @@ pub mod object;
 pub mod parts;
 mod pending;
 mod per_file;
+mod pieces;
 mod place;
 pub mod sigv4;
 pub mod xml;

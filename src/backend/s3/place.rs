@@ -43,6 +43,8 @@ pub fn check_bucket(client: &Client, bucket: &str) -> io::Result<()> {
             &format!("key id {} may not use it", client.key_id()),
             &e,
         ),
+        // Another HTTP answer: the server was reached, and said no.
+        _ if e.to_string().contains("HTTP ") => refused(client, bucket, "cannot be used", &e),
         _ => refused(client, bucket, "cannot be reached", &e),
     })
 }
