@@ -45,6 +45,9 @@ pub struct Completion {
     /// When the request finished, for a queue that collects completions
     /// later than that; `None`: when it is collected.
     pub finished: Option<Instant>,
+    /// When the request was sent, for a queue that holds submissions
+    /// before sending them; `None`: when it was submitted.
+    pub started: Option<Instant>,
 }
 
 /// What io_uring adds beyond a queue (`--aio.*` options).
@@ -231,6 +234,7 @@ impl Ring {
                 slot,
                 result,
                 finished: None,
+                started: None,
             });
         }
         Ok(())

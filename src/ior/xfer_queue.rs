@@ -194,7 +194,8 @@ impl QueuedPass<'_> {
         }
         if let Some(l) = self.latency.as_deref_mut() {
             let finished = c.finished.unwrap_or_else(Instant::now);
-            l.record(finished.saturating_duration_since(s.submitted));
+            let started = c.started.unwrap_or(s.submitted);
+            l.record(finished.saturating_duration_since(started));
         }
         tally.bytes += size as u64;
         tally.transfers += 1;

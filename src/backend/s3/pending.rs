@@ -1,6 +1,12 @@
-//! Requests in flight (`--s3.max-pending=N`): a file's [`Queue`] of N
-//! slots served by N threads, each making one blocking request at a time on
-//! its own keep-alive connection from the client's pool.
+//! Requests in flight (`--s3.max-pending=N`): a file's [`Queue`] served by
+//! N threads, each making one blocking request at a time on its own
+//! keep-alive connection from the client's pool. The queue has 2N slots:
+//! the transfer loop keeps up to N more requests submitted than the
+//! threads are making, so that a thread that finishes one finds the next
+//! waiting instead of sleeping until the loop runs again (a sleep and a
+//! wake-up per request, as much CPU as a small request's own work). The
+//! requests sent at once, to the server, stay at most N, and a request's
+//! latency runs from when a thread sends it.
 //!
 //! The threads share one list of submitted requests: a thread that finishes
 //! a request posts its completion and takes the next request itself, so it
@@ -40,6 +46,7 @@ struct Done {
     slot: usize,
     buf: Vec<u8>,
     result: io::Result<usize>,
+    started: Instant,
     finished: Instant,
 }
 
@@ -74,7 +81,7 @@ impl Shared {
     }
 }
 
-/// A queue of `depth` requests in flight for one open file.
+/// A queue of requests in flight for one open file.
 pub struct Pending {
     /// Each slot's buffer; `None` while its request is in flight.
     buffers: Vec<Option<Vec<u8>>>,
@@ -87,17 +94,19 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// `depth` slots of `len` bytes; `op` makes each request.
-    pub fn new(depth: usize, len: usize, op: Op) -> io::Result<Pending> {
+    /// `threads` requests sent at once, from 2 x `threads` slots of `len`
+    /// bytes; `op` makes each request.
+    pub fn new(threads: usize, len: usize, op: Op) -> io::Result<Pending> {
         let shared = Arc::new(Shared::default());
+        let slots = 2 * threads;
         let mut pending = Pending {
-            buffers: (0..depth).map(|_| Some(vec![0; len])).collect(),
+            buffers: (0..slots).map(|_| Some(vec![0; len])).collect(),
             shared: shared.clone(),
-            workers: Vec::with_capacity(depth),
+            workers: Vec::with_capacity(threads),
             in_flight: 0,
-            collected: Vec::with_capacity(depth),
+            collected: Vec::with_capacity(slots),
         };
-        for n in 0..depth {
+        for n in 0..threads {
             let (shared, op) = (shared.clone(), op.clone());
             let worker = std::thread::Builder::new()
                 .name(format!("s3-request-{n}"))
@@ -148,6 +157,7 @@ fn serve(shared: &Shared, op: &Request) {
 
 /// One job's request; a panic in it becomes the request's error.
 fn make(mut job: Job, op: &Request) -> Done {
+    let started = Instant::now();
     let buf = &mut job.buf[job.start..job.start + job.len];
     let result = catch_unwind(AssertUnwindSafe(|| op(job.access, buf, job.offset)))
         .unwrap_or_else(|_| Err(io::Error::other("an S3 request thread panicked")));
@@ -155,6 +165,7 @@ fn make(mut job: Job, op: &Request) -> Done {
         slot: job.slot,
         buf: job.buf,
         result,
+        started,
         finished: Instant::now(),
     }
 }
@@ -232,6 +243,7 @@ impl Queue for Pending {
                 slot: d.slot,
                 result: d.result,
                 finished: Some(d.finished),
+                started: Some(d.started),
             });
         }
         Ok(())
