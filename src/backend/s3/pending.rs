@@ -1,12 +1,13 @@
 //! Requests in flight (`--s3.max-pending=N`): a file's [`Queue`] served by
 //! N threads, each making one blocking request at a time on its own
-//! keep-alive connection from the client's pool. The queue has 2N slots:
-//! the transfer loop keeps up to N more requests submitted than the
-//! threads are making, so that a thread that finishes one finds the next
-//! waiting instead of sleeping until the loop runs again (a sleep and a
-//! wake-up per request, as much CPU as a small request's own work). The
-//! requests sent at once, to the server, stay at most N, and a request's
-//! latency runs from when a thread sends it.
+//! keep-alive connection from the client's pool. The transfer loop keeps
+//! more requests submitted than the threads are making (up to N more, and
+//! at most 4 MiB of them), so that a thread that finishes one finds the
+//! next waiting instead of sleeping until the loop runs again: a sleep and
+//! a wake-up per request cost as much CPU as a small request's own work,
+//! while for large ones more buffers cost more in cache than the switch.
+//! The requests sent at once, to the server, stay at most N, and a
+//! request's latency runs from when a thread sends it.
 //!
 //! The threads share one list of submitted requests: a thread that finishes
 //! a request posts its completion and takes the next request itself, so it
@@ -28,6 +29,9 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::backend::{Access, Completion, Queue};
+
+/// The buffers of requests submitted and waiting for a thread, at most.
+const AHEAD_BYTES: usize = 4 << 20;
 
 /// The request a worker makes: moves the bytes of `buf` at `offset`.
 pub type Request = dyn Fn(Access, &mut [u8], u64) -> io::Result<usize> + Send + Sync;
@@ -94,11 +98,12 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// `threads` requests sent at once, from 2 x `threads` slots of `len`
-    /// bytes; `op` makes each request.
+    /// `threads` requests sent at once, from slots of `len` bytes for them
+    /// and for those waiting; `op` makes each request.
     pub fn new(threads: usize, len: usize, op: Op) -> io::Result<Pending> {
         let shared = Arc::new(Shared::default());
-        let slots = 2 * threads;
+        let waiting = threads.min((AHEAD_BYTES / len.max(1)).max(1));
+        let slots = threads + waiting;
         let mut pending = Pending {
             buffers: (0..slots).map(|_| Some(vec![0; len])).collect(),
             shared: shared.clone(),
