@@ -50,16 +50,17 @@ export RUST_TEST_THREADS=8
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 
 cargo fmt --all -- --check
+# Both feature sets: code under `cfg(not(feature = ...))` is seen only by the
+# first. Each is a check build, not a full one (about half a minute fresh).
+cargo clippy --all-targets -- -D warnings
+cargo clippy --all-targets --all-features -- -D warnings
 
 # The groups that start real components (a Slurm cluster, three hosts in
 # network namespaces) are `#[ignore]`d tests of the suite, chosen by name.
 # They spend most of their minutes waiting (a job reaching its time limit, a
 # killed job winding down), so each group runs in the background beside the
-# tests and builds that follow it, not after them. So do the builds that no
-# test run waits for: the MPICH build beside the MPI tests, and clippy (in
-# a target directory of its own, so that it never holds the suite's lock)
-# beside the thread tests; both test runs mostly wait for the tools and
-# launchers they start.
+# tests and builds that follow it, not after them; so does the MPICH build,
+# beside the thread tests (which mostly wait for the tools they start).
 # `beside NAME CMD...` starts such a job; `finish NAME` waits for it, prints
 # what it said and returns its status. The two Slurm groups never run at the
 # same time.
@@ -89,25 +90,20 @@ finish() {
 mpi_tests=(mpi hdf5 launch::an_mpi_build)
 cargo test --all-targets --features mpi,hdf5 --no-run
 beside slurm cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost::
-# The MPI group runs again at the end, against programs linked with
-# Debian's MPICH and started by hydra's mpiexec, then under Slurm with srun
-# --mpi=pmi2. rsmpi's build probe reads MPI_PKG_CONFIG (then MPICC); its
-# build script does not watch them, so the MPICH build has a target
-# directory of its own. Only the programs are built: the suite runs them
-# (PARIO_TEST_BIN_DIR), and only its MPI modules.
-beside mpich_build env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
-    cargo build --features mpi --target-dir target/mpich --bins
 # Not the benches: criterion's harness takes one name filter, and refuses more.
 cargo test --lib --bins --tests --features mpi,hdf5 -- "${mpi_tests[@]}" || status=$?
 
-# Without features: every other test, on threads.
+# The MPI group again, against programs linked with Debian's MPICH and
+# started by hydra's mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's
+# build probe reads MPI_PKG_CONFIG (then MPICC); its build script does not
+# watch them, so the MPICH build has a target directory of its own. Only the
+# programs are built: the suite above runs them (PARIO_TEST_BIN_DIR), and
+# only its MPI modules.
 cargo test --all-targets --no-run
-# Both feature sets: code under `cfg(not(feature = ...))` is seen only by the
-# first. Check builds, not full ones.
-beside clippy sh -c 'cargo clippy --target-dir target/clippy --all-targets -- -D warnings &&
-    cargo clippy --target-dir target/clippy --all-targets --all-features -- -D warnings'
+beside mpich_build env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
+    cargo build --features mpi --target-dir target/mpich --bins
+# Without features: every other test, on threads.
 cargo test --all-targets || status=$?
-finish clippy || status=$?
 
 finish mpich_build || exit $?
 finish slurm || status=$?
