@@ -26,6 +26,9 @@ pub struct Server {
     pub endpoint: String,
     /// With [`Server::start_tls`]: the HTTPS endpoint and the CA's PEM.
     pub https: Option<(String, PathBuf)>,
+    /// The gRPC sockets weed makes in /tmp whatever TMPDIR says, named by
+    /// port, and leaves there when it is killed: removed with the server.
+    grpc_sockets: Vec<PathBuf>,
 }
 
 /// A port free now on loopback (the server binds it right after).
@@ -109,6 +112,7 @@ impl Server {
             "-s3.port.lance=0".into(),
             format!("-bucket={BUCKET}"),
         ];
+        let mut grpc_sockets = Vec::new();
         for name in [
             "master.port",
             "master.port.grpc",
@@ -120,7 +124,13 @@ impl Server {
             "admin.port",
             "admin.port.grpc",
         ] {
-            args.push(format!("-{name}={}", free_port()));
+            let port = free_port();
+            args.push(format!("-{name}={port}"));
+            if let Some(service) = name.strip_suffix(".port.grpc") {
+                grpc_sockets.push(PathBuf::from(format!(
+                    "/tmp/seaweedfs-{service}-grpc-{port}.sock"
+                )));
+            }
         }
         args.extend(extra.iter().cloned());
         let log = std::fs::File::create(dir.path().join("weed.log")).unwrap();
@@ -143,6 +153,7 @@ impl Server {
             dir,
             endpoint,
             https: None,
+            grpc_sockets,
         }
     }
 
@@ -311,6 +322,9 @@ impl Drop for Server {
     fn drop(&mut self) {
         if self.child.try_wait().ok().flatten().is_none() {
             self.stop();
+        }
+        for socket in &self.grpc_sockets {
+            let _ = std::fs::remove_file(socket);
         }
     }
 }
