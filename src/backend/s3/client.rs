@@ -195,7 +195,6 @@ impl Client {
         body: Body<'_>,
     ) -> io::Result<http::Response<ureq::Body>> {
         let (url, path, host) = self.target(bucket, key);
-        let origin = format!("{}://{host}", self.endpoint.scheme);
         let query_text = sigv4::canonical_query(query);
         let url = match query_text.is_empty() {
             true => url,
@@ -225,13 +224,13 @@ impl Client {
                 Body::Empty => builder
                     .body(())
                     .map_err(io::Error::other)
-                    .and_then(|r| self.run(r, &origin)),
+                    .and_then(|r| self.run(r, &host)),
                 // In pieces: see `pieces` for the copy this avoids.
                 Body::Bytes(data, _) => builder
                     .header("content-length", data.len())
                     .body(ureq::SendBody::from_reader(&mut Pieces::new(data)))
                     .map_err(io::Error::other)
-                    .and_then(|r| self.run(r, &origin)),
+                    .and_then(|r| self.run(r, &host)),
             };
             let mut response = sent?;
             let status = response.status().as_u16();
@@ -258,11 +257,12 @@ impl Client {
     fn run(
         &self,
         request: http::Request<impl ureq::AsSendBody>,
-        origin: &str,
+        host: &str,
     ) -> io::Result<http::Response<ureq::Body>> {
         self.agent
             .run(request)
-            .map_err(|e| transport_error(e, origin))
+            // The origin is written out only when it is named.
+            .map_err(|e| transport_error(e, &format!("{}://{host}", self.endpoint.scheme)))
     }
 
     /// The body of a response as text (S3's XML).
