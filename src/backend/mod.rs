@@ -189,6 +189,14 @@ pub trait Queue {
     ) -> io::Result<()>;
     /// Waits for at least one request; appends every finished one.
     fn reap(&mut self, done: &mut Vec<Completion>) -> io::Result<()>;
+    /// Writes submitted from now on send `bytes` (their first `start + len`),
+    /// whatever their slots hold, or their slots' bytes again (`None`). A
+    /// queue that can returns true, and the writer need not fill the slots:
+    /// one copy for every request in flight instead of one per slot, which
+    /// for large transfers is the difference between cache and memory.
+    fn send_from(&mut self, _bytes: Option<&[u8]>) -> bool {
+        false
+    }
 }
 
 /// A storage interface. The metadata calls (mdtest's) are for backends whose

@@ -77,12 +77,10 @@ impl QueuedPass<'_> {
             depth
         ];
         let mut free: Vec<usize> = (0..depth).rev().collect();
-        if self.access == Access::Write {
-            for slot in 0..depth {
-                self.queue.buffer(slot)[..size].copy_from_slice(&self.template[..size]);
-            }
-        }
         let stamp = self.pattern.packet() != PacketType::Timestamp;
+        if self.access == Access::Write {
+            self.fill_slots(depth, size, stamp);
+        }
         let mut tally = Tally::default();
         let mut done = Vec::with_capacity(depth);
         let mut count = from;
@@ -126,6 +124,19 @@ impl QueuedPass<'_> {
             c.set(progress.bytes);
         }
         count
+    }
+
+    /// Gives the slots the task's bytes, or the queue one copy of them for
+    /// every write when no transfer is stamped and it can send from one.
+    fn fill_slots(&mut self, depth: usize, size: usize, stamp: bool) {
+        let template = &self.template[..size];
+        if !stamp && self.queue.send_from(Some(template)) {
+            return;
+        }
+        self.queue.send_from(None);
+        for slot in 0..depth {
+            self.queue.buffer(slot)[..size].copy_from_slice(template);
+        }
     }
 
     /// Waits for completions and handles each.

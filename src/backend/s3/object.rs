@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::client::Client;
 use super::parts::Plan;
-use super::pending::{Op, Pending};
+use super::pending::{Op, Pending, Transfer};
 use super::Target;
 use crate::backend::{Access, File, Queue};
 
@@ -190,13 +190,13 @@ impl File for ObjectWriter {
         let (client, target) = (self.client.clone(), self.target.clone());
         let (upload, parts, part) = (self.upload.clone(), self.parts.clone(), self.plan.part);
         self.in_flight.queue(len, move || {
-            Arc::new(move |access, buf: &mut [u8], offset| match access {
-                Access::Write => {
+            Arc::new(move |transfer: Transfer<'_>, offset| match transfer {
+                Transfer::Write(bytes) => {
                     let index = offset / part;
-                    send_part(&client, &target, upload.as_deref(), &parts, index, buf)
-                        .map(|()| buf.len())
+                    send_part(&client, &target, upload.as_deref(), &parts, index, bytes)
+                        .map(|()| bytes.len())
                 }
-                Access::Read => Err(wrong_way(Access::Read)),
+                Transfer::Read(_) => Err(wrong_way(Access::Read)),
             })
         })
     }
@@ -246,9 +246,9 @@ impl File for ObjectReader {
     fn queue(&mut self, len: usize) -> Option<io::Result<&mut dyn Queue>> {
         let (client, target) = (self.client.clone(), self.target.clone());
         self.in_flight.queue(len, move || {
-            Arc::new(move |access, buf: &mut [u8], offset| match access {
-                Access::Read => client.get(&target.bucket, &target.key, offset, buf),
-                Access::Write => Err(wrong_way(Access::Write)),
+            Arc::new(move |transfer: Transfer<'_>, offset| match transfer {
+                Transfer::Read(buf) => client.get(&target.bucket, &target.key, offset, buf),
+                Transfer::Write(_) => Err(wrong_way(Access::Write)),
             })
         })
     }
@@ -374,11 +374,16 @@ impl File for Fragments {
     fn queue(&mut self, len: usize) -> Option<io::Result<&mut dyn Queue>> {
         let (client, target, naming) = (self.client.clone(), self.target.clone(), self.naming);
         self.in_flight.queue(len, move || {
-            Arc::new(move |access, buf: &mut [u8], offset| {
-                let key = naming.key(&target.key, offset, buf.len());
-                match access {
-                    Access::Write => client.put(&target.bucket, &key, buf).map(|()| buf.len()),
-                    Access::Read => client.get(&target.bucket, &key, 0, buf),
+            Arc::new(move |transfer: Transfer<'_>, offset| match transfer {
+                Transfer::Write(bytes) => {
+                    let key = naming.key(&target.key, offset, bytes.len());
+                    client
+                        .put(&target.bucket, &key, bytes)
+                        .map(|()| bytes.len())
+                }
+                Transfer::Read(buf) => {
+                    let key = naming.key(&target.key, offset, buf.len());
+                    client.get(&target.bucket, &key, 0, buf)
                 }
             })
         })
