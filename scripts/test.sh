@@ -50,20 +50,21 @@ export RUST_TEST_THREADS=8
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 
 cargo fmt --all -- --check
-# Both feature sets: code under `cfg(not(feature = ...))` is seen only by the
-# first. Each is a check build, not a full one (about half a minute fresh).
-cargo clippy --all-targets -- -D warnings
-cargo clippy --all-targets --all-features -- -D warnings
+# Clippy lints every build of this crate's targets instead of running as
+# check builds of its own: clippy-driver compiles them, with the lints, for
+# the tests. The MPI build below covers `--all-features`, the build without
+# features the code under `cfg(not(feature = ...))`; warnings are errors.
+export RUSTC_WORKSPACE_WRAPPER=clippy-driver RUSTFLAGS="-D warnings"
 
 # The groups that start real components (a Slurm cluster, three hosts in
 # network namespaces) are `#[ignore]`d tests of the suite, chosen by name.
 # They spend most of their minutes waiting (a job reaching its time limit, a
 # killed job winding down), so each group runs in the background beside the
-# tests and builds that follow it, not after them; so does the MPICH build,
-# beside the thread tests (which mostly wait for the tools they start).
-# `beside NAME CMD...` starts such a job; `finish NAME` waits for it, prints
-# what it said and returns its status. The two Slurm groups never run at the
-# same time.
+# tests and builds that follow it, not after them. A later build puts its
+# own programs in target/debug, so what runs beside it runs copies
+# (`keep_bins`, then PARIO_TEST_BIN_DIR). `beside NAME CMD...` starts such a
+# job; `finish NAME` waits for it, prints what it said and returns its
+# status. The two Slurm groups never run at the same time.
 status=0
 declare -A job_pid job_log
 beside() {
@@ -80,36 +81,56 @@ finish() {
     rm -f "${job_log[$1]}"
     return "$code"
 }
+# `keep_bins DIR LIBRARY`: copies the programs just built to DIR, after
+# checking that they load LIBRARY (the MPI they were built for).
+keep_bins() {
+    mkdir -p "$1"
+    cp target/debug/{ior,mdtest,md-workbench,io500,pario} "$1"/
+    if ! ldd "$1/ior" | grep -q "$2"; then
+        echo "the programs in $1 do not load $2" >&2
+        exit 1
+    fi
+}
+
+# The programs linked with Debian's MPICH, for the MPI group's second run.
+# rsmpi's build probe reads MPI_PKG_CONFIG (then MPICC), and its build
+# script does not watch them; giving mpi-sys another optimisation level
+# gives it, and what depends on it, other artifacts in the same target
+# directory, so every other dependency is built once for both MPIs (the
+# check in keep_bins says whether that still holds). Only the programs are
+# built: the suite built next runs them (PARIO_TEST_BIN_DIR).
+env -u RUSTC_WORKSPACE_WRAPPER MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
+    cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
+keep_bins target/mpich-bin libmpich.so
 
 # With MPI and HDF5 (which needs MPI; one build serves both): the tests that
 # need them, chosen by name (modules `mpi`, `*_mpi`, `hdf5*`; `launch`'s MPI
 # build checks), with real mpirun runs and -a HDF5's. The tests on threads
 # run once, in the default build below: an MPI build runs local tasks on the
 # same thread engine, and its one-task runs (MPI singletons) are checked by
-# `mpi::singleton_without_mpirun` and the one-rank mpirun runs.
+# `mpi::singleton_without_mpirun` and the one-rank mpirun runs. What runs
+# beside a later build runs this build's suite itself, not through cargo,
+# which would put this build's programs back in target/debug.
+suite=$(cargo test --all-targets --features mpi,hdf5 --no-run --message-format=json-render-diagnostics |
+    python3 -c 'import json, sys
+for m in map(json.loads, sys.stdin):
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "suite" and m["executable"]:
+        print(m["executable"])')
+keep_bins target/mpi-bin libmpi.so.40
+beside slurm env PARIO_TEST_BIN_DIR="$PWD/target/mpi-bin" "$suite" --ignored slurm:: multihost::
 mpi_tests=(mpi hdf5 launch::an_mpi_build)
-cargo test --all-targets --features mpi,hdf5 --no-run
-beside slurm cargo test --features mpi,hdf5 --test suite -- --ignored slurm:: multihost::
 # Not the benches: criterion's harness takes one name filter, and refuses more.
 cargo test --lib --bins --tests --features mpi,hdf5 -- "${mpi_tests[@]}" || status=$?
 
-# The MPI group again, against programs linked with Debian's MPICH and
-# started by hydra's mpiexec, then under Slurm with srun --mpi=pmi2. rsmpi's
-# build probe reads MPI_PKG_CONFIG (then MPICC); its build script does not
-# watch them, so the MPICH build has a target directory of its own. Only the
-# programs are built: the suite above runs them (PARIO_TEST_BIN_DIR), and
-# only its MPI modules.
-cargo test --all-targets --no-run
-beside mpich_build env MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
-    cargo build --features mpi --target-dir target/mpich --bins
 # Without features: every other test, on threads.
 cargo test --all-targets || status=$?
 
-finish mpich_build || exit $?
+# The MPI group again, against the programs linked with MPICH and started
+# by hydra's mpiexec, then under Slurm with srun --mpi=pmi2: the MPI build
+# of the suite runs them, and only its MPI modules.
 finish slurm || status=$?
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
-mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich/debug" PARIO_TEST_MPIEXEC=mpiexec.mpich
-       cargo test --features mpi,hdf5 --test suite --)
+mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich-bin" PARIO_TEST_MPIEXEC=mpiexec.mpich "$suite")
 beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::
 "${mpich[@]}" "${mpich_tests[@]}" || status=$?
 finish slurm_mpich || status=$?

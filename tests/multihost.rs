@@ -15,7 +15,10 @@ use std::time::{Duration, Instant};
 use crate::common::netns::{unavailable, Hosts};
 use crate::common::{entries, finish, scratch, Run};
 
-const IOR: &str = env!("CARGO_BIN_EXE_ior");
+/// ior as scripts/test.sh keeps it for the groups that run beside a build.
+fn ior() -> &'static str {
+    crate::common::bin("ior")
+}
 
 #[test]
 #[ignore = "the multi-host group: scripts/test.sh runs it with --ignored"]
@@ -66,7 +69,7 @@ fn reads_cross_hosts(hosts: &Hosts) {
         ];
         let r = run(
             hosts,
-            IOR,
+            ior(),
             dir.path(),
             &[&args[..], &["-o", f.to_str().unwrap()]].concat(),
         );
@@ -113,7 +116,7 @@ fn memory_is_held_per_host(hosts: &Hosts) {
     ];
     let r = run(
         hosts,
-        IOR,
+        ior(),
         dir.path(),
         &[&args[..], &[f.to_str().unwrap()]].concat(),
     );
@@ -178,7 +181,7 @@ fn rank_pid(dir: &Path, rank: usize) -> Option<u32> {
         let pid: u32 = e.file_name().to_str()?.parse().ok()?;
         let cmdline =
             String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?).into_owned();
-        if !cmdline.starts_with(IOR) || !cmdline.contains(dir) {
+        if !cmdline.starts_with(ior()) || !cmdline.contains(dir) {
             return None;
         }
         let environ =
@@ -192,7 +195,7 @@ fn a_killed_rank_ends_the_job(hosts: &Hosts) {
     let t = dir.path().join("t");
     let args = ["-w", "-t", "8", "-b", "8g", "-F", "-o", t.to_str().unwrap()];
     let child = hosts
-        .mpirun(IOR, dir.path(), &args)
+        .mpirun(ior(), dir.path(), &args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

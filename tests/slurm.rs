@@ -16,7 +16,10 @@ use crate::common;
 use crate::common::slurm::{unavailable, Cluster};
 use crate::common::{entries, finish, scratch, Run};
 
-const IOR: &str = env!("CARGO_BIN_EXE_ior");
+/// ior as scripts/test.sh keeps it for the groups that run beside a build.
+fn ior() -> &'static str {
+    crate::common::bin("ior")
+}
 
 #[test]
 #[ignore = "the Slurm group: scripts/test.sh runs it with --ignored"]
@@ -58,8 +61,9 @@ fn job_scripts_with_mpirun(cluster: &Cluster) {
         let f = dir.path().join("f");
         let script = format!(
             "#SBATCH -N 1\n#SBATCH --ntasks-per-node 4\n\
-             mpirun -np 4 --oversubscribe {IOR} -t 64k -b 256k -s 4 {extra} -o {}",
-            f.display()
+             mpirun -np 4 --oversubscribe {ior} -t 64k -b 256k -s 4 {extra} -o {}",
+            f.display(),
+            ior = ior()
         );
         let (run, out) = sbatch_wait(cluster, dir.path(), &[], &script);
         assert_eq!(run.status, 0, "{extra}: {}\n{out}", run.stderr);
@@ -101,7 +105,7 @@ fn srun_with_pmix(cluster: &Cluster) {
         cluster,
         dir.path(),
         2,
-        IOR,
+        ior(),
         &[
             "-t",
             "64k",
@@ -127,7 +131,7 @@ fn srun_with_pmix(cluster: &Cluster) {
     let mut cmd = cluster.command("timeout");
     cmd.args(["60", "srun"])
         .args(none)
-        .args(["-n", "2", IOR, "-o"])
+        .args(["-n", "2", ior(), "-o"])
         .arg(&f);
     let r = finish(cmd.current_dir(dir.path()).output().unwrap());
     assert_ne!(r.status, 0);
@@ -194,8 +198,9 @@ fn long_job(cluster: &Cluster, dir: &Path, options: &[&str]) -> String {
     std::fs::write(
         &script,
         format!(
-            "#!/bin/bash\nsrun --mpi=pmix -n 2 {IOR} -w -t 8 -b 8g -F -o {}\n",
-            f.display()
+            "#!/bin/bash\nsrun --mpi=pmix -n 2 {ior} -w -t 8 -b 8g -F -o {}\n",
+            f.display(),
+            ior = ior()
         ),
     )
     .unwrap();
