@@ -122,16 +122,21 @@ mpi_tests=(mpi hdf5 launch::an_mpi_build)
 # Not the benches: criterion's harness takes one name filter, and refuses more.
 cargo test --lib --bins --tests --features mpi,hdf5 -- "${mpi_tests[@]}" || status=$?
 
-# Without features: every other test, on threads.
-cargo test --all-targets || status=$?
-
 # The MPI group again, against the programs linked with MPICH and started
 # by hydra's mpiexec, then under Slurm with srun --mpi=pmi2: the MPI build
-# of the suite runs them, and only its MPI modules.
+# of the suite runs them, and only its MPI modules, beside the tests without
+# features below (both mostly wait for the programs they start). The test
+# that turns io_uring off for the whole machine runs first, alone.
 finish slurm || status=$?
+cargo test --all-targets --no-run
+cargo test --test aio_disabled || status=$?
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
 mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich-bin" PARIO_TEST_MPIEXEC=mpiexec.mpich "$suite")
+beside mpich "${mpich[@]}" "${mpich_tests[@]}"
 beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::
-"${mpich[@]}" "${mpich_tests[@]}" || status=$?
+
+# Without features: every other test, on threads.
+cargo test --lib --bins --test suite --benches --examples || status=$?
+finish mpich || status=$?
 finish slurm_mpich || status=$?
 exit "$status"
