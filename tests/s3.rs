@@ -17,15 +17,7 @@ mod vhost;
 
 /// `ior` with `tasks` threads against `server`, in `dir`.
 fn ior(server: &Server, dir: &Path, tasks: usize, args: &[&str]) -> Run {
-    let mut cmd = Command::new(crate::common::bin("ior"));
-    cmd.args(["-a", "S3"])
-        .args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
-    for (k, v) in server.env() {
-        cmd.env(k, v);
-    }
-    finish(cmd.output().expect("run ior"))
+    tool(server, crate::common::bin("ior"), dir, tasks, args)
 }
 
 pub(crate) fn assert_clean(server: &Server, prefix: &str) {
@@ -394,15 +386,8 @@ fn ior_s3_command_lines_run_unchanged() {
 
 /// mdtest or md-workbench against `server`.
 fn tool(server: &Server, binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Run {
-    let mut cmd = Command::new(binary);
-    cmd.args(["-a", "S3"])
-        .args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
-    for (k, v) in server.env() {
-        cmd.env(k, v);
-    }
-    finish(cmd.output().expect("run the tool"))
+    let mut cmd = server.tool(Command::new(binary), dir, tasks);
+    finish(cmd.args(args).output().expect("run the tool"))
 }
 
 #[test]

@@ -292,6 +292,16 @@ impl Server {
         ]
     }
 
+    /// `cmd` (one of pario's tools) with `-a S3`, to run in `dir` on
+    /// `tasks` threads against this server; the caller adds the rest.
+    pub fn tool(&self, mut cmd: Command, dir: &Path, tasks: usize) -> Command {
+        cmd.args(["-a", "S3"])
+            .current_dir(dir)
+            .env("PARIO_TASKS", tasks.to_string())
+            .envs(self.env());
+        cmd
+    }
+
     /// The keys under `prefix` and the multipart uploads in progress there.
     pub fn leftovers(&self, prefix: &str) -> (Vec<String>, Vec<String>) {
         let client = self.client();

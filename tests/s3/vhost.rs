@@ -49,15 +49,10 @@ fn virtual_run(
     tasks: usize,
     args: &[&str],
 ) -> Run {
-    let mut cmd = hosts.command(crate::common::bin(tool));
-    cmd.args(["-a", "S3", "--s3.addressing=virtual"])
+    let mut cmd = server.tool(hosts.command(crate::common::bin(tool)), dir, tasks);
+    cmd.arg("--s3.addressing=virtual")
         .arg(format!("--s3.endpoint=http://{DOMAIN}:{}", port(server)))
-        .args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
-    for (k, v) in server.env() {
-        cmd.env(k, v);
-    }
+        .args(args);
     finish(cmd.output().expect("run the tool in its namespace"))
 }
 

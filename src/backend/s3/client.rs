@@ -59,6 +59,48 @@ impl Endpoint {
     }
 }
 
+/// The server's answer to a request that failed: its status and S3's
+/// error code as values, so that callers decide by them, not by the text.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub code: String,
+    message: Option<String>,
+    /// "bucket B, key K: ", "bucket B: " or nothing.
+    place: String,
+}
+
+impl Answer {
+    /// The answer a failure carries, when the server gave one.
+    pub fn of(e: &io::Error) -> Option<&Answer> {
+        e.get_ref()?.downcast_ref()
+    }
+
+    /// Whether `e` is the server's answer with S3 error code `code`.
+    pub fn is(e: &io::Error, code: &str) -> bool {
+        Answer::of(e).is_some_and(|a| a.code == code)
+    }
+
+    /// What the server said, without the bucket and key.
+    pub fn said(&self) -> String {
+        let message = self.message.as_ref().map(|m| format!(" ({m})"));
+        format!(
+            "HTTP {} {}{}",
+            self.status,
+            self.code,
+            message.unwrap_or_default()
+        )
+    }
+}
+
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.place, self.said())
+    }
+}
+
+impl std::error::Error for Answer {}
+
 /// A request's outcome that was not a success.
 fn s3_error(status: u16, body: &str, bucket: &str, key: &str) -> io::Error {
     let code = xml::first(body, "Code").unwrap_or_else(|| match status {
@@ -71,16 +113,21 @@ fn s3_error(status: u16, body: &str, bucket: &str, key: &str) -> io::Error {
         403 => io::ErrorKind::PermissionDenied,
         _ => io::ErrorKind::Other,
     };
-    let mut text = match (bucket.is_empty(), key.is_empty()) {
+    let place = match (bucket.is_empty(), key.is_empty()) {
         (true, _) => String::new(),
         (false, true) => format!("bucket {bucket}: "),
         (false, false) => format!("bucket {bucket}, key {key}: "),
     };
-    text.push_str(&format!("HTTP {status} {code}"));
-    if let Some(m) = xml::first(body, "Message").filter(|m| !m.is_empty()) {
-        text.push_str(&format!(" ({m})"));
-    }
-    io::Error::new(kind, text)
+    let message = xml::first(body, "Message").filter(|m| !m.is_empty());
+    io::Error::new(
+        kind,
+        Answer {
+            status,
+            code,
+            message,
+            place,
+        },
+    )
 }
 
 /// A failure to reach the server at all, naming `origin`: where the
@@ -303,7 +350,7 @@ impl Client {
         let hash = sigv4::sha256_hex(config.as_bytes());
         let body = Body::Bytes(config.as_bytes(), &hash);
         match self.send("PUT", bucket, "", &[], &[], body) {
-            Err(e) if e.to_string().contains("BucketAlreadyOwnedByYou") => Ok(()),
+            Err(e) if Answer::is(&e, "BucketAlreadyOwnedByYou") => Ok(()),
             other => other.map(|_| ()),
         }
     }

@@ -15,7 +15,7 @@
 
 use std::io;
 
-use super::client::Client;
+use super::client::{Answer, Client};
 use super::object::Naming;
 use super::{libs3, Layout, S3Names, Status, Target, S3};
 
@@ -153,7 +153,7 @@ impl S3Names {
     pub(super) fn bucket_rmdir(&self, pf: &PerFile, path: &str) -> io::Result<()> {
         let bucket = pf.dir_bucket(path);
         match self.client.delete_bucket(&bucket) {
-            Err(e) if e.to_string().contains("BucketNotEmpty") => {
+            Err(e) if Answer::is(&e, "BucketNotEmpty") => {
                 Err(errno(libc::ENOTEMPTY, format!("bucket {bucket}")))
             }
             other => other,

@@ -8,16 +8,15 @@ use std::io;
 use base64::Engine;
 use md5::{Digest, Md5};
 
-use super::client::{Body, Client};
+use super::client::{Answer, Body, Client};
 use super::sigv4::UNSIGNED;
 
 /// The one line for a bucket that cannot be used, naming the endpoint,
-/// the bucket and what the server said.
+/// the bucket and what the server said (without the bucket and the key:
+/// the line names the bucket, and the key is the probe's), or why it could
+/// not be reached.
 fn refused(client: &Client, bucket: &str, what: &str, e: &io::Error) -> io::Error {
-    // The server's answer without its "bucket B, key K: " prefix: the
-    // line names the bucket, and the key is the probe's.
-    let said = e.to_string();
-    let said = said.find("HTTP ").map_or(&*said, |i| &said[i..]);
+    let said = Answer::of(e).map_or_else(|| e.to_string(), Answer::said);
     io::Error::new(
         e.kind(),
         format!(
@@ -43,8 +42,8 @@ pub fn check_bucket(client: &Client, bucket: &str) -> io::Result<()> {
             &format!("key id {} may not use it", client.key_id()),
             &e,
         ),
-        // Another HTTP answer: the server was reached, and said no.
-        _ if e.to_string().contains("HTTP ") => refused(client, bucket, "cannot be used", &e),
+        // Another answer: the server was reached, and said no.
+        _ if Answer::of(&e).is_some() => refused(client, bucket, "cannot be used", &e),
         _ => refused(client, bucket, "cannot be reached", &e),
     })
 }
@@ -67,7 +66,7 @@ pub fn check_writes(client: &Client, bucket: &str, near: &str) -> io::Result<()>
         &headers,
         Body::Bytes(body, UNSIGNED),
     ) {
-        Err(e) if e.to_string().contains("BadDigest") => Ok(()),
+        Err(e) if Answer::is(&e, "BadDigest") => Ok(()),
         Err(e) => Err(refused(
             client,
             bucket,

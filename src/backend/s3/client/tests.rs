@@ -62,4 +62,9 @@ fn errors_name_bucket_key_status_and_code() {
     let e = s3_error(404, body, "b", "k");
     assert_eq!(e.to_string(), "bucket b, key k: HTTP 404 NoSuchKey (gone)");
     assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    let answer = Answer::of(&e).expect("the server's answer");
+    assert_eq!((answer.status, answer.code.as_str()), (404, "NoSuchKey"));
+    assert_eq!(answer.said(), "HTTP 404 NoSuchKey (gone)");
+    assert!(Answer::is(&e, "NoSuchKey") && !Answer::is(&e, "NoSuchBucket"));
+    assert!(Answer::of(&io::Error::other("HTTP 404 in a text")).is_none());
 }
