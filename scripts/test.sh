@@ -92,44 +92,68 @@ keep_bins() {
     fi
 }
 
-# The programs linked with Debian's MPICH, for the MPI group's second run.
-# rsmpi's build probe reads MPI_PKG_CONFIG (then MPICC), and its build
-# script does not watch them; giving mpi-sys another optimisation level
-# gives it, and what depends on it, other artifacts in the same target
-# directory, so every other dependency is built once for both MPIs (the
-# check in keep_bins says whether that still holds). Only the programs are
-# built: the suite built next runs them (PARIO_TEST_BIN_DIR).
-env -u RUSTC_WORKSPACE_WRAPPER MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
-    cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
-keep_bins target/mpich-bin libmpich.so
-
 # With MPI and HDF5 (which needs MPI; one build serves both): the tests that
 # need them, chosen by name (modules `mpi`, `*_mpi`, `hdf5*`; `launch`'s MPI
 # build checks), with real mpirun runs and -a HDF5's. The tests on threads
 # run once, in the default build below: an MPI build runs local tasks on the
 # same thread engine, and its one-task runs (MPI singletons) are checked by
-# `mpi::singleton_without_mpirun` and the one-rank mpirun runs. What runs
-# beside a later build runs this build's suite itself, not through cargo,
-# which would put this build's programs back in target/debug.
-suite=$(cargo test --all-targets --features mpi,hdf5 --no-run --message-format=json-render-diagnostics |
+# `mpi::singleton_without_mpirun` and the one-rank mpirun runs. Every test
+# executable of this build is run directly, not through cargo (which puts
+# the programs of the build it names back in target/debug while the MPICH
+# build beside puts its own there), with copies of the programs.
+# `test_executables` prints the test executables a build's JSON messages
+# name (not the benches: criterion's harness takes one name filter, and
+# refuses more), the suite's first.
+test_executables() {
     python3 -c 'import json, sys
-for m in map(json.loads, sys.stdin):
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "suite" and m["executable"]:
-        print(m["executable"])')
+exes = [m for m in map(json.loads, sys.stdin)
+        if m.get("reason") == "compiler-artifact" and m["executable"]
+        and m["profile"]["test"] and m["target"]["kind"] != ["bench"]]
+exes.sort(key=lambda m: m["target"]["name"] != "suite")
+print("\n".join(m["executable"] for m in exes))'
+}
+built=$(cargo test --lib --bins --tests --features mpi,hdf5 --no-run \
+    --message-format=json-render-diagnostics)
+mapfile -t mpi_exes < <(test_executables <<<"$built")
+suite=${mpi_exes[0]}
 keep_bins target/mpi-bin libmpi.so.40
-beside slurm env PARIO_TEST_BIN_DIR="$PWD/target/mpi-bin" "$suite" --ignored slurm:: multihost::
+mpi_bins=(env PARIO_TEST_BIN_DIR="$PWD/target/mpi-bin")
+
+# The programs linked with Debian's MPICH, for the MPI group's second run,
+# built beside the MPI tests. rsmpi's build probe reads MPI_PKG_CONFIG
+# (then MPICC), and its build script does not watch them; giving mpi-sys
+# another optimisation level gives it, and what depends on it, other
+# artifacts in the same target directory, so every other dependency is
+# built once for both MPIs (the check in keep_bins says whether that still
+# holds). Only the programs are built: the MPI suite runs them.
+mpich_build() {
+    env -u RUSTC_WORKSPACE_WRAPPER MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
+        cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
+    keep_bins target/mpich-bin libmpich.so
+}
+beside mpich_build mpich_build
+beside slurm "${mpi_bins[@]}" "$suite" --ignored slurm:: multihost::
+# The tests that wait for Open MPI to end a run (a signal to mpirun, a dead
+# rank: mpirun waits its kill timeout twice, a minute here) start first,
+# beside the others, so that they do not make the group's last minute.
+killed=(signals_mpi:: s3_mpi::when_a_rank_dies)
+beside killed "${mpi_bins[@]}" "$suite" "${killed[@]}"
 mpi_tests=(mpi hdf5 launch::an_mpi_build)
-# Not the benches: criterion's harness takes one name filter, and refuses more.
-cargo test --lib --bins --tests --features mpi,hdf5 -- "${mpi_tests[@]}" || status=$?
+skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
+for exe in "${mpi_exes[@]}"; do
+    "${mpi_bins[@]}" "$exe" "${mpi_tests[@]}" "${skip_killed[@]}" || status=$?
+done
+finish killed || status=$?
+finish mpich_build || exit $?
 
 # The MPI group again, against the programs linked with MPICH and started
 # by hydra's mpiexec, then under Slurm with srun --mpi=pmi2: the MPI build
 # of the suite runs them, and only its MPI modules, beside the tests without
 # features below (both mostly wait for the programs they start). The test
 # that turns io_uring off for the whole machine runs first, alone.
-finish slurm || status=$?
 cargo test --all-targets --no-run
 cargo test --test aio_disabled || status=$?
+finish slurm || status=$?
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
 mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich-bin" PARIO_TEST_MPIEXEC=mpiexec.mpich "$suite")
 beside mpich "${mpich[@]}" "${mpich_tests[@]}"
