@@ -94,28 +94,28 @@ keep_bins() {
 
 # With MPI and HDF5 (which needs MPI; one build serves both): the tests that
 # need them, chosen by name (modules `mpi`, `*_mpi`, `hdf5*`; `launch`'s MPI
-# build checks), with real mpirun runs and -a HDF5's. The tests on threads
-# run once, in the default build below: an MPI build runs local tasks on the
-# same thread engine, and its one-task runs (MPI singletons) are checked by
-# `mpi::singleton_without_mpirun` and the one-rank mpirun runs. Every test
-# executable of this build is run directly, not through cargo (which puts
-# the programs of the build it names back in target/debug while the MPICH
+# build checks), with real mpirun runs and -a HDF5's, and every unit test
+# of the library (its MPI build has all of them, and runs them on threads
+# as the build without features would: that build then compiles no test
+# build of the library). The integration tests on threads run once, in the
+# default build below: an MPI build runs local tasks on the same thread
+# engine, and its one-task runs (MPI singletons) are checked by
+# `mpi::singleton_without_mpirun` and the one-rank mpirun runs. The tests
+# run their executables directly, not through cargo (which puts the
+# programs of the build it names back in target/debug while the MPICH
 # build beside puts its own there), with copies of the programs.
-# `test_executables` prints the test executables a build's JSON messages
-# name (not the benches: criterion's harness takes one name filter, and
-# refuses more), the suite's first.
-test_executables() {
+# `test_executable KIND` prints the path of the test executable of that
+# kind (lib, test) a build's JSON messages name (the suite for `test`).
+test_executable() {
     python3 -c 'import json, sys
-exes = [m for m in map(json.loads, sys.stdin)
-        if m.get("reason") == "compiler-artifact" and m["executable"]
-        and m["profile"]["test"] and m["target"]["kind"] != ["bench"]]
-exes.sort(key=lambda m: m["target"]["name"] != "suite")
-print("\n".join(m["executable"] for m in exes))'
+for m in map(json.loads, sys.stdin):
+    if (m.get("reason") == "compiler-artifact" and m["executable"] and m["profile"]["test"]
+            and m["target"]["kind"] == [sys.argv[1]] and m["target"]["name"] in ("pario", "suite")):
+        print(m["executable"])' "$1"
 }
-built=$(cargo test --lib --bins --tests --features mpi,hdf5 --no-run \
-    --message-format=json-render-diagnostics)
-mapfile -t mpi_exes < <(test_executables <<<"$built")
-suite=${mpi_exes[0]}
+built=$(cargo test --lib --tests --features mpi,hdf5 --no-run --message-format=json-render-diagnostics)
+suite=$(test_executable test <<<"$built")
+units=$(test_executable lib <<<"$built")
 keep_bins target/mpi-bin libmpi.so.40
 mpi_bins=(env PARIO_TEST_BIN_DIR="$PWD/target/mpi-bin")
 
@@ -138,11 +138,10 @@ beside slurm "${mpi_bins[@]}" "$suite" --ignored slurm:: multihost::
 # beside the others, so that they do not make the group's last minute.
 killed=(signals_mpi:: s3_mpi::when_a_rank_dies)
 beside killed "${mpi_bins[@]}" "$suite" "${killed[@]}"
+"$units" || status=$?
 mpi_tests=(mpi hdf5 launch::an_mpi_build)
 skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
-for exe in "${mpi_exes[@]}"; do
-    "${mpi_bins[@]}" "$exe" "${mpi_tests[@]}" "${skip_killed[@]}" || status=$?
-done
+"${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}" || status=$?
 finish killed || status=$?
 finish mpich_build || exit $?
 
@@ -151,7 +150,7 @@ finish mpich_build || exit $?
 # of the suite runs them, and only its MPI modules, beside the tests without
 # features below (both mostly wait for the programs they start). The test
 # that turns io_uring off for the whole machine runs first, alone.
-cargo test --all-targets --no-run
+cargo test --bins --tests --benches --examples --no-run
 cargo test --test aio_disabled || status=$?
 finish slurm || status=$?
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
@@ -160,7 +159,7 @@ beside mpich "${mpich[@]}" "${mpich_tests[@]}"
 beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::
 
 # Without features: every other test, on threads.
-cargo test --lib --bins --test suite --benches --examples || status=$?
+cargo test --bins --test suite --benches --examples || status=$?
 finish mpich || status=$?
 finish slurm_mpich || status=$?
 exit "$status"
