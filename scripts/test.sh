@@ -138,10 +138,11 @@ beside slurm "${mpi_bins[@]}" "$suite" --ignored slurm:: multihost::
 # beside the others, so that they do not make the group's last minute.
 killed=(signals_mpi:: s3_mpi::when_a_rank_dies)
 beside killed "${mpi_bins[@]}" "$suite" "${killed[@]}"
-"$units" || status=$?
+beside units "$units"
 mpi_tests=(mpi hdf5 launch::an_mpi_build)
 skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
 "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}" || status=$?
+finish units || status=$?
 finish killed || status=$?
 finish mpich_build || exit $?
 
@@ -150,7 +151,13 @@ finish mpich_build || exit $?
 # of the suite runs them, and only its MPI modules, beside the tests without
 # features below (both mostly wait for the programs they start). The test
 # that turns io_uring off for the whole machine runs first, alone.
-cargo test --bins --tests --benches --examples --no-run
+# The integration-test binaries by name (Cargo.toml's [[test]] targets):
+# `--tests` would build and run the library's unit tests again.
+mapfile -t integration < <(cargo metadata --no-deps --format-version 1 | python3 -c 'import json, sys
+for t in json.load(sys.stdin)["packages"][0]["targets"]:
+    if t["kind"] == ["test"] and t["name"] != "aio_disabled":
+        print("--test\n" + t["name"])')
+cargo test "${integration[@]}" --test aio_disabled --benches --examples --no-run
 cargo test --test aio_disabled || status=$?
 finish slurm || status=$?
 mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
@@ -159,7 +166,7 @@ beside mpich "${mpich[@]}" "${mpich_tests[@]}"
 beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::
 
 # Without features: every other test, on threads.
-cargo test --bins --test suite --benches --examples || status=$?
+cargo test "${integration[@]}" --benches --examples || status=$?
 finish mpich || status=$?
 finish slurm_mpich || status=$?
 exit "$status"
