@@ -116,6 +116,10 @@ def options():
                        help="stops: seconds between the start and the signal (default 3)")
     group.add_argument("--build-shapes", default="bw,iops,dummy,mdtest",
                        help="build: which workloads (default bw,iops,dummy,mdtest)")
+    group = ap.add_argument_group("s3")
+    group.add_argument("--s3-pin", action="store_true",
+                       help="the server on CPU 1 and each client on CPU 0 (taskset), so that "
+                            "neither takes the other's core")
     group = ap.add_argument_group("mdworkbench")
     group.add_argument("--mdw-tasks", help="task counts (default: those of --mdtest-tasks, "
                        "1,TASKS)")

