@@ -15,11 +15,6 @@ use std::time::{Duration, Instant};
 use crate::common::netns::{unavailable, Hosts};
 use crate::common::{entries, finish, scratch, Run};
 
-/// ior as scripts/test.sh keeps it for the groups that run beside a build.
-fn ior() -> &'static str {
-    crate::common::bin("ior")
-}
-
 #[test]
 #[ignore = "the multi-host group: scripts/test.sh runs it with --ignored"]
 fn three_hosts_of_two_ranks() {
@@ -69,7 +64,7 @@ fn reads_cross_hosts(hosts: &Hosts) {
         ];
         let r = run(
             hosts,
-            ior(),
+            crate::common::bin("ior"),
             dir.path(),
             &[&args[..], &["-o", f.to_str().unwrap()]].concat(),
         );
@@ -116,7 +111,7 @@ fn memory_is_held_per_host(hosts: &Hosts) {
     ];
     let r = run(
         hosts,
-        ior(),
+        crate::common::bin("ior"),
         dir.path(),
         &[&args[..], &[f.to_str().unwrap()]].concat(),
     );
@@ -181,7 +176,7 @@ fn rank_pid(dir: &Path, rank: usize) -> Option<u32> {
         let pid: u32 = e.file_name().to_str()?.parse().ok()?;
         let cmdline =
             String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?).into_owned();
-        if !cmdline.starts_with(ior()) || !cmdline.contains(dir) {
+        if !cmdline.starts_with(crate::common::bin("ior")) || !cmdline.contains(dir) {
             return None;
         }
         let environ =
@@ -195,7 +190,7 @@ fn a_killed_rank_ends_the_job(hosts: &Hosts) {
     let t = dir.path().join("t");
     let args = ["-w", "-t", "8", "-b", "8g", "-F", "-o", t.to_str().unwrap()];
     let child = hosts
-        .mpirun(ior(), dir.path(), &args)
+        .mpirun(crate::common::bin("ior"), dir.path(), &args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

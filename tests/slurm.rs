@@ -16,11 +16,6 @@ use crate::common;
 use crate::common::slurm::{unavailable, Cluster};
 use crate::common::{entries, finish, scratch, Run};
 
-/// ior as scripts/test.sh keeps it for the groups that run beside a build.
-fn ior() -> &'static str {
-    crate::common::bin("ior")
-}
-
 #[test]
 #[ignore = "the Slurm group: scripts/test.sh runs it with --ignored"]
 fn pario_under_slurm() {
@@ -63,7 +58,7 @@ fn job_scripts_with_mpirun(cluster: &Cluster) {
             "#SBATCH -N 1\n#SBATCH --ntasks-per-node 4\n\
              mpirun -np 4 --oversubscribe {ior} -t 64k -b 256k -s 4 {extra} -o {}",
             f.display(),
-            ior = ior()
+            ior = common::bin("ior")
         );
         let (run, out) = sbatch_wait(cluster, dir.path(), &[], &script);
         assert_eq!(run.status, 0, "{extra}: {}\n{out}", run.stderr);
@@ -105,7 +100,7 @@ fn srun_with_pmix(cluster: &Cluster) {
         cluster,
         dir.path(),
         2,
-        ior(),
+        common::bin("ior"),
         &[
             "-t",
             "64k",
@@ -131,7 +126,7 @@ fn srun_with_pmix(cluster: &Cluster) {
     let mut cmd = cluster.command("timeout");
     cmd.args(["60", "srun"])
         .args(none)
-        .args(["-n", "2", ior(), "-o"])
+        .args(["-n", "2", common::bin("ior"), "-o"])
         .arg(&f);
     let r = finish(cmd.current_dir(dir.path()).output().unwrap());
     assert_ne!(r.status, 0);
@@ -200,7 +195,7 @@ fn long_job(cluster: &Cluster, dir: &Path, options: &[&str]) -> String {
         format!(
             "#!/bin/bash\nsrun --mpi=pmix -n 2 {ior} -w -t 8 -b 8g -F -o {}\n",
             f.display(),
-            ior = ior()
+            ior = common::bin("ior")
         ),
     )
     .unwrap();

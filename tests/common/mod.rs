@@ -40,20 +40,31 @@ fn scratch_in(base: &str, prefix: &str) -> TempDir {
 /// against programs linked with MPICH that way, without building the suite a
 /// second time.
 pub fn bin(name: &str) -> &'static str {
-    static DIR: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    let built = match name {
-        "ior" => env!("CARGO_BIN_EXE_ior"),
-        "mdtest" => env!("CARGO_BIN_EXE_mdtest"),
-        "md-workbench" => env!("CARGO_BIN_EXE_md-workbench"),
-        "io500" => env!("CARGO_BIN_EXE_io500"),
-        "pario" => env!("CARGO_BIN_EXE_pario"),
-        _ => panic!("pario has no program {name}"),
-    };
-    match DIR.get_or_init(|| std::env::var("PARIO_TEST_BIN_DIR").ok()) {
-        // Leaked once per call: a test starts a handful of programs.
-        Some(dir) => Box::leak(format!("{dir}/{name}").into_boxed_str()),
-        None => built,
-    }
+    const BUILT: [(&str, &str); 5] = [
+        ("ior", env!("CARGO_BIN_EXE_ior")),
+        ("mdtest", env!("CARGO_BIN_EXE_mdtest")),
+        ("md-workbench", env!("CARGO_BIN_EXE_md-workbench")),
+        ("io500", env!("CARGO_BIN_EXE_io500")),
+        ("pario", env!("CARGO_BIN_EXE_pario")),
+    ];
+    // Worked out once: tests look programs up in loops (a rank's process
+    // among /proc's entries).
+    static PATHS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let paths = PATHS.get_or_init(|| {
+        let dir = std::env::var("PARIO_TEST_BIN_DIR").ok();
+        BUILT
+            .iter()
+            .map(|(program, built)| match &dir {
+                Some(dir) => format!("{dir}/{program}"),
+                None => built.to_string(),
+            })
+            .collect()
+    });
+    let index = BUILT
+        .iter()
+        .position(|(program, _)| *program == name)
+        .unwrap_or_else(|| panic!("pario has no program {name}"));
+    &paths[index]
 }
 
 pub struct Run {
