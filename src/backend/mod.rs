@@ -197,6 +197,12 @@ pub trait Queue {
     fn send_from(&mut self, _bytes: Option<&[u8]>) -> bool {
         false
     }
+    /// Whether reads submitted from now on may land in a buffer of the
+    /// queue's own instead of their slot's: nobody looks at their bytes
+    /// (no `-R`). A queue whose requests are made by threads reads each
+    /// into the thread's own buffer then, as a client would, instead of
+    /// touching every slot's.
+    fn discard_reads(&mut self, _discard: bool) {}
 }
 
 /// A storage interface. The metadata calls (mdtest's) are for backends whose

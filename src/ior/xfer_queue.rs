@@ -78,8 +78,9 @@ impl QueuedPass<'_> {
         ];
         let mut free: Vec<usize> = (0..depth).rev().collect();
         let stamp = self.pattern.packet() != PacketType::Timestamp;
-        if self.access == Access::Write {
-            self.fill_slots(depth, size, stamp);
+        match self.access {
+            Access::Write => self.fill_slots(depth, size, stamp),
+            Access::Read => self.queue.discard_reads(!self.options.verify),
         }
         let mut tally = Tally::default();
         let mut done = Vec::with_capacity(depth);

@@ -1,29 +1,33 @@
 //! Requests in flight (`--s3.max-pending=N`): a file's [`Queue`] served by
 //! N threads, each making one blocking request at a time on its own
 //! keep-alive connection from the client's pool. The transfer loop keeps
-//! more requests submitted than the threads are making (up to N more, and
-//! at most 4 MiB of them), so that a thread that finishes one finds the
+//! more requests submitted than the threads are making (up to 2N more, and
+//! at most 16 MiB of them), so that a thread that finishes one finds the
 //! next waiting instead of sleeping until the loop runs again: a sleep and
-//! a wake-up per request cost as much CPU as a small request's own work,
-//! while for large ones more buffers cost more in cache than the switch.
+//! a wake-up per request cost as much CPU as a small request's own work.
 //! The requests sent at once, to the server, stay at most N, and a
 //! request's latency runs from when a thread sends it.
 //!
 //! The threads share one list of submitted requests: a thread that finishes
 //! a request posts its completion and takes the next request itself, so it
 //! sleeps only when none is waiting, and only a sleeping thread is woken
-//! for a submission. The transfer loop waits for a batch of completions (a
-//! quarter of the requests in flight) and is woken once for it, not once
-//! per request: each handover between threads is a context switch, which
-//! costs as much CPU as a small request's own work. A completion carries
-//! the time its request finished, so the latency the runner records is the
-//! request's own, from submission to completion, however late the batch is
-//! collected. A slot's buffer travels with its request and comes back with
-//! the completion, so the queue hands out only buffers no request uses.
-//! Writes that all send the same bytes (ior's unstamped pattern) send them
-//! from one shared copy ([`Queue::send_from`]): at 1 MiB and depth 16, 20
-//! buffers of the same bytes cost more in cache misses than the requests'
-//! own work, and the slots' buffers are then never touched.
+//! for a submission. The transfer loop waits for a batch of completions
+//! (half the requests waiting) and is woken once for it, not once per
+//! request; the other half keeps the threads busy while it refills, even
+//! when it waits for a core behind them. A completion carries the time its
+//! request finished, so the latency the runner records is the request's
+//! own, from submission to completion, however late the batch is collected.
+//!
+//! A slot's buffer travels with its request and comes back with the
+//! completion, so the queue hands out only buffers no request uses. In
+//! ior's default run neither the slots' buffers nor their number cost
+//! memory: writes that all send the same bytes (ior's unstamped pattern)
+//! send them from one shared copy ([`Queue::send_from`]), and reads whose
+//! bytes nobody checks (no `-R`) land in their thread's own buffer
+//! ([`Queue::discard_reads`]), as a client's would; a slot's buffer is
+//! allocated only when something uses it. At 1 MiB and depth 16, a buffer per slot of the
+//! same bytes cost more in cache misses and page faults than the requests'
+//! own work.
 
 use std::collections::VecDeque;
 use std::io;
@@ -34,8 +38,9 @@ use std::time::Instant;
 
 use crate::backend::{Access, Completion, Queue};
 
-/// The buffers of requests submitted and waiting for a thread, at most.
-const AHEAD_BYTES: usize = 4 << 20;
+/// The buffers of requests submitted and waiting for a thread, at most
+/// (they are touched only by stamped writes and checked reads).
+const AHEAD_BYTES: usize = 16 << 20;
 
 /// What a request moves: the bytes it sends, or the buffer it fills.
 pub enum Transfer<'a> {
@@ -56,6 +61,8 @@ struct Job {
     buf: Vec<u8>,
     /// The bytes a write sends instead of its slot's.
     same: Option<Arc<[u8]>>,
+    /// A read the worker makes into its own buffer (nobody looks at it).
+    discard: bool,
 }
 
 struct Done {
@@ -99,16 +106,23 @@ impl Shared {
 
 /// A queue of requests in flight for one open file.
 pub struct Pending {
-    /// Each slot's buffer; `None` while its request is in flight.
+    /// Each slot's buffer (empty until used); `None` while its request is
+    /// in flight.
     buffers: Vec<Option<Vec<u8>>>,
+    /// The buffers' length.
+    len: usize,
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
     in_flight: usize,
+    /// The completions the loop waits for: half the requests waiting.
+    batch: usize,
     /// The completions collected last, swapped with the shared list (no
     /// allocation per batch).
     collected: Vec<Done>,
     /// What every write sends, when the writer said they all send the same.
     same: Option<Arc<[u8]>>,
+    /// Reads land in the workers' own buffers ([`Queue::discard_reads`]).
+    discard: bool,
 }
 
 impl Pending {
@@ -116,15 +130,18 @@ impl Pending {
     /// and for those waiting; `op` makes each request.
     pub fn new(threads: usize, len: usize, op: Op) -> io::Result<Pending> {
         let shared = Arc::new(Shared::default());
-        let waiting = threads.min((AHEAD_BYTES / len.max(1)).max(1));
+        let waiting = (2 * threads).min((AHEAD_BYTES / len.max(1)).max(1));
         let slots = threads + waiting;
         let mut pending = Pending {
-            buffers: (0..slots).map(|_| Some(vec![0; len])).collect(),
+            buffers: vec![Some(Vec::new()); slots],
+            len,
             shared: shared.clone(),
             workers: Vec::with_capacity(threads),
             in_flight: 0,
+            batch: (waiting / 2).max(1),
             collected: Vec::with_capacity(slots),
             same: None,
+            discard: false,
         };
         for n in 0..threads {
             let (shared, op) = (shared.clone(), op.clone());
@@ -138,12 +155,18 @@ impl Pending {
 
     /// The buffers' length.
     pub fn buffer_len(&self) -> usize {
-        self.buffers
-            .iter()
-            .flatten()
-            .map(Vec::len)
-            .next()
-            .unwrap_or(0)
+        self.len
+    }
+
+    /// A free slot's buffer, allocated on first use.
+    fn slot(&mut self, slot: usize) -> &mut Vec<u8> {
+        let buf = self.buffers[slot]
+            .as_mut()
+            .expect("a slot's buffer is handed out only while it is free");
+        if buf.is_empty() {
+            *buf = vec![0; self.len];
+        }
+        buf
     }
 }
 
@@ -151,6 +174,7 @@ impl Pending {
 /// and sleeps only when no job is waiting. Threads are woken after the
 /// lock is released, so that a woken one does not block on it at once.
 fn serve(shared: &Shared, op: &Request) {
+    let mut own = Vec::new();
     let mut state = shared.lock();
     loop {
         let Some(job) = state.jobs.pop_front() else {
@@ -163,7 +187,7 @@ fn serve(shared: &Shared, op: &Request) {
             continue;
         };
         drop(state);
-        let done = make(job, op);
+        let done = make(job, op, &mut own);
         state = shared.lock();
         state.done.push(done);
         if state.wanted > 0 && state.done.len() >= state.wanted {
@@ -175,13 +199,18 @@ fn serve(shared: &Shared, op: &Request) {
     }
 }
 
-/// One job's request; a panic in it becomes the request's error.
-fn make(mut job: Job, op: &Request) -> Done {
+/// One job's request, a discarded read into `own` (the worker's buffer);
+/// a panic in it becomes the request's error.
+fn make(mut job: Job, op: &Request, own: &mut Vec<u8>) -> Done {
+    if job.discard && own.len() < job.len {
+        *own = vec![0; job.len];
+    }
     let started = Instant::now();
     let range = job.start..job.start + job.len;
     let transfer = match (job.access, &job.same) {
         (Access::Write, Some(bytes)) => Transfer::Write(&bytes[range]),
         (Access::Write, None) => Transfer::Write(&job.buf[range]),
+        (Access::Read, _) if job.discard => Transfer::Read(&mut own[..job.len]),
         (Access::Read, _) => Transfer::Read(&mut job.buf[range]),
     };
     let result = catch_unwind(AssertUnwindSafe(|| op(transfer, job.offset)))
@@ -205,9 +234,7 @@ impl Queue for Pending {
     }
 
     fn buffer(&mut self, slot: usize) -> &mut [u8] {
-        self.buffers[slot]
-            .as_mut()
-            .expect("a slot's buffer is handed out only while it is free")
+        self.slot(slot)
     }
 
     fn submit(
@@ -218,17 +245,25 @@ impl Queue for Pending {
         len: usize,
         offset: u64,
     ) -> io::Result<()> {
-        let buf = self.buffers[slot]
-            .take()
-            .expect("a slot is submitted only while it is free");
+        let same = match access {
+            Access::Write => self.same.clone(),
+            Access::Read => None,
+        };
+        let discard = self.discard && access == Access::Read;
+        if same.is_none() && !discard {
+            self.slot(slot);
+        }
         let job = Job {
             slot,
             access,
             start,
             len,
             offset,
-            buf,
-            same: self.same.clone().filter(|_| access == Access::Write),
+            buf: self.buffers[slot]
+                .take()
+                .expect("a slot is submitted only while it is free"),
+            same,
+            discard,
         };
         let mut state = self.shared.lock();
         state.jobs.push_back(job);
@@ -249,7 +284,7 @@ impl Queue for Pending {
         if self.in_flight == 0 {
             return Ok(());
         }
-        let wanted = (self.in_flight / 4).max(1);
+        let wanted = self.batch.min(self.in_flight);
         let mut state = self.shared.lock();
         while state.done.len() < wanted {
             state.wanted = wanted;
@@ -278,6 +313,10 @@ impl Queue for Pending {
     fn send_from(&mut self, bytes: Option<&[u8]>) -> bool {
         self.same = bytes.map(Arc::from);
         true
+    }
+
+    fn discard_reads(&mut self, discard: bool) {
+        self.discard = discard;
     }
 }
 
@@ -360,6 +399,32 @@ mod tests {
         let e = done.pop().unwrap().result.unwrap_err();
         assert!(e.to_string().contains("panicked"), "{e}");
         assert_eq!(q.in_flight(), 0);
+    }
+
+    #[test]
+    fn discarded_reads_leave_their_slots_alone_until_told_otherwise() {
+        let op: Op = Arc::new(|t: Transfer<'_>, offset| match t {
+            Transfer::Read(buf) => {
+                buf.fill(offset as u8);
+                Ok(buf.len())
+            }
+            Transfer::Write(_) => unreachable!("reads only"),
+        });
+        let mut q = Pending::new(2, 4, op).unwrap();
+        let mut done = Vec::new();
+        let mut read = |q: &mut Pending, offset| {
+            q.submit(Access::Read, 0, 0, 4, offset).unwrap();
+            while q.in_flight() > 0 {
+                q.reap(&mut done).unwrap();
+            }
+            assert!(done.drain(..).all(|c| c.result.unwrap() == 4));
+        };
+        q.discard_reads(true);
+        read(&mut q, 7);
+        assert_eq!(q.buffer(0), &[0; 4], "a discarded read landed in its slot");
+        q.discard_reads(false);
+        read(&mut q, 9);
+        assert_eq!(q.buffer(0), &[9; 4]);
     }
 
     #[test]
