@@ -25,8 +25,8 @@
 //! send them from one shared copy ([`Queue::send_from`]), and reads whose
 //! bytes nobody checks (no `-R`) land in their thread's own buffer
 //! ([`Queue::discard_reads`]), as a client's would; a slot's buffer is
-//! allocated only when something uses it. At 1 MiB and depth 16, a buffer per slot of the
-//! same bytes cost more in cache misses and page faults than the requests'
+//! allocated only when something uses it. At 1 MiB and depth 16, a buffer
+//! per slot cost more in cache misses and page faults than the requests'
 //! own work.
 
 use std::collections::VecDeque;
