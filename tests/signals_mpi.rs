@@ -11,7 +11,10 @@
 //! reason a rank waits up to ten seconds, not half of one, for the others
 //! to answer after the signal (`PARIO_STOP_GRACE`): on a loaded machine one
 //! rank can get Open MPI's SIGTERM, or be scheduled, that much later (a CI
-//! beside a build once saw a rank miss two seconds).
+//! beside a build once saw a rank miss two seconds). The mdtest test sends
+//! the ranks SIGTERM itself, as Open MPI does after its kill timeout: in
+//! those 30 s of creates a debug build makes some 450,000 items a rank,
+//! which a loaded CI could not always remove in the 30 s after.
 #![cfg(feature = "mpi")]
 
 use std::path::Path;
@@ -123,9 +126,14 @@ fn mdtest_under_mpirun_stops_and_removes_its_items() {
     let dir = scratch_with_user_file();
     let root = dir.path().join("m");
     let args = ["-n", "2000000", "-F", "-u", "-d", root.to_str().unwrap()];
-    let mut run = mpirun(crate::common::bin("mdtest"), dir.path(), 2, &args);
+    let binary = crate::common::bin("mdtest");
+    let mut run = mpirun(binary, dir.path(), 2, &args);
     run.wait_until("the create phase", || holds(&root, "file.mdtest."));
-    run.signal(Signal::INT);
+    let marker = root.to_str().unwrap();
+    for rank in 0..2 {
+        let pid = rank_pid(binary, marker, rank).expect("the rank's process");
+        signal_pid(pid, Signal::TERM);
+    }
     let end = run.ended();
     assert_ne!(end.status, Some(0), "{}", end.stderr);
     let left = entries(dir.path());
