@@ -335,23 +335,33 @@ impl Drop for Pending {
 mod tests {
     use super::*;
 
-    #[test]
-    fn requests_complete_with_their_slots_buffers() {
-        let op: Op = Arc::new(|t: Transfer<'_>, offset| match t {
+    /// A request that fills a read with its offset's low byte and takes
+    /// every write.
+    fn fills_with_offset() -> Op {
+        Arc::new(|t: Transfer<'_>, offset| match t {
             Transfer::Read(buf) => {
                 buf.fill(offset as u8);
                 Ok(buf.len())
             }
             Transfer::Write(bytes) => Ok(bytes.len()),
-        });
-        let mut q = Pending::new(3, 8, op).unwrap();
+        })
+    }
+
+    /// Collects completions until no request is in flight.
+    fn wait_all(q: &mut Pending, done: &mut Vec<Completion>) {
+        while q.in_flight() > 0 {
+            q.reap(done).unwrap();
+        }
+    }
+
+    #[test]
+    fn requests_complete_with_their_slots_buffers() {
+        let mut q = Pending::new(3, 8, fills_with_offset()).unwrap();
         for slot in 0..3 {
             q.submit(Access::Read, slot, 0, 8, slot as u64 + 1).unwrap();
         }
         let mut done = Vec::new();
-        while q.in_flight() > 0 {
-            q.reap(&mut done).unwrap();
-        }
+        wait_all(&mut q, &mut done);
         assert_eq!(done.len(), 3);
         for slot in 0..3 {
             assert_eq!(q.buffer(slot), &[slot as u8 + 1; 8]);
@@ -360,14 +370,7 @@ mod tests {
 
     #[test]
     fn slots_are_used_again_until_every_request_completed() {
-        let op: Op = Arc::new(|t: Transfer<'_>, offset| match t {
-            Transfer::Read(buf) => {
-                buf.fill(offset as u8);
-                Ok(buf.len())
-            }
-            Transfer::Write(_) => unreachable!("reads only"),
-        });
-        let mut q = Pending::new(4, 4, op).unwrap();
+        let mut q = Pending::new(4, 4, fills_with_offset()).unwrap();
         let (mut offsets, mut free) = ([0u64; 4], vec![0, 1, 2, 3]);
         let (mut next, mut seen, mut done) = (0u64, 0, Vec::new());
         while seen < 64 {
@@ -403,20 +406,11 @@ mod tests {
 
     #[test]
     fn discarded_reads_leave_their_slots_alone_until_told_otherwise() {
-        let op: Op = Arc::new(|t: Transfer<'_>, offset| match t {
-            Transfer::Read(buf) => {
-                buf.fill(offset as u8);
-                Ok(buf.len())
-            }
-            Transfer::Write(_) => unreachable!("reads only"),
-        });
-        let mut q = Pending::new(2, 4, op).unwrap();
+        let mut q = Pending::new(2, 4, fills_with_offset()).unwrap();
         let mut done = Vec::new();
         let mut read = |q: &mut Pending, offset| {
             q.submit(Access::Read, 0, 0, 4, offset).unwrap();
-            while q.in_flight() > 0 {
-                q.reap(&mut done).unwrap();
-            }
+            wait_all(q, &mut done);
             assert!(done.drain(..).all(|c| c.result.unwrap() == 4));
         };
         q.discard_reads(true);
@@ -443,14 +437,10 @@ mod tests {
         assert!(q.send_from(Some(&[1, 2, 3, 4])));
         q.submit(Access::Write, 0, 1, 3, 10).unwrap();
         let mut done = Vec::new();
-        while q.in_flight() > 0 {
-            q.reap(&mut done).unwrap();
-        }
+        wait_all(&mut q, &mut done);
         q.send_from(None);
         q.submit(Access::Write, 0, 0, 4, 20).unwrap();
-        while q.in_flight() > 0 {
-            q.reap(&mut done).unwrap();
-        }
+        wait_all(&mut q, &mut done);
         let sent = sent.lock().unwrap();
         assert_eq!(*sent, [(10, vec![2, 3, 4]), (20, vec![9; 4])]);
     }
