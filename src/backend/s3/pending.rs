@@ -278,8 +278,9 @@ impl Queue for Pending {
         Ok(())
     }
 
-    /// Waits for a quarter of the requests in flight (at least one) to
-    /// complete, then collects every completion there.
+    /// Waits for a batch of completions (half the requests that may wait,
+    /// at least one, at most those in flight), then collects every
+    /// completion there.
     fn reap(&mut self, done: &mut Vec<Completion>) -> io::Result<()> {
         if self.in_flight == 0 {
             return Ok(());
