@@ -18,6 +18,26 @@ pub struct Listed {
     pub modified: Option<String>,
 }
 
+impl Listed {
+    /// The object a listing's `<Contents>` describes; `None` without a key.
+    fn parse(contents: &str) -> Option<Listed> {
+        let (mut key, mut size, mut modified) = (None, 0, None);
+        for (name, text) in xml::leaves(contents) {
+            match name {
+                "Key" => key = Some(xml::unescape(text)),
+                "Size" => size = text.trim().parse().unwrap_or(0),
+                "LastModified" => modified = Some(xml::unescape(text)),
+                _ => {}
+            }
+        }
+        Some(Listed {
+            key: key?,
+            size,
+            modified,
+        })
+    }
+}
+
 /// One page of a listing: its objects, its common prefixes, and the token
 /// of the next page.
 #[derive(Debug, Clone, Default)]
@@ -78,14 +98,7 @@ impl Client {
         let text = Self::text(self.send("GET", bucket, "", &q, &[], Body::Empty)?)?;
         let mut page = Page::default();
         for c in xml::elements(&text, "Contents") {
-            if let Some(key) = xml::first(c, "Key") {
-                let size = xml::first(c, "Size").and_then(|s| s.parse().ok());
-                page.objects.push(Listed {
-                    key,
-                    size: size.unwrap_or(0),
-                    modified: xml::first(c, "LastModified"),
-                });
-            }
+            page.objects.extend(Listed::parse(c));
         }
         for p in xml::elements(&text, "CommonPrefixes") {
             page.prefixes.extend(xml::first(p, "Prefix"));

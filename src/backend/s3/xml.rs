@@ -3,6 +3,8 @@
 //! a tag search is exact (no attributes on the elements read, no nesting of
 //! an element inside one of the same name).
 
+use memchr::{memchr, memmem::Finder};
+
 /// The text of every `<tag>` in `xml`, in order, unescaped.
 pub fn all(xml: &str, tag: &str) -> Vec<String> {
     elements(xml, tag).map(unescape).collect()
@@ -14,16 +16,17 @@ pub fn first(xml: &str, tag: &str) -> Option<String> {
 }
 
 /// The raw contents of every `<tag>...</tag>` (`<tag/>` gives ""). One
-/// pass over `xml`: a listing page holds a thousand keys.
+/// pass over `xml`, with the two searches set up once: a listing page
+/// holds a thousand entries.
 pub fn elements<'a>(xml: &'a str, tag: &str) -> impl Iterator<Item = &'a str> + 'a {
-    let start = format!("<{tag}");
-    let close = format!("</{tag}>");
+    let start = Finder::new(format!("<{tag}").as_bytes()).into_owned();
+    let close = Finder::new(format!("</{tag}>").as_bytes()).into_owned();
     let mut rest = xml;
     std::iter::from_fn(move || loop {
-        let after = &rest[rest.find(&start)? + start.len()..];
+        let after = &rest[start.find(rest.as_bytes())? + start.needle().len()..];
         if let Some(body) = after.strip_prefix('>') {
-            let end = body.find(&close)?;
-            rest = &body[end + close.len()..];
+            let end = close.find(body.as_bytes())?;
+            rest = &body[end + close.needle().len()..];
             return Some(&body[..end]);
         }
         if let Some(next) = after.strip_prefix("/>") {
@@ -32,6 +35,33 @@ pub fn elements<'a>(xml: &'a str, tag: &str) -> impl Iterator<Item = &'a str> + 
         }
         // Another tag that starts with this one's name (`<KeyCount>`).
         rest = after;
+    })
+}
+
+/// `(name, raw text)` of each element of `xml` that holds only text
+/// (`<Key>a</Key>`, `<Key/>`), in order, looking inside the others: every
+/// field of a listing's entry in one pass, instead of a search per field
+/// (which cost more than the rest of a listing's parse).
+pub fn leaves(xml: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut rest = xml;
+    std::iter::from_fn(move || loop {
+        let open = memchr(b'<', rest.as_bytes())?;
+        let end = open + memchr(b'>', &rest.as_bytes()[open..])?;
+        let name = &rest[open + 1..end];
+        rest = &rest[end + 1..];
+        if let Some(name) = name.strip_suffix('/') {
+            return Some((name, ""));
+        }
+        let text = &rest[..memchr(b'<', rest.as_bytes())?];
+        let closed = rest[text.len()..]
+            .strip_prefix("</")
+            .and_then(|t| t.strip_prefix(name))
+            .and_then(|t| t.strip_prefix('>'));
+        if let Some(after) = closed {
+            rest = after;
+            return Some((name, text));
+        }
+        // A close tag, or an element holding others (`<Owner>`).
     })
 }
 
@@ -93,6 +123,26 @@ mod tests {
         assert_eq!(first(x, "KeyCount").as_deref(), Some("3"));
         assert_eq!(first(x, "IsTruncated").as_deref(), Some("false"));
         assert_eq!(first(x, "Nope"), None);
+        assert_eq!(all("<K>a</KK></K><K>b", "K"), ["a</KK>"]);
         assert_eq!(escape("<a&'>"), "&lt;a&amp;&apos;&gt;");
+    }
+
+    #[test]
+    fn reads_the_text_elements_of_an_entry_in_one_pass() {
+        let x = "<Contents><Key>a&lt;b</Key><ETag/><Size>7</Size>\
+                 <Owner><ID>me</ID></Owner><KeyX>1</KeyX></Contents>";
+        let got: Vec<_> = leaves(x).collect();
+        let want = [
+            ("Key", "a&lt;b"),
+            ("ETag", ""),
+            ("Size", "7"),
+            ("ID", "me"),
+            ("KeyX", "1"),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(
+            leaves("<?xml version=\"1.0\"?><R a=\"1\"><K>v</K>").count(),
+            1
+        );
     }
 }
