@@ -5,14 +5,13 @@
 
 use memchr::{memchr, memmem::Finder};
 
-/// The text of every `<tag>` in `xml`, in order, unescaped.
-pub fn all(xml: &str, tag: &str) -> Vec<String> {
-    elements(xml, tag).map(unescape).collect()
-}
-
-/// The text of the first `<tag>`, unescaped.
+/// The text of the first `<tag>` that holds only text, unescaped. A byte
+/// scan, nothing set up: it is called for each field of each entry of a
+/// list (parts, uploads, prefixes, errors).
 pub fn first(xml: &str, tag: &str) -> Option<String> {
-    elements(xml, tag).next().map(unescape)
+    leaves(xml)
+        .find(|&(name, _)| name == tag)
+        .map(|(_, text)| unescape(text))
 }
 
 /// The raw contents of every `<tag>...</tag>` (`<tag/>` gives ""). One
@@ -119,6 +118,7 @@ mod tests {
     fn reads_elements_and_entities() {
         let x = "<R><KeyCount>3</KeyCount><Key>a&amp;b</Key><Key/><Keys>x</Keys>\
                  <Key>c&#x41;</Key><IsTruncated>false</IsTruncated></R>";
+        let all = |x, tag| elements(x, tag).map(unescape).collect::<Vec<_>>();
         assert_eq!(all(x, "Key"), ["a&b", "", "cA"]);
         assert_eq!(first(x, "KeyCount").as_deref(), Some("3"));
         assert_eq!(first(x, "IsTruncated").as_deref(), Some("false"));
