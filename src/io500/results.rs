@@ -4,7 +4,12 @@
 
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::find::FindResult;
 use super::phases::{Phase, Scored};
+use crate::concurrent::tools::{typed, ToolReport};
 
 /// A line of a phase's section in `result.txt`, in the order it arose.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,8 +22,37 @@ pub enum Line {
     Warning(String),
 }
 
+/// The report of what a phase ran, as `result.json` holds it: its tool's,
+/// or the find's.
+#[derive(Debug, Clone)]
+pub enum PhaseReport {
+    Tool(ToolReport),
+    Find(FindResult),
+}
+
+impl Serialize for PhaseReport {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            PhaseReport::Tool(r) => r.serialize(s),
+            PhaseReport::Find(f) => f.serialize(s),
+        }
+    }
+}
+
+/// A tool's report by its layout; else the find's.
+impl<'de> Deserialize<'de> for PhaseReport {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let report = match ToolReport::kind_of(&v) {
+            Some(_) => ToolReport::from_value(&v).map(PhaseReport::Tool),
+            None => typed(&v).map(|f| PhaseReport::Find(*f)),
+        };
+        report.map_err(serde::de::Error::custom)
+    }
+}
+
 /// One phase's outcome.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct PhaseOutcome {
     pub phase: &'static Phase,
     /// The tool's command line (`exe =`); none for the timestamp.
@@ -35,8 +69,8 @@ pub struct PhaseOutcome {
     /// The phase failed (an I/O error, a full disk): not merely invalid by
     /// the rules; the phases that need its files are skipped.
     pub failed: bool,
-    /// The tool's own report, as its JSON (rank 0; for `result.json`).
-    pub report: Option<serde_json::Value>,
+    /// The tool's own report (rank 0; for `result.json`).
+    pub report: Option<PhaseReport>,
 }
 
 impl PhaseOutcome {

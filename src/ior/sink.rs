@@ -8,9 +8,8 @@ use std::io;
 use hdrhistogram::Histogram;
 
 use super::params::IorParams;
-use super::report::{RunReport, TestReport};
+use super::report::{RunReport, SweepStep, TestReport};
 use super::results::{PhaseResult, TaskTimes};
-use super::sweep::SweepStep;
 use crate::output::{LogSink, NotesOnly};
 use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};
 use crate::units::MIB;
