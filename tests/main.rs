@@ -24,6 +24,7 @@ mod concurrent;
 mod explain;
 mod full_and_readonly;
 mod fuzz_options;
+mod fuzz_results;
 mod integrity;
 mod interpose;
 mod io500;

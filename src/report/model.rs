@@ -57,7 +57,11 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn read(path: &str) -> Result<Loaded, String> {
-        let doc = ResultFile::read(path)?;
+        Ok(Loaded::of(path, ResultFile::read(path)?))
+    }
+
+    /// The result `doc`, read from `path`.
+    pub fn of(path: &str, doc: ResultFile) -> Loaded {
         let file = std::path::Path::new(path)
             .file_name()
             .map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
@@ -87,7 +91,7 @@ impl Loaded {
         } = ior_rows(&walked);
         let workload = workload::of(&doc);
         drop(walked);
-        Ok(Loaded {
+        Loaded {
             path: path.to_string(),
             name: file.clone(),
             file,
@@ -106,7 +110,7 @@ impl Loaded {
             cache,
             stonewall,
             tasks: Vec::new(),
-        })
+        }
     }
 
     /// Whether the result is a sweep (steps of different sizes).

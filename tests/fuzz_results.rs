@@ -1,0 +1,480 @@
+//! Result files as `pario report`, `pario compare`, `io500 --verify` and
+//! `pario concurrent` read them, fuzzed with a fixed seed: arbitrary bytes,
+//! and real results of every tool mutated (truncated, bytes flipped, fields
+//! removed, renamed or given another type, numbers as strings, nulls where
+//! numbers were, huge numbers, long arrays). In this process: no input
+//! panics; what is read is charted and compared; a refusal is one line. A
+//! few program runs: a damaged file is one line naming it, exit 2.
+//!
+//! Longer runs: `PARIO_FUZZ_CASES=20000 PARIO_FUZZ_SEED=7 cargo test
+//! --release --test suite -- fuzz_results::`.
+
+use pario::compare::{self, ResultFile};
+use pario::concurrent::report::{ConcurrentReport, Outcome};
+use pario::concurrent::{Config, Group, Kind};
+use pario::io500::json::{ConcurrentJson, Extensions};
+use pario::report::{html, model::Loaded, sidefiles};
+use serde_json::Value;
+use tempfile::tempdir;
+
+use crate::common::{io500, pario};
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A small deterministic generator (xorshift64*), so that a failure can be
+/// replayed from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn seeded(salt: u64) -> Rng {
+        Rng(setting("PARIO_FUZZ_SEED", 38).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ salt | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A refusal: one line that says something.
+fn one_line(what: &str, e: &str) {
+    assert!(!e.is_empty() && !e.contains('\n'), "{what}: {e:?}");
+}
+
+/// Where in a document a mutation goes: the keys and indices to a node.
+type Place = Vec<Step>;
+
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    At(usize),
+}
+
+fn places(v: &Value, at: &mut Place, out: &mut Vec<Place>) {
+    out.push(at.clone());
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                at.push(Step::Key(k.clone()));
+                places(child, at, out);
+                at.pop();
+            }
+        }
+        Value::Array(a) => {
+            for (i, child) in a.iter().enumerate() {
+                at.push(Step::At(i));
+                places(child, at, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn node<'a>(v: &'a mut Value, place: &[Step]) -> &'a mut Value {
+    place.iter().fold(v, |v, step| match step {
+        Step::Key(k) => &mut v[k.as_str()],
+        Step::At(i) => &mut v[*i],
+    })
+}
+
+/// What a value may become: another type, a number as text, null, the
+/// edges of the numbers, a string that names no known value.
+fn replacement(rng: &mut Rng, old: &Value) -> Value {
+    let choices = [
+        Value::Null,
+        Value::Bool(true),
+        Value::String(old.to_string()),
+        Value::String("nope".into()),
+        serde_json::json!(-1),
+        serde_json::json!(0),
+        serde_json::json!(u64::MAX),
+        serde_json::json!(i64::MIN),
+        serde_json::json!(1e308),
+        serde_json::json!(-1e-308),
+        serde_json::json!(0.5),
+        serde_json::json!([]),
+        serde_json::json!({}),
+        serde_json::json!([1, "x", null]),
+    ];
+    choices[rng.below(choices.len())].clone()
+}
+
+/// One mutation of the document at a random place.
+fn mutate(doc: &mut Value, rng: &mut Rng) {
+    let mut all = Vec::new();
+    places(doc, &mut Vec::new(), &mut all);
+    let place = all[rng.below(all.len())].clone();
+    let (parent, last) = match place.split_last() {
+        Some((last, parent)) => (parent.to_vec(), Some(last.clone())),
+        None => (Vec::new(), None),
+    };
+    match (rng.below(5), last) {
+        (0, Some(Step::Key(k))) => {
+            if let Value::Object(m) = node(doc, &parent) {
+                m.remove(&k);
+            }
+        }
+        (1, Some(Step::Key(k))) => {
+            if let Value::Object(m) = node(doc, &parent) {
+                if let Some(v) = m.remove(&k) {
+                    m.insert(format!("{k}_"), v);
+                }
+            }
+        }
+        (2, _) => {
+            // A long array: an array's items many times over.
+            if let Value::Array(a) = node(doc, &place) {
+                if !a.is_empty() {
+                    let copies = 1 + rng.below(200 / a.len().max(1));
+                    let items = a.clone();
+                    for _ in 0..copies {
+                        a.extend(items.iter().cloned());
+                    }
+                }
+            }
+        }
+        _ => {
+            let n = node(doc, &place);
+            *n = replacement(rng, n);
+        }
+    }
+}
+
+/// A mutated copy of `seed`'s bytes: its document mutated, then maybe
+/// truncated or with bytes flipped.
+fn mutated(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut bytes = match serde_json::from_slice::<Value>(seed) {
+        Ok(mut doc) => {
+            for _ in 0..1 + rng.below(3) {
+                mutate(&mut doc, rng);
+            }
+            serde_json::to_vec_pretty(&doc).unwrap()
+        }
+        Err(_) => seed.to_vec(),
+    };
+    match rng.below(10) {
+        0 => bytes.truncate(rng.below(bytes.len())),
+        1 => {
+            for _ in 0..1 + rng.below(8) {
+                let at = rng.below(bytes.len());
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = rng.next() as u8;
+                }
+            }
+        }
+        _ => {}
+    }
+    bytes
+}
+
+fn arbitrary(rng: &mut Rng) -> Vec<u8> {
+    let n = rng.below(300);
+    let alphabet = b"{}[]\":,0123456789.eE-+ truefalsn\\x\n\xff";
+    (0..n)
+        .map(|_| match rng.below(4) {
+            0 => rng.next() as u8,
+            _ => alphabet[rng.below(alphabet.len())],
+        })
+        .collect()
+}
+
+/// io500's result with its concurrent phase, made here from real reports:
+/// the extension's object and concurrent's report with a tool's in it.
+fn io500_with_the_concurrent_phase() -> Vec<u8> {
+    let tool = |name: &str| match ResultFile::parse(&read(&format!("{DATA}/report/{name}"))) {
+        Ok(ResultFile::Tool(r)) => Some(r),
+        other => panic!("{name}: {other:?}"),
+    };
+    let group = |kind, args: &str| Group {
+        line: 0,
+        share: 50,
+        kind,
+        args: args.split(' ').map(str::to_string).collect(),
+        before: None,
+    };
+    let groups = vec![
+        group(Kind::Ior, "-a DUMMY -w"),
+        group(Kind::MdWorkbench, "-a DUMMY"),
+    ];
+    let c = Config::of_groups("[concurrent]", groups, Some(1));
+    let outcome = |report| Outcome {
+        start: 0.0,
+        end: 1.0,
+        report,
+        text: String::new(),
+        error: None,
+    };
+    let together = vec![
+        outcome(tool("ior.json")),
+        outcome(tool("md-workbench.json")),
+    ];
+    let report = ConcurrentReport::new(&c, &[0..1, 1..2], together.clone(), together);
+    let Ok(ResultFile::Io500(mut doc)) =
+        ResultFile::parse(&read(&format!("{DATA}/report/io500.json")))
+    else {
+        panic!("io500.json is io500's");
+    };
+    let extension: ConcurrentJson = serde_json::from_value(serde_json::json!({
+        "scored": false, "about": "", "score": 1.5, "formula": "", "valid": false,
+        "invalid": ["group md (md-workbench) did not score"], "warnings": [],
+        "procs": 2, "stonewall_s": 1, "t_start": "", "t_end": "", "t_delta_s": 1.0,
+        "groups": [{"name": "write", "tool": "ior", "share": 50, "tasks": 1,
+                    "first_rank": 0, "last_rank": 0, "exe": "ior", "score": 1.0,
+                    "unit": "GiB/s", "score_per_task": 1.0, "start_s": 0.0, "end_s": 1.0}],
+        "overlap": report.overlap, "report": report,
+    }))
+    .unwrap();
+    doc.extensions = Some(Extensions {
+        concurrent: extension,
+    });
+    doc.text().into_bytes()
+}
+
+/// Real results of every tool: the seeds of the mutations.
+fn seeds() -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = [
+        "report/ior.json",
+        "report/sweep.json",
+        "report/mdtest.json",
+        "report/md-workbench.json",
+        "report/io500.json",
+        "compare/a.json",
+    ]
+    .iter()
+    .map(|f| (f.to_string(), read(&format!("{DATA}/{f}"))))
+    .collect();
+    out.push((
+        "io500 with its concurrent phase".into(),
+        io500_with_the_concurrent_phase(),
+    ));
+    for (name, bytes) in &mut out {
+        if name.contains("io500") {
+            *bytes = fewer_reports(bytes);
+        }
+    }
+    out
+}
+
+/// io500's result with the reports of its first ior and mdtest phase and
+/// its find, the others left out (null, as a phase without one has it):
+/// each tool's report once is enough to mutate, and smaller is faster.
+fn fewer_reports(bytes: &[u8]) -> Vec<u8> {
+    let mut doc: Value = serde_json::from_slice(bytes).unwrap();
+    let kept = ["ior-easy-write", "mdtest-easy-write", "find"];
+    for p in doc["phases"].as_array_mut().unwrap() {
+        if !kept.contains(&p["name"].as_str().unwrap()) {
+            p["report"] = Value::Null;
+        }
+    }
+    serde_json::to_vec_pretty(&doc).unwrap()
+}
+
+/// What report and compare do with a result file's bytes.
+fn report_and_compare(what: &str, bytes: &[u8]) {
+    match ResultFile::parse(bytes) {
+        Err(e) => one_line(what, &e),
+        Ok(doc) => {
+            let figures = compare::figures(&doc);
+            let rows = compare::compare(&figures, &figures);
+            compare::text_table(&rows);
+            let loaded = Loaded::of("fuzz.json", doc);
+            html::page(&[loaded], 0);
+        }
+    }
+}
+
+#[test]
+fn result_files_mutated_or_arbitrary_never_panic() {
+    let cases = setting("PARIO_FUZZ_CASES", 20) as usize;
+    let mut rng = Rng::seeded(1);
+    for (name, seed) in seeds() {
+        report_and_compare(&name, &seed);
+        for case in 0..cases {
+            let bytes = mutated(&seed, &mut rng);
+            report_and_compare(&format!("{name}, case {case}"), &bytes);
+        }
+    }
+    for case in 0..cases * 5 {
+        report_and_compare(&format!("bytes, case {case}"), &arbitrary(&mut rng));
+    }
+}
+
+/// CSV files: lines dropped, fields replaced, bytes flipped, truncated.
+fn mutated_csv(seed: &str, rng: &mut Rng) -> Vec<u8> {
+    let mut lines: Vec<String> = seed.lines().map(str::to_string).collect();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(lines.len());
+        let mut fields: Vec<String> = lines[at].split(',').map(str::to_string).collect();
+        match rng.below(4) {
+            0 => {
+                lines.remove(at);
+            }
+            1 => fields.truncate(rng.below(fields.len())),
+            _ => {
+                let f = rng.below(fields.len());
+                let values = ["", "nan", "-1", "inf", "1e308", "x", "18446744073709551615"];
+                fields[f] = values[rng.below(values.len())].to_string();
+            }
+        }
+        if at < lines.len() {
+            lines[at] = fields.join(",");
+        }
+        if lines.is_empty() {
+            break;
+        }
+    }
+    let mut bytes = lines.join("\n").into_bytes();
+    if rng.below(5) == 0 {
+        bytes.truncate(rng.below(bytes.len()));
+    }
+    bytes
+}
+
+#[test]
+fn side_files_mutated_never_panic() {
+    let cases = setting("PARIO_FUZZ_CASES", 20) as usize * 2;
+    let mut rng = Rng::seeded(2);
+    let result = read(&format!("{DATA}/report/ior.json"));
+    for side in ["ior-latency.csv", "ior-tasks.csv", "mdtest-latency.csv"] {
+        let seed = String::from_utf8(read(&format!("{DATA}/report/{side}"))).unwrap();
+        for _ in 0..cases {
+            let bytes = mutated_csv(&seed, &mut rng);
+            match sidefiles::parse(side, &bytes) {
+                Err(e) => {
+                    one_line(side, &e);
+                    assert!(e.starts_with(&format!("{side}:")), "{e}");
+                }
+                Ok(parsed) => {
+                    let Ok(doc) = ResultFile::parse(&result) else {
+                        panic!("ior.json reads")
+                    };
+                    let mut loaded = Loaded::of("ior.json", doc);
+                    loaded.attach(parsed);
+                    html::page(&[loaded], 0);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn result_txt_mutated_is_verified_or_refused_in_one_line() {
+    let cases = setting("PARIO_FUZZ_CASES", 20) as usize * 10;
+    let mut rng = Rng::seeded(3);
+    let config_text = String::from_utf8(read(&format!("{DATA}/io500/config.ini"))).unwrap();
+    let config = pario::io500::config::Config::parse("config.ini", &config_text).unwrap();
+    for file in ["result.txt", "result-extended.txt"] {
+        let seed = String::from_utf8(read(&format!("{DATA}/io500/{file}"))).unwrap();
+        let sections = pario::io500::verify::parse(&seed);
+        assert!(pario::io500::verify::checks(&config, &sections).is_ok());
+        // Its `key = value` lines mutated as CSV rows are.
+        let rows = seed.replace(" = ", ",");
+        for _ in 0..cases {
+            let text = String::from_utf8_lossy(&mutated_csv(&rows, &mut rng)).replace(',', " = ");
+            let sections = pario::io500::verify::parse(&text);
+            if let Err(e) = pario::io500::verify::checks(&config, &sections) {
+                one_line(file, &e);
+            }
+        }
+    }
+}
+
+#[test]
+fn concurrent_outcomes_and_reports_read_back_or_refuse() {
+    let cases = setting("PARIO_FUZZ_CASES", 20) as usize;
+    let mut rng = Rng::seeded(4);
+    let io500 = io500_with_the_concurrent_phase();
+    let doc: Value = serde_json::from_slice(&io500).unwrap();
+    let report = serde_json::to_vec(&doc["extensions"]["concurrent"]["report"]).unwrap();
+    let outcome = serde_json::to_vec(&serde_json::json!({
+        "start": 0.0, "end": 1.0, "text": "", "error": null,
+        "report": doc["extensions"]["concurrent"]["report"]["groups"][0]["report"],
+    }))
+    .unwrap();
+    let groups = vec![Group {
+        line: 1,
+        share: 100,
+        kind: Kind::Ior,
+        args: vec!["-a".into(), "DUMMY".into()],
+        before: None,
+    }];
+    let c = Config::of_groups("f", groups, None);
+    for _ in 0..cases {
+        match serde_json::from_slice::<Outcome>(&mutated(&outcome, &mut rng)) {
+            Err(e) => one_line("outcome", &e.to_string()),
+            Ok(o) => {
+                let one_task = std::iter::once(0..1).collect::<Vec<_>>();
+                let r = ConcurrentReport::new(&c, &one_task, vec![o.clone()], vec![o]);
+                r.text();
+                serde_json::to_string(&r).unwrap();
+            }
+        }
+        if let Err(e) = serde_json::from_slice::<ConcurrentReport>(&mutated(&report, &mut rng)) {
+            one_line("concurrent's report", &e.to_string());
+        }
+    }
+}
+
+#[test]
+fn damaged_files_are_refused_in_one_line_naming_them() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let ior = String::from_utf8(read(&format!("{DATA}/report/ior.json"))).unwrap();
+    let damaged = [
+        (
+            "cut.json",
+            ior[..ior.len() / 2].to_string(),
+            "cut.json: EOF while parsing",
+        ),
+        (
+            "typed.json",
+            ior.replacen("\"bwMiB\": ", "\"bwMiB\": \"fast\", \"x\": ", 1),
+            "typed.json: tests[0].Results[0].bwMiB: invalid type: string \"fast\"",
+        ),
+        (
+            "other.json",
+            r#"{"tests": [{"Results": []}], "summary": []}"#.into(),
+            "other.json: tests[0]: missing field `TestID`",
+        ),
+    ];
+    for (name, text, message) in &damaged {
+        std::fs::write(d.join(name), text).unwrap();
+        let runs = [
+            pario(d, &["compare", name, "cut.json"]),
+            pario(d, &["report", name, "-o", "r.html"]),
+        ];
+        for r in runs {
+            r.fails(2, message);
+            assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        }
+    }
+    assert!(!d.join("r.html").exists());
+    let cfg = format!("{DATA}/io500/config.ini");
+    let result = String::from_utf8(read(&format!("{DATA}/io500/result.txt"))).unwrap();
+    std::fs::write(
+        d.join("bad.txt"),
+        result.replace("MD              = 796", "MD = x796"),
+    )
+    .unwrap();
+    let r = io500(d, 1, &[&cfg, "--verify", "bad.txt"]);
+    r.fails(2, "bad.txt: [SCORE] MD: 'x796.171760' is not a number");
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
