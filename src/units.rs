@@ -110,6 +110,18 @@ pub fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Err
     Ok(v.unwrap_or(f64::NAN))
 }
 
+/// A part of a report flattened into it, read with the path of a field
+/// it gets wrong in the error (`#[serde(flatten, deserialize_with =
+/// "with_path")]`): serde reads a flattened part from what it buffered,
+/// beyond where serde_path_to_error sees.
+pub fn with_path<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    serde_path_to_error::deserialize(d).map_err(serde::de::Error::custom)
+}
+
 /// A name from a fixed set that a report writes (an access, an operation,
 /// a signal) and reads back with [`one_of`]. An alias, because serde's
 /// derive borrows a field spelt `&str` from its input.

@@ -17,36 +17,14 @@ use pario::report::{html, model::Loaded, sidefiles};
 use serde_json::Value;
 use tempfile::tempdir;
 
+use crate::common::fuzz::{setting, Rng};
 use crate::common::{io500, pario};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 
-fn setting(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// A small deterministic generator (xorshift64*), so that a failure can be
-/// replayed from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn seeded(salt: u64) -> Rng {
-        Rng(setting("PARIO_FUZZ_SEED", 38).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ salt | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
+/// A generator for one test, from the run's seed.
+fn seeded(salt: u64) -> Rng {
+    Rng(setting("PARIO_FUZZ_SEED", 38).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ salt | 1)
 }
 
 fn read(path: &str) -> Vec<u8> {
@@ -304,7 +282,7 @@ fn report_and_compare(what: &str, bytes: &[u8]) {
 #[test]
 fn result_files_mutated_or_arbitrary_never_panic() {
     let cases = setting("PARIO_FUZZ_CASES", 20) as usize;
-    let mut rng = Rng::seeded(1);
+    let mut rng = seeded(1);
     for (name, seed) in seeds() {
         report_and_compare(&name, &seed);
         for case in 0..cases {
@@ -351,7 +329,7 @@ fn mutated_csv(seed: &str, rng: &mut Rng) -> Vec<u8> {
 #[test]
 fn side_files_mutated_never_panic() {
     let cases = setting("PARIO_FUZZ_CASES", 20) as usize * 2;
-    let mut rng = Rng::seeded(2);
+    let mut rng = seeded(2);
     let result = read(&format!("{DATA}/report/ior.json"));
     for side in ["ior-latency.csv", "ior-tasks.csv", "mdtest-latency.csv"] {
         let seed = String::from_utf8(read(&format!("{DATA}/report/{side}"))).unwrap();
@@ -378,7 +356,7 @@ fn side_files_mutated_never_panic() {
 #[test]
 fn result_txt_mutated_is_verified_or_refused_in_one_line() {
     let cases = setting("PARIO_FUZZ_CASES", 20) as usize * 10;
-    let mut rng = Rng::seeded(3);
+    let mut rng = seeded(3);
     let config_text = String::from_utf8(read(&format!("{DATA}/io500/config.ini"))).unwrap();
     let config = pario::io500::config::Config::parse("config.ini", &config_text).unwrap();
     for file in ["result.txt", "result-extended.txt"] {
@@ -400,7 +378,7 @@ fn result_txt_mutated_is_verified_or_refused_in_one_line() {
 #[test]
 fn concurrent_outcomes_and_reports_read_back_or_refuse() {
     let cases = setting("PARIO_FUZZ_CASES", 20) as usize;
-    let mut rng = Rng::seeded(4);
+    let mut rng = seeded(4);
     let io500 = io500_with_the_concurrent_phase();
     let doc: Value = serde_json::from_slice(&io500).unwrap();
     let report = serde_json::to_vec(&doc["extensions"]["concurrent"]["report"]).unwrap();

@@ -486,7 +486,7 @@ impl SummaryRow {
 /// A whole run: the document written by `-O summaryFormat=JSON`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
     pub header: RunHeader,
     pub tests: Vec<TestReport>,
     pub summary: Vec<SummaryRow>,

@@ -174,7 +174,7 @@ impl SweepReport {
 /// A whole run: the JSON document.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MdtestReport {
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
     pub header: RunHeader,
     /// `1` per task on the same node as task 0, `0` otherwise.
     #[serde(rename = "Nodemap")]

@@ -118,7 +118,7 @@ impl Counts {
 /// One rank's phase: its counters, its time and its longest operation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct RankPhase {
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
     pub counts: Counts,
     #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub time_s: f64,
@@ -213,7 +213,7 @@ pub struct PhaseSummary {
     #[serde(deserialize_with = "phase")]
     pub phase: StaticName,
     /// Summed over ranks.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
     pub counts: Counts,
     /// The longest rank's time, and the shortest and mean.
     #[serde(deserialize_with = "crate::units::nan_if_null")]
@@ -271,7 +271,7 @@ pub struct PhaseSummary {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OpPercentiles {
     pub op: OpKind,
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
     pub p: Percentiles,
 }
 

@@ -115,10 +115,12 @@ impl Ranged for Ticked {
 
     fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
         let share = (v - self.lo) / (self.hi - self.lo);
-        let px = f64::from(limit.0) + share * f64::from(limit.1 - limit.0);
         // A value far off the axis is drawn just off it, not at a pixel
         // an i32 cannot hold.
-        px.round().clamp(-1e6, 1e6) as i32
+        let px = (share * f64::from(limit.1 - limit.0))
+            .round()
+            .clamp(-1e6, 1e6);
+        limit.0 + px as i32
     }
 
     fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {

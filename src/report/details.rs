@@ -10,6 +10,7 @@ use super::model::Loaded;
 use crate::compare::ResultFile;
 use crate::concurrent::tools::ToolReport;
 use crate::io500::json::ResultJson;
+use crate::run::info::{ParioInfo, RunHeader};
 
 /// A figure JSON could not hold (it reads back as NaN) as `or`.
 fn finite_or(v: f64, or: f64) -> f64 {
@@ -40,26 +41,9 @@ impl Loaded {
     /// The run in a few lines: the command, when, where, how many tasks.
     pub fn about(&self) -> Vec<(String, String)> {
         let pairs: Vec<(&str, String)> = match &self.doc {
-            ResultFile::Tool(ToolReport::Ior(r)) => {
-                let h = &r.header;
-                let mut about = vec![
-                    ("command", h.command_line.clone()),
-                    ("began", h.began.clone()),
-                    ("machine", h.machine.clone()),
-                    ("version", h.version.clone()),
-                ];
-                about.extend(scale(&h.pario));
-                about
-            }
+            ResultFile::Tool(ToolReport::Ior(r)) => header(&r.header),
             ResultFile::Tool(ToolReport::Mdtest(r)) => {
-                let h = &r.header;
-                let mut about = vec![
-                    ("command", h.command_line.clone()),
-                    ("began", h.began.clone()),
-                    ("machine", h.machine.clone()),
-                    ("version", h.version.clone()),
-                ];
-                about.extend(scale(&h.pario));
+                let mut about = header(&r.header);
                 about.push(("path", r.path.clone()));
                 about
             }
@@ -178,8 +162,20 @@ impl Loaded {
     }
 }
 
+/// What ior's and mdtest's header says of the run.
+fn header(h: &RunHeader) -> Vec<(&'static str, String)> {
+    let mut about = vec![
+        ("command", h.command_line.clone()),
+        ("began", h.began.clone()),
+        ("machine", h.machine.clone()),
+        ("version", h.version.clone()),
+    ];
+    about.extend(scale(&h.pario));
+    about
+}
+
 /// The scale a report's pario section gives: engine, tasks, nodes.
-fn scale(p: &crate::run::info::ParioInfo) -> [(&'static str, String); 3] {
+fn scale(p: &ParioInfo) -> [(&'static str, String); 3] {
     [
         ("engine", p.engine.clone()),
         ("tasks", p.tasks.to_string()),
