@@ -39,13 +39,20 @@ impl Serialize for PhaseReport {
     }
 }
 
-/// A tool's report by its layout; else the find's.
+/// A key only the find's report has at its top.
+#[derive(Deserialize)]
+struct FindLayout {
+    scanned: Option<serde::de::IgnoredAny>,
+}
+
+/// A tool's report or the find's, by its layout.
 impl<'de> Deserialize<'de> for PhaseReport {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         let v = Value::deserialize(d)?;
-        let report = match ToolReport::kind_of(&v) {
-            Some(_) => ToolReport::from_value(&v).map(PhaseReport::Tool),
-            None => typed(&v).map(|f| PhaseReport::Find(*f)),
+        let find = FindLayout::deserialize(&v).is_ok_and(|f| f.scanned.is_some());
+        let report = match (ToolReport::kind_of(&v), find) {
+            (None, true) => typed(&v).map(|f| PhaseReport::Find(*f)),
+            _ => ToolReport::from_value(&v).map(PhaseReport::Tool),
         };
         report.map_err(serde::de::Error::custom)
     }
