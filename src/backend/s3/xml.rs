@@ -118,6 +118,15 @@ fn entity(text: &str) -> Option<(char, &str)> {
 /// leading zeros.
 const ENTITY_MAX: usize = 16;
 
+/// The server's `text` fit for one line of an error: its line breaks and
+/// other control characters as blanks.
+pub fn one_line(text: String) -> String {
+    match text.contains(char::is_control) {
+        true => text.replace(char::is_control, " "),
+        false => text,
+    }
+}
+
 pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
