@@ -1,6 +1,7 @@
 //! Helpers for end-to-end tests: run a pario binary, parse its output.
 #![allow(dead_code)]
 
+pub mod fuzz;
 pub mod hosts;
 pub mod mount;
 pub mod netns;
