@@ -9,9 +9,7 @@
 //! Longer runs: `PARIO_FUZZ_CASES=100000 PARIO_FUZZ_SEED=7 cargo test
 //! --release --test suite -- fuzz_inputs::`.
 
-use std::path::PathBuf;
-
-use crate::common::fuzz::{self, assert_one_line, setting, Bytes, Rng};
+use crate::common::fuzz::{self, assert_one_line, setting, Bytes};
 use pario::backend::s3::client::{self, buckets, parts, uploads, Page};
 use pario::backend::s3::xml;
 use pario::cli::TOOLS;
@@ -108,20 +106,30 @@ fn s3_answers_are_read_without_panic() {
     );
 }
 
-/// `bytes` as the file `name` in `dir`.
-fn file(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
-    let path = dir.path().join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
-/// `tool ARGS` parsed and checked (nothing runs): succeeds or fails in
-/// one line.
-fn check_tool(tool: &str, args: &[String], input: &impl std::fmt::Debug) {
-    let command = TOOLS.iter().find(|t| t.name() == tool).unwrap();
-    if let Err(e) = command.check(tool, args) {
-        assert_one_line(tool, input, &e.to_string());
-    }
+/// `tool ARGS` parsed and checked (nothing runs) on `cases` files made
+/// from `samples` and `tokens`, its bytes as they are (`args` puts the
+/// file's path in the command line): it succeeds or fails in one line.
+fn check_files(
+    tool: &'static str,
+    cases: u64,
+    samples: &'static [&'static str],
+    tokens: Vec<String>,
+    args: fn(String) -> Vec<String>,
+) {
+    let command = *TOOLS.iter().find(|t| t.name() == tool).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    fuzz::run(
+        tool,
+        cases,
+        move |rng| Bytes(fuzz::input(rng, samples, &tokens)),
+        move |bytes| {
+            let path = dir.path().join("input");
+            std::fs::write(&path, &bytes.0).unwrap();
+            if let Err(e) = command.check(tool, &args(path.display().to_string())) {
+                assert_one_line(tool, bytes, &e.to_string());
+            }
+        },
+    );
 }
 
 /// io500's files: IO500's own sample, the one pario writes in full (every
@@ -180,18 +188,9 @@ fn io500_ini_files_are_read_or_refused_in_one_line() {
             }
         },
     );
-    // As files, bytes as they are, through the checks of every phase.
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = ini_tokens();
-    fuzz::run(
-        "io500's checks",
-        cases(300),
-        move |rng| Bytes(fuzz::input(rng, INI_FILES, &tokens)),
-        move |bytes| {
-            let path = file(&dir, "config.ini", &bytes.0);
-            check_tool("io500", &[path.display().to_string()], bytes);
-        },
-    );
+    // As files, through the checks of every phase.
+    let tokens = ini_tokens().into_iter().map(String::from).collect();
+    check_files("io500", cases(300), INI_FILES, tokens, |path| vec![path]);
 }
 
 /// `-f` scripts as IOR's documentation and tests write them.
@@ -222,20 +221,8 @@ fn script_tokens() -> Vec<String> {
 
 #[test]
 fn ior_scripts_are_read_or_refused_in_one_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let owned = script_tokens();
-    fuzz::run(
-        "ior's -f reader",
-        cases(600),
-        move |rng: &mut Rng| {
-            let tokens: Vec<&str> = owned.iter().map(String::as_str).collect();
-            Bytes(fuzz::input(rng, SCRIPTS, &tokens))
-        },
-        move |bytes| {
-            let path = file(&dir, "script", &bytes.0);
-            check_tool("ior", &["-f".into(), path.display().to_string()], bytes);
-        },
-    );
+    let args = |path| vec!["-f".into(), path];
+    check_files("ior", cases(600), SCRIPTS, script_tokens(), args);
 }
 
 /// `pario concurrent`'s files of groups.
@@ -248,7 +235,6 @@ const GROUP_FILES: &[&str] = &[
 
 #[test]
 fn concurrent_group_files_are_read_or_refused_in_one_line() {
-    let dir = tempfile::tempdir().unwrap();
     let tokens = [
         "%",
         "100%",
@@ -260,13 +246,8 @@ fn concurrent_group_files_are_read_or_refused_in_one_line() {
         " -a ",
         "\n",
     ];
-    fuzz::run(
-        "pario concurrent's file reader",
-        cases(300),
-        move |rng| Bytes(fuzz::input(rng, GROUP_FILES, &tokens)),
-        move |bytes| {
-            let path = file(&dir, "groups", &bytes.0);
-            check_tool("concurrent", &[path.display().to_string()], bytes);
-        },
-    );
+    let tokens = tokens.map(String::from).to_vec();
+    check_files("concurrent", cases(300), GROUP_FILES, tokens, |path| {
+        vec![path]
+    });
 }

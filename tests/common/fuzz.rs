@@ -158,13 +158,13 @@ fn byte(rng: &mut Rng) -> u8 {
 
 /// A random input: bytes from `tokens` and [`TOKENS`] and any byte
 /// values, up to `max` pieces.
-pub fn random(rng: &mut Rng, tokens: &[&str], max: usize) -> Vec<u8> {
+pub fn random(rng: &mut Rng, tokens: &[impl AsRef<str>], max: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for _ in 0..rng.below(max + 1) {
         match rng.below(3) {
             0 => out.push(byte(rng)),
             1 => out.extend_from_slice(rng.pick(TOKENS).as_bytes()),
-            _ => out.extend_from_slice(rng.pick(tokens).as_bytes()),
+            _ => out.extend_from_slice(rng.pick(tokens).as_ref().as_bytes()),
         }
     }
     out
@@ -174,7 +174,7 @@ pub fn random(rng: &mut Rng, tokens: &[&str], max: usize) -> Vec<u8> {
 /// token put in, a stretch removed, repeated or swapped for a stretch of
 /// `other`, the end cut off (at any byte, inside a character too), or a
 /// value of a `key=value` line set to one of [`VALUES`].
-pub fn mutate(rng: &mut Rng, sample: &[u8], other: &[u8], tokens: &[&str]) -> Vec<u8> {
+pub fn mutate(rng: &mut Rng, sample: &[u8], other: &[u8], tokens: &[impl AsRef<str>]) -> Vec<u8> {
     let mut out = sample.to_vec();
     for _ in 0..1 + rng.below(4) {
         let at = rng.below(out.len() + 1);
@@ -194,7 +194,7 @@ pub fn mutate(rng: &mut Rng, sample: &[u8], other: &[u8], tokens: &[&str]) -> Ve
             1 => {
                 let token = match rng.below(2) {
                     0 => rng.pick(TOKENS),
-                    _ => rng.pick(tokens),
+                    _ => rng.pick(tokens).as_ref(),
                 };
                 out.splice(at..at, token.bytes());
             }
@@ -221,7 +221,7 @@ pub fn mutate(rng: &mut Rng, sample: &[u8], other: &[u8], tokens: &[&str]) -> Ve
 
 /// An input made of `samples` (their texts) and `tokens`: most often a
 /// sample mutated, sometimes a sample whole, sometimes random bytes.
-pub fn input(rng: &mut Rng, samples: &[&str], tokens: &[&str]) -> Vec<u8> {
+pub fn input(rng: &mut Rng, samples: &[&str], tokens: &[impl AsRef<str>]) -> Vec<u8> {
     let sample = rng.pick(samples).as_bytes();
     match rng.below(10) {
         0 => sample.to_vec(),
