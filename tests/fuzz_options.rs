@@ -13,10 +13,37 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::common::fuzz::{setting, Rng};
 use crate::common::running::Running;
 use pario::cli::{Spelling, TOOLS};
 use rustix::process::Signal;
+
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A small deterministic generator (xorshift64*), so a failure can be
+/// replayed from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
 
 /// Values: edge numbers, every suffix, 20 digits, garbage, empty.
 const VALUES: &[&str] = &[

@@ -17,23 +17,35 @@ use pario::report::{html, model::Loaded, sidefiles};
 use serde_json::Value;
 use tempfile::tempdir;
 
-use crate::common::fuzz::{setting, Rng};
+use crate::common::fuzz::{self, assert_one_line, setting, Bytes, Rng};
 use crate::common::{io500, pario};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 
-/// A generator for one test, from the run's seed.
-fn seeded(salt: u64) -> Rng {
-    Rng(setting("PARIO_FUZZ_SEED", 38).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ salt | 1)
+/// Cases per test: a few hundred in all, a few seconds of a debug build.
+fn cases(default: u64) -> u64 {
+    setting("PARIO_FUZZ_CASES", default)
 }
+
+/// JSON's own pieces, for random documents and byte-level mutations.
+const JSON_TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    ":",
+    ",",
+    "null",
+    "true",
+    "-",
+    "1e999",
+    "\\u0000",
+    "\"tests\"",
+];
 
 fn read(path: &str) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// A refusal: one line that says something.
-fn one_line(what: &str, e: &str) {
-    assert!(!e.is_empty() && !e.contains('\n'), "{what}: {e:?}");
 }
 
 /// Where in a document a mutation goes: the keys and indices to a node.
@@ -92,14 +104,14 @@ fn replacement(rng: &mut Rng, old: &Value) -> Value {
         serde_json::json!({}),
         serde_json::json!([1, "x", null]),
     ];
-    choices[rng.below(choices.len())].clone()
+    rng.pick(&choices).clone()
 }
 
 /// One mutation of the document at a random place.
 fn mutate(doc: &mut Value, rng: &mut Rng) {
     let mut all = Vec::new();
     places(doc, &mut Vec::new(), &mut all);
-    let place = all[rng.below(all.len())].clone();
+    let place = rng.pick(&all).clone();
     let (parent, last) = match place.split_last() {
         Some((last, parent)) => (parent.to_vec(), Some(last.clone())),
         None => (Vec::new(), None),
@@ -136,10 +148,11 @@ fn mutate(doc: &mut Value, rng: &mut Rng) {
     }
 }
 
-/// A mutated copy of `seed`'s bytes: its document mutated, then maybe
-/// truncated or with bytes flipped.
-fn mutated(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
-    let mut bytes = match serde_json::from_slice::<Value>(seed) {
+/// A mutated copy of `seed`'s bytes: its document changed in one to
+/// three places, then, one time in four, its bytes too (cut, flipped,
+/// pieces of `other` or of JSON put in: `fuzz::mutate`).
+fn mutated(rng: &mut Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
+    let bytes = match serde_json::from_slice::<Value>(seed) {
         Ok(mut doc) => {
             for _ in 0..1 + rng.below(3) {
                 mutate(&mut doc, rng);
@@ -148,30 +161,10 @@ fn mutated(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
         }
         Err(_) => seed.to_vec(),
     };
-    match rng.below(10) {
-        0 => bytes.truncate(rng.below(bytes.len())),
-        1 => {
-            for _ in 0..1 + rng.below(8) {
-                let at = rng.below(bytes.len());
-                if let Some(b) = bytes.get_mut(at) {
-                    *b = rng.next() as u8;
-                }
-            }
-        }
-        _ => {}
+    match rng.one_in(4) {
+        true => fuzz::mutate(rng, &bytes, other, JSON_TOKENS),
+        false => bytes,
     }
-    bytes
-}
-
-fn arbitrary(rng: &mut Rng) -> Vec<u8> {
-    let n = rng.below(300);
-    let alphabet = b"{}[]\":,0123456789.eE-+ truefalsn\\x\n\xff";
-    (0..n)
-        .map(|_| match rng.below(4) {
-            0 => rng.next() as u8,
-            _ => alphabet[rng.below(alphabet.len())],
-        })
-        .collect()
 }
 
 /// io500's result with its concurrent phase, made here from real reports:
@@ -265,10 +258,11 @@ fn fewer_reports(bytes: &[u8]) -> Vec<u8> {
     serde_json::to_vec_pretty(&doc).unwrap()
 }
 
-/// What report and compare do with a result file's bytes.
-fn report_and_compare(what: &str, bytes: &[u8]) {
-    match ResultFile::parse(bytes) {
-        Err(e) => one_line(what, &e),
+/// What report and compare do with a result file's bytes: the figures,
+/// their comparison and the whole page, or a refusal in one line.
+fn report_and_compare(input: &Bytes) {
+    match ResultFile::parse(&input.0) {
+        Err(e) => assert_one_line("a result file's reader", input, &e),
         Ok(doc) => {
             let figures = compare::figures(&doc);
             let rows = compare::compare(&figures, &figures);
@@ -281,22 +275,25 @@ fn report_and_compare(what: &str, bytes: &[u8]) {
 
 #[test]
 fn result_files_mutated_or_arbitrary_never_panic() {
-    let cases = setting("PARIO_FUZZ_CASES", 20) as usize;
-    let mut rng = seeded(1);
-    for (name, seed) in seeds() {
-        report_and_compare(&name, &seed);
-        for case in 0..cases {
-            let bytes = mutated(&seed, &mut rng);
-            report_and_compare(&format!("{name}, case {case}"), &bytes);
-        }
+    let seeds = seeds();
+    for (name, seed) in &seeds {
+        report_and_compare(&Bytes(seed.clone()));
+        assert!(ResultFile::parse(seed).is_ok(), "{name} reads");
     }
-    for case in 0..cases * 5 {
-        report_and_compare(&format!("bytes, case {case}"), &arbitrary(&mut rng));
-    }
+    let make = move |rng: &mut Rng| {
+        let (_, seed) = rng.pick(&seeds);
+        let (_, other) = rng.pick(&seeds);
+        Bytes(match rng.one_in(5) {
+            true => fuzz::random(rng, JSON_TOKENS, 300),
+            false => mutated(rng, seed, other),
+        })
+    };
+    fuzz::run("report and compare", cases(240), make, report_and_compare);
 }
 
-/// CSV files: lines dropped, fields replaced, bytes flipped, truncated.
-fn mutated_csv(seed: &str, rng: &mut Rng) -> Vec<u8> {
+/// CSV files: lines dropped, fields cut or replaced by numbers at the
+/// edges, the end cut off.
+fn mutated_csv(rng: &mut Rng, seed: &str) -> Vec<u8> {
     let mut lines: Vec<String> = seed.lines().map(str::to_string).collect();
     for _ in 0..1 + rng.below(3) {
         let at = rng.below(lines.len());
@@ -305,11 +302,10 @@ fn mutated_csv(seed: &str, rng: &mut Rng) -> Vec<u8> {
             0 => {
                 lines.remove(at);
             }
-            1 => fields.truncate(rng.below(fields.len())),
+            1 => fields.truncate(rng.below(fields.len().max(1))),
             _ => {
                 let f = rng.below(fields.len());
-                let values = ["", "nan", "-1", "inf", "1e308", "x", "18446744073709551615"];
-                fields[f] = values[rng.below(values.len())].to_string();
+                fields[f] = rng.pick(fuzz::VALUES).to_string();
             }
         }
         if at < lines.len() {
@@ -320,56 +316,112 @@ fn mutated_csv(seed: &str, rng: &mut Rng) -> Vec<u8> {
         }
     }
     let mut bytes = lines.join("\n").into_bytes();
-    if rng.below(5) == 0 {
-        bytes.truncate(rng.below(bytes.len()));
+    if rng.one_in(5) {
+        bytes.truncate(rng.below(bytes.len().max(1)));
     }
     bytes
 }
 
 #[test]
 fn side_files_mutated_never_panic() {
-    let cases = setting("PARIO_FUZZ_CASES", 20) as usize * 2;
-    let mut rng = seeded(2);
-    let result = read(&format!("{DATA}/report/ior.json"));
-    for side in ["ior-latency.csv", "ior-tasks.csv", "mdtest-latency.csv"] {
-        let seed = String::from_utf8(read(&format!("{DATA}/report/{side}"))).unwrap();
-        for _ in 0..cases {
-            let bytes = mutated_csv(&seed, &mut rng);
-            match sidefiles::parse(side, &bytes) {
-                Err(e) => {
-                    one_line(side, &e);
-                    assert!(e.starts_with(&format!("{side}:")), "{e}");
-                }
-                Ok(parsed) => {
-                    let Ok(doc) = ResultFile::parse(&result) else {
-                        panic!("ior.json reads")
-                    };
-                    let mut loaded = Loaded::of("ior.json", doc);
-                    loaded.attach(parsed);
-                    html::page(&[loaded], 0);
-                }
-            }
+    let Ok(ior) = ResultFile::parse(&read(&format!("{DATA}/report/ior.json"))) else {
+        panic!("ior.json reads");
+    };
+    let sides: Vec<(&str, String)> = ["ior-latency.csv", "ior-tasks.csv", "mdtest-latency.csv"]
+        .into_iter()
+        .map(|f| {
+            (
+                f,
+                String::from_utf8(read(&format!("{DATA}/report/{f}"))).unwrap(),
+            )
+        })
+        .collect();
+    let make = move |rng: &mut Rng| {
+        let (name, seed) = rng.pick(&sides);
+        (*name, Bytes(mutated_csv(rng, seed)))
+    };
+    let check = move |(name, input): &(&str, Bytes)| match sidefiles::parse(name, &input.0) {
+        Err(e) => {
+            assert_one_line("a side file's reader", input, &e);
+            assert!(e.starts_with(&format!("{name}:")), "{e}");
         }
-    }
+        Ok(side) => {
+            let mut loaded = Loaded::of("ior.json", ior.clone());
+            loaded.attach(side);
+            html::page(&[loaded], 0);
+        }
+    };
+    fuzz::run("side files", cases(120), make, check);
 }
+
+/// What result.txt is made of.
+const RESULT_TXT_TOKENS: &[&str] = &[
+    "[run]",
+    "[SCORE]",
+    "[SCOREX]",
+    "[find]",
+    "MD",
+    "BW",
+    "SCORE",
+    "hash",
+    "score",
+    "version",
+    "config-hash",
+    " = ",
+    " [INVALID]",
+    "; ",
+    "\n",
+];
 
 #[test]
 fn result_txt_mutated_is_verified_or_refused_in_one_line() {
-    let cases = setting("PARIO_FUZZ_CASES", 20) as usize * 10;
-    let mut rng = seeded(3);
     let config_text = String::from_utf8(read(&format!("{DATA}/io500/config.ini"))).unwrap();
     let config = pario::io500::config::Config::parse("config.ini", &config_text).unwrap();
-    for file in ["result.txt", "result-extended.txt"] {
-        let seed = String::from_utf8(read(&format!("{DATA}/io500/{file}"))).unwrap();
-        let sections = pario::io500::verify::parse(&seed);
+    let files: Vec<String> = ["result.txt", "result-extended.txt"]
+        .iter()
+        .map(|f| String::from_utf8(read(&format!("{DATA}/io500/{f}"))).unwrap())
+        .collect();
+    for text in &files {
+        let sections = pario::io500::verify::parse(text);
         assert!(pario::io500::verify::checks(&config, &sections).is_ok());
-        // Its `key = value` lines mutated as CSV rows are.
-        let rows = seed.replace(" = ", ",");
-        for _ in 0..cases {
-            let text = String::from_utf8_lossy(&mutated_csv(&rows, &mut rng)).replace(',', " = ");
-            let sections = pario::io500::verify::parse(&text);
-            if let Err(e) = pario::io500::verify::checks(&config, &sections) {
-                one_line(file, &e);
+    }
+    let make = move |rng: &mut Rng| {
+        let (a, b) = (rng.pick(&files).as_bytes(), rng.pick(&files).as_bytes());
+        Bytes(fuzz::mutate(rng, a, b, RESULT_TXT_TOKENS))
+    };
+    let check = move |input: &Bytes| {
+        let text = String::from_utf8_lossy(&input.0);
+        let sections = pario::io500::verify::parse(&text);
+        if let Err(e) = pario::io500::verify::checks(&config, &sections) {
+            assert_one_line("--verify", input, &e);
+        }
+    };
+    fuzz::run("io500 --verify", cases(400), make, check);
+}
+
+/// An outcome a group sends, or concurrent's report, read back.
+fn concurrent_reading((which, input): &(usize, Bytes)) {
+    match which {
+        0 => match serde_json::from_slice::<Outcome>(&input.0) {
+            Err(e) => assert_one_line("an outcome's reader", input, &e.to_string()),
+            Ok(o) => {
+                let groups = vec![Group {
+                    line: 1,
+                    share: 100,
+                    kind: Kind::Ior,
+                    args: vec!["-a".into(), "DUMMY".into()],
+                    before: None,
+                }];
+                let c = Config::of_groups("f", groups, None);
+                let one_task = std::iter::once(0..1).collect::<Vec<_>>();
+                let r = ConcurrentReport::new(&c, &one_task, vec![o.clone()], vec![o]);
+                r.text();
+                serde_json::to_string(&r).unwrap();
+            }
+        },
+        _ => {
+            if let Err(e) = serde_json::from_slice::<ConcurrentReport>(&input.0) {
+                assert_one_line("concurrent's report's reader", input, &e.to_string());
             }
         }
     }
@@ -377,38 +429,22 @@ fn result_txt_mutated_is_verified_or_refused_in_one_line() {
 
 #[test]
 fn concurrent_outcomes_and_reports_read_back_or_refuse() {
-    let cases = setting("PARIO_FUZZ_CASES", 20) as usize;
-    let mut rng = seeded(4);
     let io500 = io500_with_the_concurrent_phase();
     let doc: Value = serde_json::from_slice(&io500).unwrap();
-    let report = serde_json::to_vec(&doc["extensions"]["concurrent"]["report"]).unwrap();
-    let outcome = serde_json::to_vec(&serde_json::json!({
+    let report = &doc["extensions"]["concurrent"]["report"];
+    let outcome = serde_json::json!({
         "start": 0.0, "end": 1.0, "text": "", "error": null,
-        "report": doc["extensions"]["concurrent"]["report"]["groups"][0]["report"],
-    }))
-    .unwrap();
-    let groups = vec![Group {
-        line: 1,
-        share: 100,
-        kind: Kind::Ior,
-        args: vec!["-a".into(), "DUMMY".into()],
-        before: None,
-    }];
-    let c = Config::of_groups("f", groups, None);
-    for _ in 0..cases {
-        match serde_json::from_slice::<Outcome>(&mutated(&outcome, &mut rng)) {
-            Err(e) => one_line("outcome", &e.to_string()),
-            Ok(o) => {
-                let one_task = std::iter::once(0..1).collect::<Vec<_>>();
-                let r = ConcurrentReport::new(&c, &one_task, vec![o.clone()], vec![o]);
-                r.text();
-                serde_json::to_string(&r).unwrap();
-            }
-        }
-        if let Err(e) = serde_json::from_slice::<ConcurrentReport>(&mutated(&report, &mut rng)) {
-            one_line("concurrent's report", &e.to_string());
-        }
-    }
+        "report": report["groups"][0]["report"],
+    });
+    let seeds = [
+        serde_json::to_vec(&outcome).unwrap(),
+        serde_json::to_vec(report).unwrap(),
+    ];
+    let make = move |rng: &mut Rng| {
+        let which = rng.below(2);
+        (which, Bytes(mutated(rng, &seeds[which], &seeds[1 - which])))
+    };
+    fuzz::run("concurrent's reading", cases(40), make, concurrent_reading);
 }
 
 #[test]

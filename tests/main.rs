@@ -23,6 +23,7 @@ mod compare;
 mod concurrent;
 mod explain;
 mod full_and_readonly;
+mod fuzz_inputs;
 mod fuzz_options;
 mod fuzz_results;
 mod integrity;
