@@ -8,10 +8,10 @@
 //! layout ([`text`]) as the run goes, the documents ([`csv`], JSON) at its end.
 
 pub mod csv;
+mod drawn_phase;
+pub mod draws;
 pub mod files;
 pub mod layout;
-pub mod mix;
-mod mixed;
 pub mod options;
 pub mod params;
 mod phase;
@@ -20,13 +20,13 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod sink;
-pub mod stonewall;
+pub mod stonewall_result;
 pub mod sweep;
 mod test;
 pub mod text;
 mod timed;
 pub mod xfer;
-mod xfer_mix;
+mod xfer_drawn;
 mod xfer_queue;
 
 use std::io;

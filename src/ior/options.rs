@@ -14,7 +14,7 @@ use crate::units::{
     parse_count, parse_int, parse_non_negative, parse_positive, parse_seconds, parse_size,
 };
 
-use super::mix::{Distribution, Mix, SizeSplit};
+use super::draws::{Distribution, Mix, SizeSplit};
 use super::params::{IorParams, Sweep};
 use super::IorTest;
 

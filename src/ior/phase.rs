@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use super::mix::MixPlan;
-use super::mixed::{drawn_row, merge_kinds, Drawn};
+use super::drawn_phase::{drawn_row, merge_kinds, Drawn};
+use super::draws::MixPlan;
 use super::params::Ordering;
 use super::results::{access_name, outliers, reduce_phase, PhaseResult, TaskTimes};
 use super::sink::PhaseDone;
-use super::stonewall::StonewallResult;
+use super::stonewall_result::StonewallResult;
 use super::test::TestRun;
 use super::timed::PhasePlan;
 use crate::backend::cpath::c_path;

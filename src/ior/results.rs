@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::stonewall::StonewallResult;
+use super::stonewall_result::StonewallResult;
 use crate::backend::Access;
 use crate::comm::Record;
 use crate::latency::Percentiles;

@@ -7,13 +7,13 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Duration;
 
+use super::draws::MixPlan;
 use super::layout::Layout;
-use super::mix::MixPlan;
 use super::params::Ordering;
 use super::results::{access_name, TaskTimes};
 use super::test::TestRun;
 use super::xfer::{Pass, Progress, XferOptions};
-use super::xfer_mix::{KindLatency, MixPass};
+use super::xfer_drawn::{KindLatency, MixPass};
 use crate::backend::cpath::c_path;
 use crate::backend::{write_fully, Access, BlockView, File, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};

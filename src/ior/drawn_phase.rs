@@ -5,12 +5,12 @@
 
 use hdrhistogram::Histogram;
 
-use super::mix::{Distribution, MixPlan, Region, Shape, Visit};
+use super::draws::{Distribution, MixPlan, Region, Shape, Visit};
 use super::params::Ordering;
 use super::results::{MixResult, PhaseResult, TaskTimes};
 use super::test::TestRun;
 use super::timed::PhasePlan;
-use super::xfer_mix::KindLatency;
+use super::xfer_drawn::KindLatency;
 use crate::backend::Access;
 use crate::comm::agree;
 use crate::error::Result;
