@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use super::items::ItemSet;
+use super::layout::{creation_order, test_dir, ItemPaths, Kind, Tree};
 use super::results::{Op, Sample};
 use super::runner::Run;
-use super::tree::{creation_order, test_dir, ItemPaths, Kind, Tree};
 use crate::backend::cpath::c_path;
 use crate::comm::agree;
 use crate::error::{Error, Result};

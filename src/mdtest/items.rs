@@ -6,10 +6,10 @@
 use std::ffi::{CStr, CString};
 use std::path::Path;
 
+use super::layout::{creation_order, ItemPaths, Kind, Layout, Owner, Role, Tree};
 use super::params::MdtestParams;
 use super::report::Stonewall;
 use super::runner::{Buffers, Run};
-use super::tree::{creation_order, ItemPaths, Kind, Layout, Owner, Role, Tree};
 use crate::backend::cpath::path_of;
 use crate::backend::{read_fully, write_fully, Access, Backend, CreateSpec, OpenSpec, Retry};
 use crate::comm::agree;

@@ -1,6 +1,6 @@
 //! `mdtest`: the metadata benchmark.
 //!
-//! [`options`] turns a command line into [`params::MdtestParams`]; [`tree`]
+//! [`options`] turns a command line into [`params::MdtestParams`]; [`layout`]
 //! says which directories and items exist and what they are called;
 //! [`runner`] runs the phases on every task against the task engine and a
 //! backend; [`results`] holds mdtest's formulas and [`report`] the model the
@@ -15,7 +15,9 @@ macro_rules! say {
 }
 
 pub mod csv;
+mod dirs;
 mod items;
+pub mod layout;
 pub mod options;
 pub mod params;
 mod phase;
@@ -25,8 +27,6 @@ pub mod runner;
 pub mod sink;
 mod steps;
 pub mod text;
-pub mod tree;
-mod trees;
 
 use std::io;
 

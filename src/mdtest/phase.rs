@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use super::items::item_paths;
+use super::layout::{creation_order, test_dir, Kind, Owner, Role, Tree};
 use super::results::{Op, Sample};
 use super::runner::Run;
-use super::tree::{creation_order, test_dir, Kind, Owner, Role, Tree};
 use crate::backend::cpath::{c_path, path_of};
 use crate::comm::{agree, broadcast_value};
 use crate::error::{Error, Result};

@@ -19,14 +19,14 @@
 
 use std::path::PathBuf;
 
+use super::dirs::Created;
 use super::items::Verifier;
+use super::layout::Layout;
 use super::params::MdtestParams;
 use super::report::{Interruption, IterationReport, MdtestReport, Stonewall, SweepReport};
 use super::results::{reduce, summarize, Op, Sample, SummaryRow, TaskIteration, OPS};
 use super::sink::{IterationDone, MdtestSink};
 use super::steps::{self, Step};
-use super::tree::Layout;
-use super::trees::Created;
 use super::MdtestRun;
 use crate::backend::cpath::c_path;
 use crate::backend::{self, Backend};
