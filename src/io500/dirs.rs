@@ -154,7 +154,7 @@ impl Dirs {
                     .map_err(|e| Error::io(0, "cannot remove", &path, &e))?;
             }
         }
-        super::concurrent::remove_data(&self.data)?;
+        super::extension::remove_data(&self.data)?;
         if self.made_data {
             let _ = std::fs::remove_dir(&self.data);
         }
