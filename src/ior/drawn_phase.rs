@@ -7,7 +7,8 @@ use hdrhistogram::Histogram;
 
 use super::draws::{Distribution, MixPlan, Region, Shape, Visit};
 use super::params::Ordering;
-use super::results::{MixResult, PhaseResult, TaskTimes};
+use super::results::{MixResult, PhaseResult};
+use super::task_times::TaskTimes;
 use super::test::TestRun;
 use super::timed::PhasePlan;
 use super::xfer_drawn::KindLatency;

@@ -22,6 +22,7 @@ pub mod runner;
 pub mod sink;
 pub mod stonewall_result;
 pub mod sweep;
+pub mod task_times;
 mod test;
 pub mod text;
 mod timed;

@@ -9,8 +9,9 @@ use hdrhistogram::Histogram;
 
 use super::params::IorParams;
 use super::report::{RunReport, TestReport};
-use super::results::{PhaseResult, TaskTimes};
+use super::results::PhaseResult;
 use super::sweep::SweepStep;
+use super::task_times::TaskTimes;
 use crate::output::{LogSink, NotesOnly};
 use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};
 use crate::units::MIB;

@@ -10,10 +10,12 @@ use std::time::Duration;
 use super::draws::MixPlan;
 use super::layout::Layout;
 use super::params::Ordering;
-use super::results::{access_name, TaskTimes};
+use super::results::access_name;
+use super::task_times::TaskTimes;
 use super::test::TestRun;
 use super::xfer::{Pass, Progress, XferOptions};
 use super::xfer_drawn::{KindLatency, MixPass};
+use super::xfer_queue::QueuedPass;
 use crate::backend::cpath::c_path;
 use crate::backend::{write_fully, Access, BlockView, File, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
@@ -69,8 +71,15 @@ impl Walker for Pass<'_> {
         from: u64,
         to: u64,
         progress: &mut Progress,
-        stop: impl FnMut(u64) -> bool,
+        mut stop: impl FnMut(u64) -> bool,
     ) -> u64 {
+        // A backend with a queue (AIO) keeps requests in flight together;
+        // -Y (fsync after each write) makes them wait one by one anyway.
+        if !self.options.fsync_per_write {
+            if let Some(count) = QueuedPass::run_pass(self, from, to, progress, &mut stop) {
+                return count;
+            }
+        }
         self.run(from, to, progress, stop)
     }
 }
