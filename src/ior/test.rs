@@ -8,7 +8,7 @@ use super::layout::Layout;
 use super::params::IorParams;
 use super::reorder::{ReaderMap, Reorder};
 use super::report::{OptionsEcho, ParametersEcho, RemoveTiming, Scale, TestReport};
-use super::runner::Out;
+use super::sink::Out;
 use super::IorTest;
 use crate::backend::cpath::c_path;
 use crate::backend::{self, Access, Backend, Choice};
