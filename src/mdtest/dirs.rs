@@ -1,137 +1,110 @@
 //! The directories of a run: the `-d` roots, the test directories, the
 //! trees ("Tree creation" and "Tree removal"), and the removal of whatever
-//! this task created when a run fails. Directories are removed only with
-//! `rmdir`: one that is not empty stays, with a warning.
+//! of them this task created when a run fails. Directories are removed only
+//! with `rmdir`: one that is not empty stays, with a warning. [`Dirs`]
+//! holds the directories this task created; only this file changes it.
 
 use std::path::{Path, PathBuf};
 
-use super::items::ItemSet;
-use super::layout::{creation_order, test_dir, ItemPaths, Kind, Tree};
+use super::layout::{test_dir, Tree};
+use super::measure::Measure;
 use super::results::{Op, Sample};
-use super::runner::Run;
+use super::sink::Out;
+use super::task::Task;
 use crate::backend::cpath::c_path;
 use crate::comm::agree;
 use crate::error::{Error, Result};
-use crate::run::fs::{Fs, Removal};
+use crate::run::fs::Removal;
 use crate::run::stop;
+use crate::run::warnings::Warnings;
 
-/// Everything this task created in this run.
+/// The directories this task created in this run.
 #[derive(Debug, Default)]
-pub(super) struct Created {
-    pub root: Option<PathBuf>,
-    pub test_dirs: Vec<PathBuf>,
+pub(super) struct Dirs {
+    root: Option<PathBuf>,
+    test_dirs: Vec<PathBuf>,
     /// Tree directories, parents before children.
-    pub tree_dirs: Vec<PathBuf>,
-    pub items: Vec<ItemSet>,
-    /// A directory moved aside by the rename phase (`<item>-XX`).
-    pub renamed_aside: Option<PathBuf>,
+    tree_dirs: Vec<PathBuf>,
 }
 
-impl Run<'_> {
+/// Where a directory that stays is told: the warnings and rank 0's outputs.
+pub(super) struct Told<'t> {
+    pub warnings: &'t mut Warnings,
+    pub out: &'t mut Out,
+}
+
+impl Dirs {
     /// `-d`: creates each task's test root if it is missing and the run
     /// creates (tasks below the number of directories do it).
-    pub fn create_root(&mut self) -> Result<()> {
-        let rank = self.task.rank;
-        let outcome = match self.p.phases.create && rank < self.p.dirs.len() {
+    pub fn create_root(&mut self, task: &Task<'_>) -> Result<()> {
+        let (rank, p) = (task.rank(), task.p());
+        let outcome = match p.phases.create && rank < p.dirs.len() {
             true => {
-                let root = self.root_of(rank);
-                self.fs().make_missing_dir(&root).map(|made| {
+                let root = task.root_of(rank);
+                task.fs().make_missing_dir(&root).map(|made| {
                     if made {
-                        self.created.root = Some(root);
+                        self.root = Some(root);
                     }
                 })
             }
             false => Ok(()),
         };
-        agree(self.comm, outcome)
+        agree(task.comm(), outcome)
     }
 
     /// Removes the test roots this run created, at the end of a run that
     /// removes.
-    pub fn remove_root(&mut self) -> Result<()> {
-        let outcome = match (self.created.root.take(), self.p.phases.remove) {
-            (Some(root), true) => self.remove_dir(&root),
+    pub fn remove_root(&mut self, task: &Task<'_>, told: Told<'_>) -> Result<()> {
+        let outcome = match (self.root.take(), task.p().phases.remove) {
+            (Some(root), true) => remove_dir(task, told, &root),
             (root, _) => {
-                self.created.root = root;
+                self.root = root;
                 Ok(())
             }
         };
-        agree(self.comm, outcome)
+        agree(task.comm(), outcome)
     }
 
-    /// The trees this task creates and removes: its own with `-u` (all of
-    /// them on task 0 with `-c`), the shared one on task 0.
-    pub fn my_trees(&self, j: u64) -> Vec<Tree> {
-        let (rank, tasks) = (self.task.rank, self.task.tasks);
-        let owners: Vec<Option<usize>> = match self.p.tree.unique_dir {
-            true if self.p.order.collective_creates => match rank {
-                0 => (0..tasks).map(Some).collect(),
-                _ => Vec::new(),
-            },
-            true => vec![Some(rank)],
-            false if rank == 0 => vec![None],
-            false => Vec::new(),
-        };
-        let mut trees = Vec::new();
-        for l in 0..self.layout.loops {
-            for &owner in &owners {
-                let root = self.root_of(owner.unwrap_or(0));
-                trees.push(Tree::new(&test_dir(&root, j, l), owner));
-            }
-        }
-        trees
+    /// Whether this run created the tree directory `dir`.
+    pub fn made(&self, dir: &Path) -> bool {
+        self.tree_dirs.iter().any(|d| d == dir)
     }
 
     /// Test directories (tasks below the number of `-d` directories), then
     /// the trees, timed as "Tree creation".
-    pub fn create_trees(&mut self, j: u64) -> Result<()> {
-        let outcome = match self.task.rank < self.p.dirs.len() {
-            true => self.create_test_dirs(j),
+    pub fn create_trees(&mut self, task: &Task<'_>, measure: &mut Measure, j: u64) -> Result<()> {
+        let comm = task.comm();
+        let outcome = match task.rank() < task.p().dirs.len() {
+            true => self.create_test_dirs(task, j),
             false => Ok(()),
         };
-        agree(self.comm, outcome)?;
-        self.comm.barrier()?;
-        let start = self.comm.wtime();
-        let retries = self.backend.retries();
-        let outcome = self
-            .my_trees(j)
+        agree(comm, outcome)?;
+        comm.barrier()?;
+        let start = comm.wtime();
+        let retries = task.backend().retries();
+        let outcome = my_trees(task, j)
             .iter()
-            .try_for_each(|tree| self.create_tree(tree));
-        agree(self.comm, outcome)?;
-        self.tree_sample(Op::TreeCreate, start, retries);
+            .try_for_each(|tree| self.create_tree(task, tree));
+        agree(comm, outcome)?;
+        tree_sample(task, measure, Op::TreeCreate, start, retries);
         Ok(())
     }
 
-    /// The time of a tree phase (task 0's is the row) and this task's
-    /// retries in it since `retries_before` (summed over the tasks).
-    fn tree_sample(&mut self, op: Op, start: f64, retries_before: Option<u64>) {
-        let time = self.comm.wtime() - start;
-        let retries = crate::backend::retries_since(&*self.backend, retries_before);
-        self.measure.samples[op as usize] = Sample {
-            ran: true,
-            time,
-            time_before_barrier: time,
-            items: self.layout.num_dirs,
-            retries,
-        };
-    }
-
-    fn create_test_dirs(&mut self, j: u64) -> Result<()> {
-        let root = self.root_of(self.task.rank);
-        for l in 0..self.layout.loops {
+    fn create_test_dirs(&mut self, task: &Task<'_>, j: u64) -> Result<()> {
+        let root = task.root_of(task.rank());
+        for l in 0..task.layout().loops {
             let dir = test_dir(&root, j, l);
-            if self.fs().make_missing_dir(&dir)? {
-                self.created.test_dirs.push(dir);
+            if task.fs().make_missing_dir(&dir)? {
+                self.test_dirs.push(dir);
             }
         }
         Ok(())
     }
 
-    fn create_tree(&mut self, tree: &Tree) -> Result<()> {
-        let layout = self.layout.clone();
-        let backend = &*self.backend;
-        let created = &mut self.created.tree_dirs;
-        let (rank, trace, lines) = (self.task.rank, self.task.trace, self.task.lines);
+    fn create_tree(&mut self, task: &Task<'_>, tree: &Tree) -> Result<()> {
+        let (layout, backend) = (task.layout(), task.backend());
+        let created = &mut self.tree_dirs;
+        let (rank, trace, lines) = (task.rank(), task.trace(), task.lines());
         layout.walk(
             &mut |d| {
                 if stop::requested() {
@@ -168,125 +141,166 @@ impl Run<'_> {
     }
 
     /// Removes the trees ("Tree removal"), then the test directories.
-    pub fn remove_trees(&mut self, j: u64) -> Result<()> {
-        self.comm.barrier()?;
-        let start = self.comm.wtime();
-        let retries = self.backend.retries();
-        let outcome = match self.p.phases.create {
-            true => self.remove_created_tree_dirs(),
+    pub fn remove_trees(
+        &mut self,
+        task: &Task<'_>,
+        measure: &mut Measure,
+        told: Told<'_>,
+        j: u64,
+    ) -> Result<()> {
+        let Told { warnings, out } = told;
+        let comm = task.comm();
+        comm.barrier()?;
+        let start = comm.wtime();
+        let retries = task.backend().retries();
+        let outcome = match task.p().phases.create {
+            true => self.remove_created_tree_dirs(task, Told { warnings, out }),
             // A split run's remove part: the layout the create part made.
-            false => self
-                .my_trees(j)
+            false => my_trees(task, j)
                 .iter()
-                .try_for_each(|tree| self.remove_tree_layout(tree)),
+                .try_for_each(|tree| remove_tree_layout(task, Told { warnings, out }, tree)),
         };
-        agree(self.comm, outcome)?;
-        self.tree_sample(Op::TreeRemove, start, retries);
-        let outcome = match self.task.rank < self.p.dirs.len() {
-            true => self.remove_test_dirs(j),
+        agree(comm, outcome)?;
+        tree_sample(task, measure, Op::TreeRemove, start, retries);
+        let outcome = match task.rank() < task.p().dirs.len() {
+            true => self.remove_test_dirs(task, Told { warnings, out }, j),
             false => Ok(()),
         };
-        agree(self.comm, outcome)
+        agree(comm, outcome)
     }
 
     /// Removes the tree directories this run created, children first.
-    fn remove_created_tree_dirs(&mut self) -> Result<()> {
-        while let Some(dir) = self.created.tree_dirs.pop() {
-            self.trace_removal(&dir);
-            if let Err(e) = self.remove_dir(&dir) {
-                self.created.tree_dirs.push(dir);
+    fn remove_created_tree_dirs(&mut self, task: &Task<'_>, told: Told<'_>) -> Result<()> {
+        let Told { warnings, out } = told;
+        while let Some(dir) = self.tree_dirs.pop() {
+            trace_removal(task, &dir);
+            if let Err(e) = remove_dir(task, Told { warnings, out }, &dir) {
+                self.tree_dirs.push(dir);
                 return Err(e);
             }
         }
         Ok(())
     }
 
-    fn trace_removal(&self, dir: &Path) {
-        if self.task.trace {
-            let rank = self.task.rank;
-            say!(
-                self.task.lines,
-                "V-2: Rank {rank:>3} Remove directory '{}'",
-                dir.display()
-            );
-        }
-    }
-
-    /// Removes a directory of the layout with `rmdir`. One that is not empty
-    /// (someone put files there) stays, with a warning; other failures are
-    /// errors.
-    fn remove_dir(&mut self, dir: &Path) -> Result<()> {
-        if self.fs().remove_dir(dir)? == Removal::NotEmpty {
-            let text = format!(
-                "WARNING: {} is not empty: pario leaves it and what it holds in place",
-                dir.display()
-            );
-            self.warnings.warn(self.out, &text)?;
-        }
-        Ok(())
-    }
-
-    fn remove_tree_layout(&mut self, tree: &Tree) -> Result<()> {
-        let layout = self.layout.clone();
-        let mut dirs = Vec::new();
-        let _ = layout.walk::<()>(&mut |_| Ok(()), &mut |d| {
-            dirs.push(layout.dir_path(tree, d));
-            Ok(())
-        });
-        dirs.iter().try_for_each(|dir| self.remove_dir(dir))
-    }
-
-    fn remove_test_dirs(&mut self, j: u64) -> Result<()> {
-        let root = self.root_of(self.task.rank);
-        for l in 0..self.layout.loops {
+    fn remove_test_dirs(&mut self, task: &Task<'_>, told: Told<'_>, j: u64) -> Result<()> {
+        let Told { warnings, out } = told;
+        let root = task.root_of(task.rank());
+        for l in 0..task.layout().loops {
             let dir = test_dir(&root, j, l);
             // In a run that created, only what it created; in the remove part
             // of a split run, the test directory if it is there (and empty).
-            let remove = match self.p.phases.create {
-                true => self.created.test_dirs.contains(&dir),
-                false => self.fs().exists(&dir).unwrap_or(false),
+            let remove = match task.p().phases.create {
+                true => self.test_dirs.contains(&dir),
+                false => task.fs().exists(&dir).unwrap_or(false),
             };
             if remove {
-                self.created.test_dirs.retain(|d| *d != dir);
-                self.remove_dir(&dir)?;
+                self.test_dirs.retain(|d| *d != dir);
+                remove_dir(task, Told { warnings, out }, &dir)?;
             }
         }
         Ok(())
     }
 
-    /// After a failure: every task removes what it created in this run, and
-    /// only that: items, then tree directories, test directories and the
-    /// `-d` directory (directories only when empty). Best effort and quiet.
-    pub fn clean_up_after_failure(&mut self) {
-        let fs = Fs::new(&*self.backend, self.task.rank);
-        if let Some(aside) = self.created.renamed_aside.take() {
-            let _ = fs.remove_dir(&aside);
-        }
-        for set in std::mem::take(&mut self.created.items) {
-            let Ok(mut paths) = ItemPaths::new(&set.layout, &set.tree, set.kind, set.owner) else {
-                continue;
-            };
-            for k in creation_order(&set.layout, set.count) {
-                let path = paths.path(k);
-                let _ = match set.kind {
-                    Kind::File => self.backend.remove(path),
-                    Kind::Dir => self.backend.namespace().rmdir(path),
-                };
-            }
-        }
+    /// After a failure (and the items' removal): every task removes the
+    /// directories it created in this run, and only those: tree
+    /// directories, test directories and the `-d` directory, each only
+    /// when empty. Best effort and quiet.
+    pub fn clean_up(&mut self, task: &Task<'_>) {
+        let (comm, fs) = (task.comm(), task.fs());
         // Items of other tasks may live in this task's directories.
-        let _ = self.comm.barrier();
-        while let Some(dir) = self.created.tree_dirs.pop() {
-            self.trace_removal(&dir);
+        let _ = comm.barrier();
+        while let Some(dir) = self.tree_dirs.pop() {
+            trace_removal(task, &dir);
             let _ = fs.remove_dir(&dir);
         }
-        let _ = self.comm.barrier();
-        while let Some(dir) = self.created.test_dirs.pop() {
+        let _ = comm.barrier();
+        while let Some(dir) = self.test_dirs.pop() {
             let _ = fs.remove_dir(&dir);
         }
-        let _ = self.comm.barrier();
-        if let Some(root) = self.created.root.take() {
+        let _ = comm.barrier();
+        if let Some(root) = self.root.take() {
             let _ = fs.remove_dir(&root);
         }
     }
+}
+
+/// The trees this task creates and removes: its own with `-u` (all of
+/// them on task 0 with `-c`), the shared one on task 0.
+fn my_trees(task: &Task<'_>, j: u64) -> Vec<Tree> {
+    let (rank, tasks, p) = (task.rank(), task.tasks(), task.p());
+    let owners: Vec<Option<usize>> = match p.tree.unique_dir {
+        true if p.order.collective_creates => match rank {
+            0 => (0..tasks).map(Some).collect(),
+            _ => Vec::new(),
+        },
+        true => vec![Some(rank)],
+        false if rank == 0 => vec![None],
+        false => Vec::new(),
+    };
+    let mut trees = Vec::new();
+    for l in 0..task.layout().loops {
+        for &owner in &owners {
+            let root = task.root_of(owner.unwrap_or(0));
+            trees.push(Tree::new(&test_dir(&root, j, l), owner));
+        }
+    }
+    trees
+}
+
+/// The time of a tree phase (task 0's is the row) and this task's
+/// retries in it since `retries_before` (summed over the tasks).
+fn tree_sample(
+    task: &Task<'_>,
+    measure: &mut Measure,
+    op: Op,
+    start: f64,
+    retries_before: Option<u64>,
+) {
+    let time = task.comm().wtime() - start;
+    let retries = crate::backend::retries_since(task.backend(), retries_before);
+    let sample = Sample {
+        ran: true,
+        time,
+        time_before_barrier: time,
+        items: task.layout().num_dirs,
+        retries,
+    };
+    measure.record(op, sample);
+}
+
+fn trace_removal(task: &Task<'_>, dir: &Path) {
+    if task.trace() {
+        let rank = task.rank();
+        say!(
+            task.lines(),
+            "V-2: Rank {rank:>3} Remove directory '{}'",
+            dir.display()
+        );
+    }
+}
+
+/// Removes a directory of the layout with `rmdir`. One that is not empty
+/// (someone put files there) stays, with a warning; other failures are
+/// errors.
+fn remove_dir(task: &Task<'_>, told: Told<'_>, dir: &Path) -> Result<()> {
+    if task.fs().remove_dir(dir)? == Removal::NotEmpty {
+        let text = format!(
+            "WARNING: {} is not empty: pario leaves it and what it holds in place",
+            dir.display()
+        );
+        told.warnings.warn(told.out, &text)?;
+    }
+    Ok(())
+}
+
+fn remove_tree_layout(task: &Task<'_>, told: Told<'_>, tree: &Tree) -> Result<()> {
+    let Told { warnings, out } = told;
+    let layout = task.layout();
+    let mut dirs = Vec::new();
+    let _ = layout.walk::<()>(&mut |_| Ok(()), &mut |d| {
+        dirs.push(layout.dir_path(tree, d));
+        Ok(())
+    });
+    dirs.iter()
+        .try_for_each(|dir| remove_dir(task, Told { warnings, out }, dir))
 }

@@ -18,6 +18,7 @@ pub mod csv;
 mod dirs;
 mod items;
 pub mod layout;
+mod measure;
 pub mod options;
 pub mod params;
 mod phase;
@@ -26,7 +27,9 @@ pub mod results;
 pub mod runner;
 pub mod sink;
 mod steps;
+mod task;
 pub mod text;
+mod verify;
 
 use std::io;
 
