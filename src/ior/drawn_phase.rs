@@ -35,7 +35,7 @@ impl TestRun<'_> {
         if !m.active() {
             return None;
         }
-        let l = &self.layout;
+        let l = self.data.layout();
         let region = Region {
             first: if l.file_per_proc {
                 0

@@ -8,11 +8,13 @@
 //! layout ([`text`]) as the run goes, the documents ([`csv`], JSON) at its end.
 
 pub mod csv;
+mod data;
 mod drawn_phase;
 pub mod draws;
 pub mod files;
 pub mod layout;
 pub mod options;
+mod outputs;
 pub mod params;
 mod phase;
 pub mod reorder;
