@@ -252,7 +252,7 @@ impl Items {
         (first, count): (u64, u64),
         done: u64,
     ) -> Result<u64> {
-        let task = w.task;
+        let (task, measure) = (w.task, &mut *w.measure);
         let rank = task.rank();
         let mut aside = paths.path(first).to_bytes().to_vec();
         aside.extend_from_slice(b"-XX");
@@ -278,7 +278,7 @@ impl Items {
                 self.renamed_aside = None;
             }
             last = item;
-            if w.measure.item_done(done + i + 1) {
+            if measure.item_done(done + i + 1) {
                 return Ok(done + i + 1);
             }
         }

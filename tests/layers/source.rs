@@ -60,7 +60,8 @@ fn tokens(text: &str) -> Vec<(Tok, usize)> {
         } else if ch == '\'' {
             // A character ('x', '\n'), or a lifetime ('a: left as a name).
             if next == '\\' {
-                i += 2;
+                // Past the escaped character ('\'' included).
+                i += 3;
                 while i < c.len() && c[i] != '\'' {
                     i += 1;
                 }
@@ -535,8 +536,9 @@ mod tests {
     #[test]
     fn comments_strings_and_characters_are_left_out() {
         let text = "a // crate::x\n/* crate::y /* z */ */ b \"crate::\\\"w\" c \
-                    r#\"crate::q\"# d '\"' e 'f' g b\"h\" i: &'j T";
-        assert_eq!(names(text), ["a", "b", "c", "d", "e", "g", "i", "j", "T"]);
+                    r#\"crate::q\"# d '\"' e 'f' g b\"h\" i: &'j T '\\'' k '\\n' l";
+        let expected = ["a", "b", "c", "d", "e", "g", "i", "j", "T", "k", "l"];
+        assert_eq!(names(text), expected);
     }
 
     fn edges_of(sources: &[(&str, &str)]) -> BTreeMap<String, BTreeSet<String>> {
