@@ -2,5 +2,6 @@
 //! a workload file and the command line's overrides, typed by DLIO's
 //! schema.
 
+pub mod overrides;
 pub mod value;
 pub mod yaml;
