@@ -7,6 +7,7 @@ pub mod compose;
 pub mod keys;
 pub mod overrides;
 pub mod schema;
+mod typing;
 pub mod value;
 pub mod yaml;
 
