@@ -340,14 +340,33 @@ fn no_cycle_between_files() {
 /// The longest a function may be, from `fn` to its closing brace: a screen.
 const MOST_LINES: usize = 100;
 
+/// Functions still longer while another branch splits them: (file, name,
+/// why). An entry that is no longer long fails the check: remove it.
+const LONG_PENDING: &[(&str, &str, &str)] = &[(
+    "dlio/config/schema.rs",
+    "default",
+    "pending: dlio (Config's defaults in one literal: a Default per section)",
+)];
+
 #[test]
 fn no_function_longer_than_a_screen() {
     let mut long = Vec::new();
+    let mut pending: Vec<_> = LONG_PENDING.iter().collect();
     for (file, text) in sources() {
         for (name, line, lines) in source::long_functions(&text, MOST_LINES) {
-            long.push(format!("src/{file}:{line} {name}: {lines} lines"));
+            let known = pending
+                .iter()
+                .position(|(f, n, _)| *f == file && *n == name);
+            match known {
+                Some(i) => drop(pending.remove(i)),
+                None => long.push(format!("src/{file}:{line} {name}: {lines} lines")),
+            }
         }
     }
+    let stale = pending.iter().map(|(f, n, why)| {
+        format!("{f} {n} is no longer over {MOST_LINES} lines ({why}): remove it from LONG_PENDING")
+    });
+    long.extend(stale);
     assert!(
         long.is_empty(),
         "functions over {MOST_LINES} lines (split them):\n{}",
