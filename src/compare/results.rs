@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::concurrent::tools::{self, Row, ToolReport};
 use crate::io500::json::{PhaseJson, ResultJson, ScoreJson};
 use crate::ior::results::TaskSpread;
-use crate::ior::stonewall::StonewallResult;
+use crate::ior::stonewall_result::StonewallResult;
 use crate::latency::Percentiles;
 use crate::pagecache::CacheReport;
 

@@ -1,7 +1,7 @@
 //! What rank 0 knows at the end of a run, from which the result files are
 //! written.
 
-use super::concurrent::Extension;
+use super::extension::Extension;
 use super::results::{PhaseOutcome, Score};
 
 /// What rank 0 knows at the end of a run.

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::concurrent::{Extension, GroupScore};
+use super::extension::{Extension, GroupScore};
 use super::dirs::Dirs;
 use super::finished::Finished;
 use super::results::{Line, PhaseOutcome, PhaseReport, Score};
