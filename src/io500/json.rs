@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::extension::{Extension, GroupScore};
 use super::dirs::Dirs;
+use super::extension::{Extension, GroupScore};
 use super::finished::Finished;
 use super::results::{Line, PhaseOutcome, PhaseReport, Score};
 use super::Io500Run;
