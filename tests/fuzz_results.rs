@@ -4,7 +4,8 @@
 //! removed, renamed or given another type, numbers as strings, nulls where
 //! numbers were, huge numbers, long arrays). In this process: no input
 //! panics; what is read is charted and compared; a refusal is one line. A
-//! few program runs: a damaged file is one line naming it, exit 2.
+//! few program runs: a damaged file, an older pario's or another tool's is
+//! one line naming it and the field, exit 2.
 //!
 //! Longer runs: `PARIO_FUZZ_CASES=20000 PARIO_FUZZ_SEED=7 cargo test
 //! --release --test suite -- fuzz_results::`.
@@ -447,11 +448,17 @@ fn concurrent_outcomes_and_reports_read_back_or_refuse() {
     fuzz::run("concurrent's reading", cases(40), make, concurrent_reading);
 }
 
+/// Through the programs: compare, report and io500 --verify refuse a damaged
+/// file, an older pario's and another tool's in one line, exit 2.
 #[test]
 fn damaged_files_are_refused_in_one_line_naming_them() {
     let dir = tempdir().unwrap();
     let d = dir.path();
     let ior = String::from_utf8(read(&format!("{DATA}/report/ior.json"))).unwrap();
+    let mut older: Value = serde_json::from_str(&ior).unwrap();
+    older.as_object_mut().unwrap().remove("pario");
+    let extended: Value = serde_json::from_slice(&io500_with_the_concurrent_phase()).unwrap();
+    let concurrent = &extended["extensions"]["concurrent"]["report"];
     let damaged = [
         (
             "cut.json",
@@ -467,6 +474,18 @@ fn damaged_files_are_refused_in_one_line_naming_them() {
             "other.json",
             r#"{"tests": [{"Results": []}], "summary": []}"#.into(),
             "other.json: tests[0]: missing field `TestID`",
+        ),
+        // An ior result of a pario before the run header had its block.
+        (
+            "older.json",
+            older.to_string(),
+            "older.json: missing field `pario`",
+        ),
+        // Another tool's document: pario concurrent's report.
+        (
+            "concurrent.json",
+            concurrent.to_string(),
+            "concurrent.json: not a result document of ior, mdtest, md-workbench or io500",
         ),
     ];
     for (name, text, message) in &damaged {
@@ -490,5 +509,10 @@ fn damaged_files_are_refused_in_one_line_naming_them() {
     .unwrap();
     let r = io500(d, 1, &[&cfg, "--verify", "bad.txt"]);
     r.fails(2, "bad.txt: [SCORE] MD: 'x796.171760' is not a number");
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    // Another of io500's files: result.json is not result.txt.
+    std::fs::write(d.join("result.json"), extended.to_string()).unwrap();
+    let r = io500(d, 1, &[&cfg, "--verify", "result.json"]);
+    r.fails(2, "result.json: no [run] section");
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
 }

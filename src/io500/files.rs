@@ -51,11 +51,11 @@ fn summary(r: &Io500Run, f: &Finished, extended: bool) -> String {
 }
 
 fn result_txt(r: &Io500Run, dirs: &Dirs, began: &str, notes: &[Line], f: &Finished) -> String {
-    let mut s = String::from("[run]\n");
+    let mut s = format!("[{RUN}]\n");
     for (k, v) in [
         ("procs", f.procs.to_string()),
-        ("version", super::version()),
-        ("config-hash", format!("{:X}", r.config.config_hash())),
+        (VERSION, super::version()),
+        (CONFIG_HASH, format!("{:X}", r.config.config_hash())),
         ("result-dir", dirs.results.clone()),
         ("mode", r.mode.name().to_string()),
         ("api", r.api()),
@@ -113,6 +113,11 @@ pub fn in_hash(p: &super::phases::Phase, extended: bool) -> bool {
         true => p.scored == Scored::ExtendedMetadata,
     }
 }
+
+/// The section of the run, and its keys --verify reads back.
+pub const RUN: &str = "run";
+pub const VERSION: &str = "version";
+pub const CONFIG_HASH: &str = "config-hash";
 
 /// The keys of a score section, as written and read back.
 const MD: &str = "MD";

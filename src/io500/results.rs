@@ -177,7 +177,8 @@ impl PhaseOutcome {
             };
         }
         if self.phase.kind != super::phases::Kind::Timestamp {
-            let _ = writeln!(s, "{}", key_value("score", format!("{:.6}", self.score)));
+            let score = format!("{:.6}", self.score);
+            let _ = writeln!(s, "{}", key_value(PHASE_SCORE, score));
         }
         let _ = writeln!(
             s,
@@ -188,6 +189,9 @@ impl PhaseOutcome {
         s
     }
 }
+
+/// The key of a phase's score in its `result.txt` section.
+pub const PHASE_SCORE: &str = "score";
 
 /// `key = value` as IO500 aligns it (keys padded to 15 characters).
 pub fn key_value(key: &str, value: impl std::fmt::Display) -> String {

@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use super::config::Config;
-use super::files::{number, read_score, value, Section};
+use super::files::{number, read_score, value, Section, CONFIG_HASH, RUN, VERSION};
 use super::hash;
 use super::phases::PHASES;
+use super::results::PHASE_SCORE;
 
 /// A result file's sections: name -> key -> value (comments dropped).
 pub type Sections = BTreeMap<String, Section>;
@@ -35,13 +36,13 @@ pub fn parse(text: &str) -> Sections {
 /// found) for each hash; a section or value the hashes need that is not
 /// there (or not a number) is the error.
 pub fn checks(config: &Config, result: &Sections) -> Result<Vec<(String, String, String)>, String> {
-    let run = result.get("run").ok_or("no [run] section")?;
+    let run = result.get(RUN).ok_or(format!("no [{RUN}] section"))?;
     let mut out = vec![(
-        "config-hash".to_string(),
+        CONFIG_HASH.to_string(),
         format!("{:X}", config.config_hash()),
-        value(run, "run", "config-hash")?.to_string(),
+        value(run, RUN, CONFIG_HASH)?.to_string(),
     )];
-    let version = value(run, "run", "version")?;
+    let version = value(run, RUN, VERSION)?;
     for (name, extended) in [("SCORE", false), ("SCOREX", true)] {
         let Some(found) = result.get(name) else {
             continue;
@@ -49,7 +50,7 @@ pub fn checks(config: &Config, result: &Sections) -> Result<Vec<(String, String,
         let mut scored: Vec<(&str, f64)> = Vec::new();
         for p in PHASES.iter().filter(|p| super::files::in_hash(p, extended)) {
             if let Some(phase) = result.get(p.name) {
-                scored.push((p.name, number(phase, p.name, "score")?));
+                scored.push((p.name, number(phase, p.name, PHASE_SCORE)?));
             }
         }
         let (score, hash) = read_score(found, name)?;
