@@ -58,7 +58,7 @@ fn toy() -> Grammar<Toy> {
                 short: None,
                 names: vec!["posix.odirect", "useO_DIRECT"],
                 kind: ArgKind::Flag,
-                shown: Shown::Text(""),
+                shown: Shown::Text("".into()),
                 help: "odirect".into(),
                 module: "POSIX",
                 directive_only: false,

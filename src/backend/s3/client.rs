@@ -12,7 +12,6 @@ use base64::Engine;
 use md5::{Digest, Md5};
 use ureq::http;
 
-pub use super::list::{Listed, Page};
 use super::pieces::{self, Pieces};
 use super::sigv4::{self, Credentials, Request, EMPTY_SHA256, UNSIGNED};
 use super::xml;

@@ -6,7 +6,8 @@ use std::io;
 use std::time::SystemTime;
 
 use super::client::{Body, Client};
-use super::{libs3, parse_target, xml, S3Names};
+use super::object::file_key;
+use super::{parse_target, xml, S3Names};
 use crate::backend::listing::{ListPage, ListedFile, Listing};
 
 /// One object as a listing shows it.
@@ -175,7 +176,7 @@ impl S3Names {
     fn prefix_of(&self, path: &str) -> io::Result<(String, String)> {
         let path = path.trim_end_matches('/');
         if let (true, Some(bucket)) = (self.ior_keys, &self.bucket) {
-            let key = libs3::file_key(path);
+            let key = file_key(path);
             let stem = key.strip_suffix('b').unwrap_or(&key);
             return Ok((bucket.clone(), format!("{stem}_")));
         }
