@@ -1,5 +1,6 @@
-//! A backend's options, typed and declared once, and the configuration
-//! they make. Each backend has an options type (`PosixOptions`,
+//! What a backend declares ([`BackendInfo`]: its name, its capabilities,
+//! its options) and the configuration its options make. A backend's
+//! options are typed and declared once. Each backend has an options type (`PosixOptions`,
 //! `AioOptions`, ...) whose `Default` holds every default, and one table of
 //! [`OptSpec`]s over it, built with the constructors the tools' tables use
 //! (`on`, `parsed`, ...): the table reads the text the tools' grammars kept
@@ -17,6 +18,46 @@ use super::Backend;
 use crate::comm::Comm;
 use crate::console::TaskLines;
 use crate::options::{ModuleOption, OptSpec, Setting};
+
+/// What a backend can do, as data: the tools' checks, their help and
+/// mdtest's choice of APIs follow from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Collective transfers (`-c`): every task makes the same calls.
+    pub collective: bool,
+    /// The metadata calls mdtest makes (create, stat, rename, mknod, syncfs).
+    pub metadata: bool,
+    /// It keeps what is written, so data can be verified and cached.
+    pub stores_data: bool,
+    /// Its paths are names in the POSIX file system: the page cache and the
+    /// file system's usage can be looked at.
+    pub posix_namespace: bool,
+}
+
+/// A backend as the registry knows it.
+pub struct BackendInfo {
+    pub name: &'static str,
+    pub capabilities: Capabilities,
+    /// Its module options, typed (its table), and how they become its
+    /// configuration.
+    pub options: &'static dyn Module,
+}
+
+/// The capabilities of MPI-IO (known to builds without it, for messages).
+pub const MPIIO_CAPABILITIES: Capabilities = Capabilities {
+    collective: true,
+    metadata: false,
+    stores_data: true,
+    posix_namespace: true,
+};
+
+/// The capabilities of HDF5 (known to builds without it, for messages).
+pub const HDF5_CAPABILITIES: Capabilities = Capabilities {
+    collective: true,
+    metadata: false,
+    stores_data: true,
+    posix_namespace: true,
+};
 
 /// The module options given for a run: each option's name and its value
 /// as text (a flag's count), as the tools' grammars keep them.

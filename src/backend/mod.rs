@@ -28,11 +28,9 @@ pub mod mpiio;
 use std::ffi::CStr;
 use std::io;
 
-pub use config::{Config, Context, Demands, Given, Typed};
+pub use config::{BackendInfo, Capabilities, Config, Context, Demands, Given, Typed};
 pub use namespace::{FsUsage, Namespace};
-pub use registry::{
-    all_module_options, configure, options_of, registry, BackendInfo, Capabilities, Choice,
-};
+pub use registry::{all_module_options, configure, options_of, registry, Choice};
 pub use transfer::{read_fully, transfer_pieces, write_fully, Retry};
 
 /// What a file is opened for.

@@ -6,33 +6,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::config::{Config, Context, Demands, Given, Module};
+use super::config::{BackendInfo, Capabilities, Config, Context, Demands, Given};
 use super::Backend;
 use crate::options::ModuleOption;
-
-/// What a backend can do, as data: the tools' checks, their help and
-/// mdtest's choice of APIs follow from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Capabilities {
-    /// Collective transfers (`-c`): every task makes the same calls.
-    pub collective: bool,
-    /// The metadata calls mdtest makes (create, stat, rename, mknod, syncfs).
-    pub metadata: bool,
-    /// It keeps what is written, so data can be verified and cached.
-    pub stores_data: bool,
-    /// Its paths are names in the POSIX file system: the page cache and the
-    /// file system's usage can be looked at.
-    pub posix_namespace: bool,
-}
-
-/// A backend as the registry knows it.
-pub struct BackendInfo {
-    pub name: &'static str,
-    pub capabilities: Capabilities,
-    /// Its module options, typed (its table), and how they become its
-    /// configuration.
-    pub options: &'static dyn Module,
-}
 
 /// Every backend of this build.
 pub fn registry() -> &'static [BackendInfo] {
@@ -51,22 +27,6 @@ pub fn registry() -> &'static [BackendInfo] {
     ]
 }
 
-/// The capabilities of MPI-IO (known to builds without it, for messages).
-pub const MPIIO_CAPABILITIES: Capabilities = Capabilities {
-    collective: true,
-    metadata: false,
-    stores_data: true,
-    posix_namespace: true,
-};
-
-/// The capabilities of HDF5 (known to builds without it, for messages).
-pub const HDF5_CAPABILITIES: Capabilities = Capabilities {
-    collective: true,
-    metadata: false,
-    stores_data: true,
-    posix_namespace: true,
-};
-
 /// An IOR API that a rebuild of pario adds.
 struct Rebuild {
     name: &'static str,
@@ -82,7 +42,7 @@ const REBUILD: &[Rebuild] = &[
         name: "MPIIO",
         why: "needs MPI: rebuild pario with '--features mpi'",
         feature: "mpi",
-        capabilities: MPIIO_CAPABILITIES,
+        capabilities: super::config::MPIIO_CAPABILITIES,
     },
     #[cfg(not(feature = "hdf5"))]
     Rebuild {
@@ -90,7 +50,7 @@ const REBUILD: &[Rebuild] = &[
         why: "needs parallel HDF5: rebuild pario with '--features hdf5' \
               (Debian: libhdf5-openmpi-dev)",
         feature: "hdf5",
-        capabilities: HDF5_CAPABILITIES,
+        capabilities: super::config::HDF5_CAPABILITIES,
     },
 ];
 
@@ -238,6 +198,18 @@ impl Choice {
     }
 }
 
+/// Why `--name` is refused: its backend is not in this build.
+fn not_built(name: &str) -> String {
+    let owner = name.split('.').next().unwrap_or(name).to_uppercase();
+    let feature = REBUILD
+        .iter()
+        .find(|r| r.name == owner)
+        .map_or("mpi", |r| r.feature);
+    format!(
+        "--{name} needs -a {owner}, which this build does not have (rebuild with '--features {feature}')"
+    )
+}
+
 /// Checks `api` and the module options given: every option must belong to
 /// that backend and hold a valid value. Touches nothing.
 pub fn configure(api: &str, options: &Given) -> Result<Choice, String> {
@@ -249,21 +221,11 @@ pub fn configure(api: &str, options: &Given) -> Result<Choice, String> {
         .options
         .configure(options)
         .map_err(|e| format!("-a {}: {e}", info.name))?;
-    for name in options.keys().filter(|name| !info.options.takes(name)) {
-        if let Some(owner) = module_of(name) {
-            return Err(format!(
-                "--{name} applies to -a {owner}, not -a {}",
-                info.name
-            ));
-        }
-        let owner = name.split('.').next().unwrap_or(name).to_uppercase();
-        let feature = REBUILD
-            .iter()
-            .find(|r| r.name == owner)
-            .map_or("mpi", |r| r.feature);
-        return Err(format!(
-            "--{name} needs -a {owner}, which this build does not have (rebuild with '--features {feature}')"
-        ));
+    if let Some(name) = options.keys().find(|name| !info.options.takes(name)) {
+        return Err(match module_of(name) {
+            Some(owner) => format!("--{name} applies to -a {owner}, not -a {}", info.name),
+            None => not_built(name),
+        });
     }
     Ok(Choice {
         info,

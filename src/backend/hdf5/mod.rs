@@ -25,11 +25,11 @@ use hdf5_metno as h5;
 use mpi::topology::Color;
 use mpi::traits::*;
 
+use super::config::HDF5_CAPABILITIES;
 use super::cpath::path_of;
 use super::mpiio::ffi::{comm_self, MPI_Comm, RawComm};
 use super::mpiio::{hints_from_env, parse_hints, print_hints};
 use super::namespace::{Namespace, PosixNamespace};
-use super::registry::HDF5_CAPABILITIES;
 use super::{Backend, BackendInfo, Config, Context, Demands, File, OpenSpec, Typed};
 use crate::comm::mpi::MpiComm;
 use crate::console::TaskLines;

@@ -19,9 +19,9 @@ use std::io;
 use mpi::topology::Color;
 use mpi::traits::*;
 
+use super::config::MPIIO_CAPABILITIES;
 use super::cpath::path_of;
 use super::namespace::{Namespace, PosixNamespace};
-use super::registry::MPIIO_CAPABILITIES;
 use super::{Access, Backend, BackendInfo, BlockView, Config, Context, File, OpenSpec, Typed};
 use crate::comm::mpi::MpiComm;
 use crate::options::{long_flag, long_value, on, shown, some, OptSpec};
