@@ -63,6 +63,13 @@ pub const HDF5_CAPABILITIES: Capabilities = Capabilities {
 /// as text (a flag's count), as the tools' grammars keep them.
 pub type Given = BTreeMap<String, String>;
 
+/// `given` from pairs (for tests).
+#[cfg(test)]
+pub fn given(pairs: &[(&str, &str)]) -> Given {
+    let pair = |(k, v): &(&str, &str)| (k.to_string(), v.to_string());
+    pairs.iter().map(pair).collect()
+}
+
 /// A backend's options, whatever their type: what the registry and the
 /// tools' grammars see of them.
 pub trait Module: Sync {

@@ -236,6 +236,7 @@ pub fn configure(api: &str, options: &Given) -> Result<Choice, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::config::given;
 
     #[test]
     fn capabilities_decide_the_lists() {
@@ -291,15 +292,19 @@ mod tests {
 
     #[test]
     fn options_are_read_into_their_type() {
-        let given: Given = [("DUMMY.delay-xfer".to_string(), "2k".to_string())].into();
-        let o = options_of::<crate::backend::dummy::DummyOptions>("dummy", &given);
+        use crate::backend::dummy::DummyOptions;
+        let two_k = given(&[("DUMMY.delay-xfer", "2k")]);
+        let o = options_of::<DummyOptions>("dummy", &two_k);
         assert_eq!(o.unwrap().unwrap().delay_xfer, 2048);
-        assert!(options_of::<crate::backend::dummy::DummyOptions>("POSIX", &given).is_none());
-        let given: Given = [("dummy.delay-xfer".to_string(), "x".to_string())].into();
-        let e = options_of::<crate::backend::dummy::DummyOptions>("DUMMY", &given).unwrap();
-        assert!(e
-            .unwrap_err()
-            .starts_with("--dummy.delay-xfer=x: 'x' is not a size"));
+        assert!(options_of::<DummyOptions>("POSIX", &two_k).is_none());
+        let x = given(&[("dummy.delay-xfer", "x")]);
+        let e = options_of::<DummyOptions>("DUMMY", &x)
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            e.starts_with("--dummy.delay-xfer=x: 'x' is not a size"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -312,11 +312,8 @@ mod tests {
     use super::*;
 
     fn configured(pairs: &[(&str, &str)]) -> Result<Box<dyn Config>, String> {
-        let given: crate::backend::Given = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        INFO.options.configure(&given)
+        INFO.options
+            .configure(&crate::backend::config::given(pairs))
     }
 
     #[test]

@@ -310,29 +310,26 @@ pub fn suffix(access_key: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::config::given;
 
     fn configured(info: &BackendInfo, pairs: &[(&str, &str)]) -> Result<Box<dyn Config>, String> {
-        let given: crate::backend::Given = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        info.options.configure(&given)
+        info.options.configure(&given(pairs))
     }
 
     #[test]
     fn a_host_list_without_a_host_is_refused() {
         let keys = [("S3-libs3.access-key", "a"), ("S3-libs3.secret-key", "s")];
         for hosts in [",", " ; ,", ";;"] {
-            let given = [&keys[..], &[("S3-libs3.host", hosts)]].concat();
-            let e = configured(&LIBS3_INFO, &given).unwrap_err();
+            let pairs = [&keys[..], &[("S3-libs3.host", hosts)]].concat();
+            let e = configured(&LIBS3_INFO, &pairs).unwrap_err();
             assert_eq!(e, "--S3-libs3.host: empty");
         }
         // Blank: not given (the endpoint's default).
-        let given = [&keys[..], &[("S3-libs3.host", " ")]].concat();
-        assert!(configured(&LIBS3_INFO, &given).is_ok());
+        let pairs = [&keys[..], &[("S3-libs3.host", " ")]].concat();
+        assert!(configured(&LIBS3_INFO, &pairs).is_ok());
         let keys = [("S3-curl.access-key", "a"), ("S3-curl.secret-key", "s")];
-        let given = [&keys[..], &[("S3-curl.host", ",")]].concat();
-        let e = configured(&CURL_INFO, &given).unwrap_err();
+        let pairs = [&keys[..], &[("S3-curl.host", ",")]].concat();
+        let e = configured(&CURL_INFO, &pairs).unwrap_err();
         assert_eq!(e, "--S3-curl.host: empty");
     }
 
@@ -346,15 +343,14 @@ mod tests {
         assert_eq!(o.s3.layout, Layout::Fragments);
         assert_eq!(o.bucket_name_prefix, "ior");
         // A blank value is one not given; a layout given is kept.
-        let given = [("S3.LAYOUT", " "), ("S3-libs3.bucket-name-prefix", "")];
-        let given = given.map(|(k, v)| (k.to_string(), v.to_string())).into();
-        let o = libs3.read(&given).unwrap();
+        let blank = given(&[("S3.LAYOUT", " "), ("S3-libs3.bucket-name-prefix", "")]);
+        let o = libs3.read(&blank).unwrap();
         assert_eq!(
             (o.s3.layout, o.bucket_name_prefix.as_str()),
             (Layout::Fragments, "ior")
         );
-        let given = [("s3.layout".to_string(), "object".to_string())].into();
-        assert_eq!(libs3.read(&given).unwrap().s3.layout, Layout::Object);
+        let object = given(&[("s3.layout", "object")]);
+        assert_eq!(libs3.read(&object).unwrap().s3.layout, Layout::Object);
         let curl = Typed {
             table: curl_options,
             configure: configure_curl,
