@@ -21,8 +21,10 @@ mod common;
 mod aio;
 mod compare;
 mod concurrent;
+mod dlio;
 mod explain;
 mod full_and_readonly;
+mod fuzz_inputs;
 mod fuzz_options;
 mod integrity;
 mod interpose;
@@ -57,6 +59,7 @@ mod layers;
 // Real components started by the tests: mpirun (`--features mpi`), parallel
 // HDF5 (`--features hdf5`), a browser.
 mod concurrent_mpi;
+mod dlio_mpi;
 mod hdf5;
 mod hdf5_reference;
 mod integrity_mpi;
