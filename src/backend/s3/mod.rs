@@ -9,6 +9,7 @@
 //! `--S3-libs3.bucket-per-file` to a bucket per file and directory
 //! (`per_file`).
 
+mod answers;
 pub mod client;
 mod config;
 mod libs3;
