@@ -253,17 +253,6 @@ const ALLOWED_IMPORTS: &[(&str, &str, &str)] = &[(
 /// check: remove it.
 const PENDING: &[(&[&str], &str)] = &[
     (
-        &[
-            "backend/s3/client.rs",
-            "backend/s3/config.rs",
-            "backend/s3/libs3.rs",
-            "backend/s3/list.rs",
-            "backend/s3/object.rs",
-            "backend/s3/per_file.rs",
-        ],
-        "pending: backend options (src/backend)",
-    ),
-    (
         &["concurrent/report.rs", "concurrent/run.rs"],
         "pending: result files (src/concurrent)",
     ),
