@@ -85,16 +85,21 @@ pub fn module_of(option: &str) -> Option<&'static str> {
 }
 
 /// The module options of every backend, each once, with the backend it
-/// belongs to (for the option grammars and their help).
+/// belongs to (for the option grammars and their help). A backend that
+/// takes another's option with a default of its own (S3-libs3's
+/// `s3.layout`) has it said in the option's help: `(-a S3-libs3:
+/// fragments)`.
 pub fn all_module_options() -> impl Iterator<Item = (&'static str, ModuleOption)> {
-    let mut listed = Vec::new();
+    let mut listed: Vec<(&str, ModuleOption)> = Vec::new();
     for b in registry() {
         for o in b.options.options() {
-            if !listed
-                .iter()
-                .any(|(_, l): &(_, ModuleOption)| l.name == o.name)
-            {
-                listed.push((b.name, o));
+            match listed.iter_mut().find(|(_, l)| l.name == o.name) {
+                None => listed.push((b.name, o)),
+                Some((_, l)) if l.shown != o.shown => {
+                    let own = format!(" (-a {}: {})", b.name, o.shown);
+                    l.help.to_mut().push_str(&own);
+                }
+                Some(_) => {}
             }
         }
     }
@@ -288,6 +293,11 @@ mod tests {
         assert_eq!(shown("S3-libs3.bucket-name-prefix"), "ior");
         assert_eq!(shown("S3-curl.timeout"), "5");
         assert_eq!(shown("s3.region"), "");
+        // An heir's own default is said in the owner's help.
+        let layout = listed.iter().find(|(_, o)| o.name == "s3.layout").unwrap();
+        assert!(layout.1.help.ends_with(" (-a S3-libs3: fragments)"));
+        let odirect = listed.iter().find(|(_, o)| o.name == "posix.odirect");
+        assert!(!odirect.unwrap().1.help.contains("(-a"));
     }
 
     #[test]
