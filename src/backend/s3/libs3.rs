@@ -135,7 +135,7 @@ fn libs3_options() -> Vec<OptSpec<Libs3Options>> {
         ),
         long_value(
             &["S3-libs3.region"],
-            "Region the requests are signed for (us-east-1)",
+            "Region the requests are signed for (default: --s3.region's)",
             given_text(|o| &mut o.region),
         ),
         long_value(
