@@ -12,10 +12,10 @@ use base64::Engine;
 use md5::{Digest, Md5};
 use ureq::http;
 
-pub use super::list::{buckets, parts, uploads, Listed, Page};
+pub use super::answers::{buckets, parts, uploads, Listed, Page};
 use super::pieces::{self, Pieces};
 use super::sigv4::{self, Credentials, Request, EMPTY_SHA256, UNSIGNED};
-use super::{list, xml};
+use super::{answers, xml};
 
 /// Where requests go and how buckets are addressed.
 #[derive(Debug, Clone)]
@@ -329,7 +329,7 @@ impl Client {
     /// answers, the credentials are accepted).
     pub fn list_buckets(&self) -> io::Result<Vec<String>> {
         let text = Self::text(self.send("GET", "", "", &[], &[], Body::Empty)?)?;
-        Ok(list::buckets(&text))
+        Ok(answers::buckets(&text))
     }
 
     /// HEAD bucket: `Ok(())` when it exists and the keys may use it.
@@ -458,7 +458,7 @@ impl Client {
                 ("part-number-marker", marker.clone()),
             ];
             let text = Self::text(self.send("GET", bucket, key, &q, &[], Body::Empty)?)?;
-            let (page, next) = list::parts(&text);
+            let (page, next) = answers::parts(&text);
             parts.extend(page);
             match next {
                 Some(next) if next != marker => marker = next,
@@ -514,7 +514,7 @@ impl Client {
     pub fn list_uploads(&self, bucket: &str, prefix: &str) -> io::Result<Vec<(String, String)>> {
         let q = [("uploads", String::new()), ("prefix", prefix.to_string())];
         let text = Self::text(self.send("GET", bucket, "", &q, &[], Body::Empty)?)?;
-        Ok(list::uploads(&text))
+        Ok(answers::uploads(&text))
     }
 
     /// Deletes `keys` with DeleteObjects, 1,000 at a time; missing keys

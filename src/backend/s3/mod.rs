@@ -9,6 +9,7 @@
 //! `--S3-libs3.bucket-per-file` to a bucket per file and directory
 //! (`per_file`).
 
+mod answers;
 pub mod client;
 mod config;
 mod libs3;
@@ -38,8 +39,8 @@ use super::namespace::Namespace;
 use super::{Access, Backend, CreateSpec, File, OpenSpec, Status};
 use crate::comm::{Comm, ReduceOp};
 
-pub use config::INFO;
-pub use libs3::{suffix as libs3_suffix, CURL_INFO, LIBS3_INFO};
+pub use config::{Addressing, S3Options, INFO};
+pub use libs3::{suffix as libs3_suffix, CurlOptions, Libs3Options, CURL_INFO, LIBS3_INFO};
 
 /// How an IOR file is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +55,21 @@ impl Layout {
             Layout::Object => "object",
             Layout::Fragments => "fragments",
         }
+    }
+
+    /// `--s3.layout`'s value.
+    pub fn parse(value: &str) -> Result<Layout, String> {
+        match value.trim() {
+            "object" => Ok(Layout::Object),
+            "fragments" => Ok(Layout::Fragments),
+            _ => Err("object or fragments".into()),
+        }
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -302,6 +302,25 @@ impl File for Whole {
     }
 }
 
+/// IOR's S3-libs3 key of a file path: letters and digits kept (capitals
+/// lowered), `/` as `_`, any other byte as two letters, then `b`.
+pub fn file_key(path: &str) -> String {
+    let mut key = String::with_capacity(path.len() + 8);
+    for b in path.bytes() {
+        match b {
+            b'a'..=b'z' | b'0'..=b'9' => key.push(b as char),
+            b'A'..=b'Z' => key.push(b.to_ascii_lowercase() as char),
+            b'/' => key.push('_'),
+            _ => {
+                key.push((b'a' + b / 26) as char);
+                key.push((b'a' + b % 26) as char);
+            }
+        }
+    }
+    key.push('b');
+    key
+}
+
 /// How the fragments of a file are named.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Naming {
@@ -412,6 +431,12 @@ impl File for Fragments {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_as_ior_names_them() {
+        assert_eq!(file_key("/tmp/test.00000003"), "_tmp_testbu00000003b");
+        assert_eq!(file_key("a-b_C"), "abtbdrcb");
+    }
 
     #[test]
     fn fragment_names_round_trip() {
