@@ -4,8 +4,9 @@
 //! the others unchanged. SeaweedFS cannot be made to throttle, so this is
 //! how a test meets real 503 answers on the wire. It can instead lose the
 //! requests it picks ([`Answer::Lost`]): an upload's part answered as taken
-//! and never forwarded, as a part lost between client and server would be.
-//! Standard library only.
+//! and never forwarded, as a part lost between client and server would be;
+//! or forward them and change the server's answer ([`Answer::Rewritten`]):
+//! a list of parts that names fewer, another ETag. Standard library only.
 //!
 //! Each client connection carries one request: the proxy adds
 //! `Connection: close` to the request it forwards, so the server closes
@@ -40,13 +41,16 @@ pub struct Rule {
 
 /// What the proxy answers the requests its rule picks, without forwarding
 /// them.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub enum Answer {
     /// S3's `503 SlowDown`.
     SlowDown,
     /// `200 OK` with an ETag, as a server that took an upload's part
     /// answers: the part is lost, and its writer cannot tell.
     Lost,
+    /// The server's own answer (head and body, as text) changed by the
+    /// function; its `Content-Length` is made the new body's.
+    Rewritten(fn(&str) -> String),
 }
 
 /// A running proxy; it stops accepting when dropped (the listener thread
@@ -164,13 +168,13 @@ fn serve(
                 (n < rule.first).then_some(n + 1)
             })
             .is_ok();
-    if throttle && answer == Answer::Lost {
+    if throttle && matches!(answer, Answer::Lost) {
         // An ETag of the form S3 gives, for bytes the server never saw.
         let lost = "HTTP/1.1 200 OK\r\nETag: \"0123456789abcdef0123456789abcdef\"\r\n\
                     Content-Length: 0\r\nConnection: close\r\n\r\n";
         return client.write_all(lost.as_bytes());
     }
-    if throttle {
+    if throttle && matches!(answer, Answer::SlowDown) {
         let answer = format!(
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/xml\r\n\
              Content-Length: {}\r\nConnection: close\r\n\r\n{SLOW_DOWN}",
@@ -183,6 +187,24 @@ fn serve(
     request.push_str("Connection: close\r\n\r\n");
     server.write_all(request.as_bytes())?;
     server.write_all(&body)?;
-    io::copy(&mut server, &mut client)?;
-    Ok(())
+    match answer {
+        Answer::Rewritten(change) if throttle => {
+            let mut text = String::new();
+            server.read_to_string(&mut text)?;
+            client.write_all(sized(&change(&text)).as_bytes())
+        }
+        _ => io::copy(&mut server, &mut client).map(drop),
+    }
+}
+
+/// An answer whose `Content-Length` is its body's length.
+fn sized(answer: &str) -> String {
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((answer, ""));
+    let lines = head.split("\r\n").map(|line| {
+        match line.to_ascii_lowercase().starts_with("content-length:") {
+            true => format!("Content-Length: {}", body.len()),
+            false => line.to_string(),
+        }
+    });
+    format!("{}\r\n\r\n{body}", lines.collect::<Vec<_>>().join("\r\n"))
 }

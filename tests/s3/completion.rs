@@ -1,9 +1,13 @@
-//! A multipart upload is completed only when the object holds what was
-//! written, against a real server (SeaweedFS on loopback): a part lost on
-//! the way (a proxy answers it as taken and never forwards it) and a hole a
-//! stopped phase leaves each fail the write, in one line naming the task,
-//! the object and the parts, and leave nothing stored, where completing
-//! from the server's list of parts stored a short object as if whole.
+//! A multipart upload is completed only from the parts sent, and only when
+//! the server lists those parts as sent, against a real server (SeaweedFS
+//! on loopback) behind a proxy that makes it misbehave: a part lost on the
+//! way (answered as taken, never forwarded), a list of parts that names
+//! fewer (as SeaweedFS's did under load, 3 of 8), a part answered with
+//! another ETag or listed with another size, and a hole a stopped phase
+//! leaves each fail the write in one line naming the task, the object and
+//! the parts, and leave nothing stored, where completing from the server's
+//! list stored a short object as if whole. A shared object whose parts
+//! meet 503 answers on the way completes whole.
 
 use std::process::Command;
 
@@ -33,41 +37,128 @@ fn one_line_naming(run: &Run, parts: &[&str]) {
     }
 }
 
+/// The shared, shuffled object of 8 parts of 5 MiB written by 4 tasks
+/// (each part sent by the task its transfer fell to).
+const SHARED: [&str; 5] = ["-t", "5m", "-b", "10m", "-z"];
+
+/// A part's ETag answered as another (of the form S3 gives).
+fn other_etag(answer: &str) -> String {
+    let lines = answer
+        .split("\r\n")
+        .map(|l| match l.to_ascii_lowercase().starts_with("etag:") {
+            true => "ETag: \"0123456789abcdef0123456789abcdef\"",
+            false => l,
+        });
+    lines.collect::<Vec<_>>().join("\r\n")
+}
+
+/// A list of parts that names only its first 3.
+fn three_listed(answer: &str) -> String {
+    let fourth = answer.match_indices("<Part>").nth(3).map(|(i, _)| i);
+    let end = answer.rfind("</Part>").map(|i| i + "</Part>".len());
+    match (fourth, end) {
+        (Some(a), Some(b)) => format!("{}{}", &answer[..a], &answer[b..]),
+        _ => answer.to_string(),
+    }
+}
+
+/// A list of parts whose first part holds 3 MiB.
+fn first_shorter(answer: &str) -> String {
+    answer.replacen("<Size>5242880</Size>", "<Size>3145728</Size>", 1)
+}
+
 #[test]
-fn a_part_lost_on_the_way_fails_the_write_and_stores_nothing() {
+fn parts_listed_otherwise_than_sent_fail_the_write_and_store_nothing() {
     let server = Server::shared(&[]);
-    // (tasks, ior's arguments, the part lost, what the line names): the
-    // shared `-z` object of the round trips (8 parts, each sent by the
-    // task its shuffled transfer fell to), and task 1's own object of 3
-    // parts (`-F`).
-    let cases: [(usize, &[&str], &str, &[&str]); 2] = [
+    // (tasks, ior's arguments, the request the proxy picks, its answer,
+    // what the line names).
+    type Case<'a> = (usize, &'a [&'a str], &'a str, Answer, &'a [&'a str]);
+    let cases: [Case; 5] = [
         (
             4,
-            &["-t", "5m", "-b", "10m", "-z"],
-            "file?partNumber=5&",
-            &["task 0", "key lost/file:", "part 5 (task ", ") is missing"],
+            &SHARED,
+            "PUT /bench/parts/file?partNumber=5&",
+            Answer::Lost,
+            &[
+                "task 0",
+                "key parts/file:",
+                "the server lists 7 parts, 8 were sent: part 5 (task ",
+                ") is missing",
+            ],
         ),
         (
             2,
             &["-F", "-t", "5m", "-b", "15m"],
-            "file.00000001?partNumber=2&",
-            &["task 1", "key lost/file.00000001:", "part 2 is missing"],
+            "PUT /bench/parts/file.00000001?partNumber=2&",
+            Answer::Lost,
+            &["task 1", "key parts/file.00000001:", "part 2 is missing"],
+        ),
+        (
+            4,
+            &SHARED,
+            "GET /bench/parts/file?",
+            Answer::Rewritten(three_listed),
+            &[
+                "task 0",
+                "key parts/file:",
+                "the server lists 3 parts, 8 were sent: part 4 (task ",
+            ],
+        ),
+        (
+            4,
+            &SHARED,
+            "PUT /bench/parts/file?partNumber=3&",
+            Answer::Rewritten(other_etag),
+            &[
+                "task 0",
+                "part 3 (task ",
+                "there, \"0123456789abcdef0123456789abcdef\" sent",
+            ],
+        ),
+        (
+            4,
+            &SHARED,
+            "GET /bench/parts/file?",
+            Answer::Rewritten(first_shorter),
+            &[
+                "task 0",
+                "part 1 (task ",
+                ") holds 3145728 bytes there, 5242880 sent",
+            ],
         ),
     ];
-    for (tasks, args, part, names) in cases {
+    for (tasks, args, picked, answer, names) in cases {
         let rule = Rule {
-            prefix: format!("PUT /bench/lost/{part}"),
+            prefix: picked.into(),
             first: 1,
         };
-        let proxy = Proxy::answering(&server.endpoint, rule, Answer::Lost);
-        let run = write_through(&proxy, &server, tasks, "lost", args);
-        assert_eq!(proxy.throttled(), 1, "{args:?}");
-        // The server refuses to complete without the part, and its list
-        // of parts tells which one it lacks.
+        let proxy = Proxy::answering(&server.endpoint, rule, answer);
+        let run = write_through(&proxy, &server, tasks, "parts", args);
+        let lines: Vec<String> = proxy.requests().into_iter().map(|r| r.0).collect();
+        assert_eq!(proxy.throttled(), 1, "{picked}: {lines:?}");
         one_line_naming(&run, names);
-        one_line_naming(&run, &["InvalidPart", "the upload is aborted"]);
-        server.assert_clean("lost/");
+        one_line_naming(&run, &["bucket bench", "the upload is aborted"]);
+        server.assert_clean("parts/");
     }
+}
+
+#[test]
+fn a_shared_object_whose_parts_meet_slow_downs_completes_whole() {
+    let server = Server::shared(&[]);
+    // Three of the 8 parts are answered 503 first, and sent again.
+    let rule = Rule {
+        prefix: "PUT /bench/busy/file?partNumber=".into(),
+        first: 3,
+    };
+    let proxy = Proxy::start(&server.endpoint, rule);
+    let args = [&SHARED[..], &["-r", "-R", "-k"]].concat();
+    let run = write_through(&proxy, &server, 4, "busy", &args);
+    run.ok();
+    assert_eq!(proxy.throttled(), 3);
+    let client = server.client();
+    assert_eq!(client.head("bench", "busy/file").unwrap(), Some(40 << 20));
+    client.delete("bench", "busy/file").unwrap();
+    server.assert_clean("busy/");
 }
 
 #[test]

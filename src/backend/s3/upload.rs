@@ -1,15 +1,16 @@
 //! Completing a multipart upload. It is completed from the parts its
 //! writers sent and were answered for (number, ETag, size), gathered from
 //! every task of a shared object; never from the server's listing, which
-//! under load may name fewer parts than the server took (SeaweedFS once
-//! listed 3 of 8, and the object was stored short as if whole). Before
-//! completing, the parts must leave no hole: S3 joins parts end to end, so
-//! a part missing below the last would move every later one. After, the
-//! object's size, and its ETag where it is S3's MD5 of the parts' MD5s,
-//! must be those of the parts sent. A completion the server refuses is
-//! explained from its list of parts (which part it lacks, or holds with
-//! another ETag or size); an object completed otherwise is removed. Each
-//! failure is one line naming the object and the parts.
+//! under load may name fewer parts than were sent (SeaweedFS once listed 3
+//! of 8, and the object was stored short as if whole). Before completing,
+//! the parts must leave no hole (S3 joins parts end to end, so a part
+//! missing below the last would move every later one), and the server's
+//! list of parts must be the parts sent: a part it lacks, holds with
+//! another ETag or size, or holds unsent fails the upload rather than
+//! leave the outcome to the server. After, the object's size, and its ETag
+//! where it is S3's MD5 of the parts' MD5s, must be those of the parts
+//! sent (an object completed otherwise is removed). Each failure is one
+//! line naming the object and the parts.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -116,9 +117,15 @@ fn shown(etag: &str) -> String {
 }
 
 /// How the server's list differs from the parts sent: each part it lacks,
-/// or holds with another ETag or size; `None` when it holds them all.
+/// holds with another ETag or size, or holds and no task sent; `None` when
+/// it holds the parts sent and no other.
 pub fn listed_otherwise(parts: &[Part], listed: &[ListedPart]) -> Option<String> {
     let on_server: BTreeMap<u32, &ListedPart> = listed.iter().map(|l| (l.number, l)).collect();
+    let sent: BTreeMap<u32, &Part> = parts.iter().map(|p| (p.sent.number, p)).collect();
+    let unsent = listed
+        .iter()
+        .filter(|l| !sent.contains_key(&l.number))
+        .map(|l| format!("part {} is there, not sent", l.number));
     let differences: Vec<String> = parts
         .iter()
         .filter_map(|p| {
@@ -138,6 +145,7 @@ pub fn listed_otherwise(parts: &[Part], listed: &[ListedPart]) -> Option<String>
                 _ => None,
             }
         })
+        .chain(unsent)
         .collect();
     if differences.is_empty() {
         return None;
@@ -213,7 +221,8 @@ pub fn check_completed(
 }
 
 /// Completes `upload` of `target` from `parts` (sorted, from [`merge`]),
-/// checked before and after as the module says. On an error the upload is
+/// checked before (holes, the server's list) and after (the object) as
+/// the module says. On an error the upload is
 /// left for the caller to abort.
 pub fn finish(client: &Client, target: &Target, upload: &str, parts: &[Part]) -> io::Result<()> {
     let Target { bucket, key } = target;
@@ -228,13 +237,17 @@ pub fn finish(client: &Client, target: &Target, upload: &str, parts: &[Part]) ->
             parts.last().map_or(0, |p| p.sent.number)
         )));
     }
+    let listed = client.list_parts(bucket, key, upload)?;
+    if let Some(why) = listed_otherwise(parts, &listed) {
+        return Err(io::Error::other(format!(
+            "bucket {bucket}, key {key}: {why}; the upload is aborted"
+        )));
+    }
     let list: Vec<(u32, &str)> = parts
         .iter()
         .map(|p| (p.sent.number, p.sent.etag.as_str()))
         .collect();
-    let etag = client
-        .complete_upload(bucket, key, upload, &list)
-        .map_err(|e| explained(client, target, upload, parts, e))?;
+    let etag = client.complete_upload(bucket, key, upload, &list)?;
     let size = client.head(bucket, key)?;
     check_completed(parts, etag.as_deref(), size).map_err(|why| {
         let _ = client.delete(bucket, key);
@@ -242,22 +255,6 @@ pub fn finish(client: &Client, target: &Target, upload: &str, parts: &[Part]) ->
             "bucket {bucket}, key {key}: {why}; the object is removed"
         ))
     })
-}
-
-/// A refused completion, with how the server's list of parts differs from
-/// the parts sent when it does (the server's answer alone otherwise).
-fn explained(
-    client: &Client,
-    target: &Target,
-    upload: &str,
-    parts: &[Part],
-    e: io::Error,
-) -> io::Error {
-    let listed = client.list_parts(&target.bucket, &target.key, upload);
-    match listed.ok().and_then(|l| listed_otherwise(parts, &l)) {
-        Some(why) => io::Error::new(e.kind(), format!("{e}; {why}; the upload is aborted")),
-        None => e,
-    }
 }
 
 /// What a task tells the first at a shared object's close.

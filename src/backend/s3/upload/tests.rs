@@ -1,6 +1,6 @@
 //! The completion decision, over parts sent and parts listed: the shapes
-//! that must never complete (holes, a short list, other ETags or sizes) and
-//! the checks of the completed object.
+//! that must never complete (holes, a short list, other ETags or sizes,
+//! parts nobody sent) and the checks of the completed object.
 
 use super::*;
 
@@ -131,6 +131,17 @@ fn other_etags_and_sizes_are_named_quotes_and_case_aside() {
     assert!(
         why.ends_with("part 1 has ETag \"other\" there, \"ABC\" sent"),
         "{why}"
+    );
+    // A part the server holds that no task sent.
+    let unsent = ListedPart {
+        number: 2,
+        etag: "abc".into(),
+        size: None,
+    };
+    let why = listed_otherwise(&one[..0], &[unsent]).unwrap();
+    assert_eq!(
+        why,
+        "the server lists 1 parts, 0 were sent: part 2 is there, not sent"
     );
     // Many differences: the first eight, and a count of the others.
     let many = five_mib(20, 20);
