@@ -260,6 +260,7 @@ const PENDING: &[(&[&str], &str)] = &[
             "backend/s3/list.rs",
             "backend/s3/object.rs",
             "backend/s3/per_file.rs",
+            "backend/s3/upload.rs",
         ],
         "pending: backend options (src/backend)",
     ),
