@@ -74,15 +74,25 @@ pub fn uploads(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A ListParts answer: (number, ETag) of each part, and the marker of
-/// the next page when the list goes on.
-pub fn parts(text: &str) -> (Vec<(u32, String)>, Option<String>) {
+/// A part as ListParts shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedPart {
+    pub number: u32,
+    pub etag: String,
+    /// `Size`; `None` when the server gave none that reads as a number.
+    pub size: Option<u64>,
+}
+
+/// A ListParts answer: each part, and the marker of the next page when
+/// the list goes on. Entries without a number or an ETag are passed over.
+pub fn parts(text: &str) -> (Vec<ListedPart>, Option<String>) {
     let mut parts = Vec::new();
     for part in xml::elements(text, "Part") {
         let number = xml::first(part, "PartNumber").and_then(|n| n.parse().ok());
         let etag = xml::first(part, "ETag");
-        if let (Some(n), Some(e)) = (number, etag) {
-            parts.push((n, e));
+        if let (Some(number), Some(etag)) = (number, etag) {
+            let size = xml::first(part, "Size").and_then(|s| s.trim().parse().ok());
+            parts.push(ListedPart { number, etag, size });
         }
     }
     let next = match xml::first(text, "IsTruncated").as_deref() {
@@ -94,7 +104,7 @@ pub fn parts(text: &str) -> (Vec<(u32, String)>, Option<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{parts, uploads, Listed, Page};
+    use super::{parts, uploads, Listed, ListedPart, Page};
 
     #[test]
     fn a_page_of_objects_and_prefixes_is_read() {
@@ -124,9 +134,15 @@ mod tests {
         assert_eq!(uploads(text), [("k".to_string(), "1".to_string())]);
         let text = "<IsTruncated>true</IsTruncated><NextPartNumberMarker>2</NextPartNumberMarker>\
                     <Part><PartNumber>2</PartNumber><ETag>&quot;e&quot;</ETag></Part>\
+                    <Part><PartNumber>3</PartNumber><ETag>g</ETag><Size>7</Size></Part>\
                     <Part><PartNumber>x</PartNumber><ETag>f</ETag></Part>";
         let (got, next) = parts(text);
-        assert_eq!(got, [(2, "\"e\"".to_string())]);
+        let part = |number, etag: &str, size| ListedPart {
+            number,
+            etag: etag.into(),
+            size,
+        };
+        assert_eq!(got, [part(2, "\"e\"", None), part(3, "g", Some(7))]);
         assert_eq!(next.as_deref(), Some("2"));
         assert_eq!(parts("<IsTruncated>false</IsTruncated>"), (vec![], None));
     }

@@ -12,7 +12,7 @@ use base64::Engine;
 use md5::{Digest, Md5};
 use ureq::http;
 
-pub use super::answers::{buckets, parts, uploads, Listed, Page};
+pub use super::answers::{buckets, parts, uploads, Listed, ListedPart, Page};
 use super::pieces::{self, Pieces};
 use super::sigv4::{self, Credentials, Request, EMPTY_SHA256, UNSIGNED};
 use super::{answers, xml};
@@ -443,13 +443,8 @@ impl Client {
         })
     }
 
-    /// The parts uploaded so far (number, ETag), in order.
-    pub fn list_parts(
-        &self,
-        bucket: &str,
-        key: &str,
-        upload: &str,
-    ) -> io::Result<Vec<(u32, String)>> {
+    /// The parts uploaded so far, in order.
+    pub fn list_parts(&self, bucket: &str, key: &str, upload: &str) -> io::Result<Vec<ListedPart>> {
         let mut parts = Vec::new();
         let mut marker = String::from("0");
         loop {
@@ -465,17 +460,19 @@ impl Client {
                 _ => break,
             }
         }
-        parts.sort_by_key(|p| p.0);
+        parts.sort_by_key(|p| p.number);
         Ok(parts)
     }
 
+    /// Completes an upload from `parts` (number, ETag); the object's ETag
+    /// when the answer gives one.
     pub fn complete_upload(
         &self,
         bucket: &str,
         key: &str,
         upload: &str,
-        parts: &[(u32, String)],
-    ) -> io::Result<()> {
+        parts: &[(u32, &str)],
+    ) -> io::Result<Option<String>> {
         let mut body = String::from("<CompleteMultipartUpload>");
         for (n, etag) in parts {
             body.push_str(&format!(
@@ -499,7 +496,7 @@ impl Client {
         if text.contains("<Error>") {
             return Err(s3_error(200, &text, bucket, key));
         }
-        Ok(())
+        Ok(xml::first(&text, "ETag"))
     }
 
     pub fn abort_upload(&self, bucket: &str, key: &str, upload: &str) -> io::Result<()> {
