@@ -8,6 +8,7 @@ pub mod comm;
 pub mod compare;
 pub mod concurrent;
 pub mod console;
+pub mod dlio;
 pub mod engine;
 pub mod error;
 pub mod io500;

@@ -1,0 +1,4 @@
+//! `dlio_benchmark` (DLIO, as MLPerf Storage runs it).
+
+pub mod compat;
+pub mod metrics;
