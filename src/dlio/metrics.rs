@@ -172,11 +172,7 @@ pub fn across_ranks(per_rank: &[Vec<Figures>]) -> Vec<Figures> {
     (0..epochs)
         .map(|e| {
             let at = |f: fn(&Figures) -> f64| {
-                per_rank
-                    .iter()
-                    .filter_map(|r| r.get(e))
-                    .map(f)
-                    .sum::<f64>()
+                per_rank.iter().filter_map(|r| r.get(e)).map(f).sum::<f64>()
             };
             Figures {
                 au: at(|f| f.au) / ranks,

@@ -2,3 +2,4 @@
 
 pub mod compat;
 pub mod metrics;
+pub mod train;
