@@ -3,3 +3,4 @@
 
 pub mod numpy_load;
 pub mod pyfile;
+pub mod sampler;
