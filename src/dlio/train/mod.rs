@@ -3,4 +3,5 @@
 
 pub mod numpy_load;
 pub mod pyfile;
+pub mod read;
 pub mod sampler;

@@ -228,6 +228,47 @@ impl<'a> PyFile<'a> {
         Ok(done)
     }
 
+    /// `readinto(b)` of `n` bytes (`_buffered_readinto_generic`): what is
+    /// left of the buffer, then each piece above a block straight from the
+    /// file, a smaller one through a refilled buffer.
+    pub fn read_into(&mut self, n: usize, mut out: Option<&mut Vec<u8>>) -> io::Result<usize> {
+        let take = n.min(self.avail());
+        if let Some(o) = out.as_deref_mut() {
+            o.extend_from_slice(&self.buf[self.pos..self.pos + take]);
+        }
+        self.pos += take;
+        let (mut done, mut remaining) = (take, n - take);
+        if remaining > 0 {
+            self.end = None;
+        }
+        while remaining > 0 {
+            let got = if remaining > self.block() {
+                let got = self.scratch.read(self.file, self.raw, remaining)?;
+                if let Some(o) = out.as_deref_mut() {
+                    o.extend_from_slice(self.scratch.last(got));
+                }
+                self.raw += got as u64;
+                got
+            } else {
+                if self.end.is_none() {
+                    (self.buf_at, self.pos, self.end) = (self.raw, 0, Some(0));
+                }
+                let got = self.fill()?.min(remaining);
+                if let Some(o) = out.as_deref_mut() {
+                    o.extend_from_slice(&self.buf[self.pos..self.pos + got]);
+                }
+                self.pos += got;
+                got
+            };
+            if got == 0 {
+                break;
+            }
+            done += got;
+            remaining -= got;
+        }
+        Ok(done)
+    }
+
     /// `read()`: to the end, through `FileIO.readall` (one read of the
     /// rest plus one byte, then until a read returns nothing).
     pub fn read_all(&mut self, out: &mut Vec<u8>) -> io::Result<usize> {
