@@ -5,3 +5,4 @@ pub mod numpy_load;
 pub mod pyfile;
 pub mod read;
 pub mod sampler;
+pub mod tfrecord;
