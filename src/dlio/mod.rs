@@ -4,6 +4,7 @@
 //! now the module holds what DLIO draws from numpy's legacy random state,
 //! the metrics and the training machinery.
 
+pub mod checkpoint;
 pub mod compat;
 pub mod config;
 pub mod metrics;

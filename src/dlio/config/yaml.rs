@@ -139,14 +139,16 @@ fn scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>, line: usize) -> Res
                     ("float", Value::Int(i)) => Some(Value::Float(i as f64)),
                     (_, v) => ok.then_some(v),
                 };
-                v.map(Some).ok_or_else(|| {
-                    format!("'{text}' is not a !!{kind} (line {line})")
-                })?
+                v.map(Some)
+                    .ok_or_else(|| format!("'{text}' is not a !!{kind} (line {line})"))?
             }
             _ => None,
         };
         return typed.ok_or_else(|| {
-            format!("the tag {}{} is not supported (line {line})", tag.handle, tag.suffix)
+            format!(
+                "the tag {}{} is not supported (line {line})",
+                tag.handle, tag.suffix
+            )
         });
     }
     Ok(match style {
@@ -257,7 +259,9 @@ fn yaml_float(s: &str) -> Option<f64> {
             return None;
         }
         let whole = sexagesimal(int, false)?;
-        let frac: f64 = format!("0.{}", frac.replace('_', "")).parse().unwrap_or(0.0);
+        let frac: f64 = format!("0.{}", frac.replace('_', ""))
+            .parse()
+            .unwrap_or(0.0);
         return Some(signed(whole + frac));
     }
     let (mantissa, exp) = match body.find(['e', 'E']) {
@@ -424,8 +428,8 @@ fn needs_quotes(s: &str) -> bool {
     }
     // OmegaConf quotes what Python would take for a bool or a number.
     let omegaconf_words = [
-        "y", "Y", "n", "N", "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE",
-        "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
+        "y", "Y", "n", "N", "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false",
+        "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
     ];
     if omegaconf_words.contains(&s) || python_number(s) {
         return true;
@@ -450,7 +454,8 @@ fn needs_quotes(s: &str) -> bool {
 /// it or not), though OmegaConf's reader does not: it quotes them.
 fn date_like(s: &str) -> bool {
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
     if !(digits(0..4) && b.get(4) == Some(&b'-')) {
         return false;
     }
@@ -479,7 +484,10 @@ fn python_number(s: &str) -> bool {
     }
     let clean = body.replace('_', "");
     let underscores_ok = !body.starts_with('_') && !body.ends_with('_') && !body.contains("__");
-    underscores_ok && !clean.is_empty() && clean.parse::<f64>().is_ok() && !clean.contains(['i', 'I', 'n', 'N'])
+    underscores_ok
+        && !clean.is_empty()
+        && clean.parse::<f64>().is_ok()
+        && !clean.contains(['i', 'I', 'n', 'N'])
 }
 
 fn double_quoted(s: &str) -> String {

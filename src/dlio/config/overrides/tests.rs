@@ -71,12 +71,18 @@ fn lists_and_dicts() {
 #[test]
 fn actions_and_keys() {
     let o = parse("++workload.x.y=3").expect("force");
-    assert_eq!((o.action, o.dotted()), (Action::Force, "workload.x.y".to_string()));
+    assert_eq!(
+        (o.action, o.dotted()),
+        (Action::Force, "workload.x.y".to_string())
+    );
     assert_eq!(parse("+a.b=c").expect("add").action, Action::Add);
     let del = parse("~a").expect("delete");
     assert_eq!((del.action, del.value), (Action::Delete, None));
     assert_eq!(parse("~a=3").expect("delete").value, Some(Value::Int(3)));
-    assert_eq!(parse("workload=unet3d_h100").expect("choice").action, Action::Change);
+    assert_eq!(
+        parse("workload=unet3d_h100").expect("choice").action,
+        Action::Change
+    );
 }
 
 #[test]

@@ -74,8 +74,12 @@ fn quoted_and_tagged_scalars() {
 
 #[test]
 fn duplicate_keys_and_second_documents_are_refused() {
-    assert!(load("a: 1\na: 2\n").unwrap_err().contains("duplicate key 'a'"));
-    assert!(load("a: 1\n---\nb: 2\n").unwrap_err().contains("second YAML document"));
+    assert!(load("a: 1\na: 2\n")
+        .unwrap_err()
+        .contains("duplicate key 'a'"));
+    assert!(load("a: 1\n---\nb: 2\n")
+        .unwrap_err()
+        .contains("second YAML document"));
     assert!(load("a: [1\n").is_err());
 }
 
@@ -85,17 +89,63 @@ fn anchors_and_empty_documents() {
     let m = v.as_map().expect("map");
     assert_eq!(m.get("a"), m.get("c"));
     assert_eq!(load("").expect("empty"), Value::Map(Map::default()));
-    assert_eq!(load("# only a comment\n").expect("comment"), Value::Map(Map::default()));
+    assert_eq!(
+        load("# only a comment\n").expect("comment"),
+        Value::Map(Map::default())
+    );
 }
 
 /// The map `dumpvec.py` built (see the expected file's keys).
 fn dump_input() -> Map {
     let strs = [
-        "plain", "y", "N", "off", "123", "1.5", "1e5", "nan", "inf", "Infinity", "1_000", "08",
-        "0x1F", "", " lead", "trail ", "a: b", "a:b", "end:", "#x", "a #b", "a#b", "-x", "- x",
-        "-", "?x", ": x", "[x", "x]", "{x}", "a,b", "@x", "%x", "`x", "'q'", "\"d\"", "it's",
-        "---x", "...x", "/data/unet3d", "./hydra_log/x", "null", "~", "2025-01-01", "12:30",
-        "tab\tx", "line\nnext", "ünï",
+        "plain",
+        "y",
+        "N",
+        "off",
+        "123",
+        "1.5",
+        "1e5",
+        "nan",
+        "inf",
+        "Infinity",
+        "1_000",
+        "08",
+        "0x1F",
+        "",
+        " lead",
+        "trail ",
+        "a: b",
+        "a:b",
+        "end:",
+        "#x",
+        "a #b",
+        "a#b",
+        "-x",
+        "- x",
+        "-",
+        "?x",
+        ": x",
+        "[x",
+        "x]",
+        "{x}",
+        "a,b",
+        "@x",
+        "%x",
+        "`x",
+        "'q'",
+        "\"d\"",
+        "it's",
+        "---x",
+        "...x",
+        "/data/unet3d",
+        "./hydra_log/x",
+        "null",
+        "~",
+        "2025-01-01",
+        "12:30",
+        "tab\tx",
+        "line\nnext",
+        "ünï",
     ];
     let mut m = Map::default();
     for (i, s) in strs.iter().enumerate() {
@@ -148,7 +198,9 @@ fn what_is_dumped_loads_back_the_same() {
 /// load; random texts never panic the loader.
 #[test]
 fn fuzzed_strings_round_trip_and_texts_never_panic() {
-    let alphabet: Vec<char> = "ab01 -_.:#,[]{}&*!|>'\"%@`?~+eEyYnN\t/\\=$xü".chars().collect();
+    let alphabet: Vec<char> = "ab01 -_.:#,[]{}&*!|>'\"%@`?~+eEyYnN\t/\\=$xü"
+        .chars()
+        .collect();
     let mut state = 0x5eed_u64;
     let mut next = || {
         state = splitmix64(state);
