@@ -54,6 +54,24 @@ pub struct Image {
     /// The write calls, in order; together they are the file.
     pub pieces: Vec<Piece>,
     pub storages: Vec<Tensor>,
+    /// Each record, in file order.
+    pub records: Vec<Record>,
+    /// The central directory's offset and length.
+    pub central: (u64, u64),
+    /// The zip64 end record's offset.
+    pub end64: u64,
+}
+
+/// Where a record lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Its name without `archive/`.
+    pub name: String,
+    /// The local header's offset.
+    pub header: u64,
+    /// The data's offset.
+    pub data: u64,
+    pub size: u64,
 }
 
 impl Image {
@@ -62,7 +80,12 @@ impl Image {
         self.pieces.iter().map(Piece::len).sum()
     }
 
-    /// Where each record's data starts and how long it is (for readers).
+    /// The record named `name` (without `archive/`).
+    pub fn record(&self, name: &str) -> Option<&Record> {
+        self.records.iter().find(|r| r.name == name)
+    }
+
+    /// Bytes of tensor data.
     pub fn tensor_bytes(&self) -> u64 {
         self.storages.iter().map(Tensor::bytes).sum()
     }
@@ -83,10 +106,23 @@ pub fn image(state: &Rc<Dict>, serialization_id: &[u8; 40]) -> Image {
     w.record("version", Content::Bytes(b"3\n"));
     w.record(".data/serialization_id", Content::Bytes(serialization_id));
     w.finish();
+    let records = w
+        .entries
+        .iter()
+        .map(|e| Record {
+            name: e.name["archive/".len()..].to_string(),
+            header: e.offset,
+            data: e.data,
+            size: e.size,
+        })
+        .collect();
     Image {
         blob: w.blob,
         pieces: w.pieces,
         storages,
+        records,
+        central: w.central,
+        end64: w.end64,
     }
 }
 
@@ -120,6 +156,7 @@ struct Entry {
     name: String,
     size: u64,
     offset: u64,
+    data: u64,
 }
 
 #[derive(Default)]
@@ -129,6 +166,8 @@ struct Writer {
     /// Bytes written so far (`m_archive_size`).
     at: u64,
     entries: Vec<Entry>,
+    central: (u64, u64),
+    end64: u64,
 }
 
 /// miniz's zip64 extra field: the sizes when they reach 4 GiB, the local
@@ -210,6 +249,7 @@ impl Writer {
             self.bytes(&zip64);
         }
         self.bytes(&pad);
+        let data = self.at;
         match content {
             Content::Bytes(b) => self.bytes(b),
             Content::Tensor(len) => {
@@ -230,7 +270,12 @@ impl Writer {
             }
             self.bytes(&descriptor);
         }
-        self.entries.push(Entry { name, size, offset });
+        self.entries.push(Entry {
+            name,
+            size,
+            offset,
+            data,
+        });
     }
 
     /// The central directory (one write), the zip64 end record, its
@@ -255,7 +300,9 @@ impl Writer {
         }
         let (cd_at, cd_len, n) = (self.at, cd.len() as u64, self.entries.len() as u64);
         self.bytes(&cd);
+        self.central = (cd_at, cd_len);
         let end64_at = self.at;
+        self.end64 = end64_at;
         let mut end64 = Vec::with_capacity(56);
         le32(&mut end64, 0x0606_4b50);
         end64.extend(44u64.to_le_bytes());

@@ -4,6 +4,7 @@
 
 pub mod container;
 pub mod layout;
+pub mod load;
 pub mod model;
 pub mod pickle;
 pub mod requests;

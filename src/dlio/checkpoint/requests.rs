@@ -134,6 +134,9 @@ mod tests {
             blob: Vec::new(),
             pieces,
             storages: Vec::new(),
+            records: Vec::new(),
+            central: (0, 0),
+            end64: 0,
         }
     }
 

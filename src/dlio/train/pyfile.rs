@@ -22,6 +22,10 @@ pub struct Scratch {
     pub bytes: u64,
     /// Each request (offset, asked, returned), when asked for.
     pub trace: Option<Vec<(u64, usize, usize)>>,
+    /// The most one raw read asks for: Linux moves at most
+    /// `0x7ffff000` bytes a call, and the callers loop as for any short
+    /// read (a smaller cap is pario's pattern of bounded requests).
+    pub max_request: usize,
 }
 
 impl Scratch {
@@ -31,11 +35,13 @@ impl Scratch {
             requests: 0,
             bytes: 0,
             trace: None,
+            max_request: 0x7fff_f000,
         }
     }
 
     /// One request of `len` bytes at `offset` into the sink.
     pub fn read(&mut self, file: &mut dyn File, offset: u64, len: usize) -> io::Result<usize> {
+        let len = len.min(self.max_request.max(1));
         self.grow(len)?;
         let got = file.read_at(&mut self.sink.as_mut_slice()[..len], offset);
         self.count(got, offset, len)
