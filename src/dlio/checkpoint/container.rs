@@ -22,7 +22,6 @@ use super::state::{Dict, Tensor};
 const ALIGNMENT: u64 = 64;
 const U32_MAX: u64 = 0xffff_ffff;
 const LOCAL_HEADER: u64 = 30;
-const CENTRAL_HEADER: u64 = 46;
 
 /// One `write` call of `torch.save` on the Python file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +77,23 @@ impl Image {
     /// The file's size.
     pub fn size(&self) -> u64 {
         self.pieces.iter().map(Piece::len).sum()
+    }
+
+    /// The same file padded with zeros to a multiple of `align` bytes
+    /// (O_DIRECT writes whole blocks; readers find the end record within
+    /// the last 64 KiB, so the zeros after it do no harm).
+    pub fn padded(&self, align: u64) -> Image {
+        let size = self.size();
+        let pad = (align - size % align) % align;
+        let mut out = self.clone();
+        if pad > 0 {
+            out.pieces.push(Piece::Bytes {
+                at: out.blob.len(),
+                len: pad as usize,
+            });
+            out.blob.extend(std::iter::repeat_n(0, pad as usize));
+        }
+        out
     }
 
     /// The record named `name` (without `archive/`).

@@ -3,6 +3,7 @@
 //! requests, the write and read phases and their figures.
 
 pub mod container;
+pub mod io;
 pub mod layout;
 pub mod load;
 pub mod model;

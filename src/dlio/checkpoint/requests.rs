@@ -58,6 +58,37 @@ pub fn requests(image: &Image, block: u64, max_request: Option<u64>) -> Vec<Requ
     b.out
 }
 
+/// pario's pattern under O_DIRECT: the file in consecutive requests of
+/// `chunk` bytes (the last one shorter), whatever the pieces.
+pub fn chunked(image: &Image, chunk: u64) -> Vec<Request> {
+    let chunk = chunk.max(1);
+    let mut out: Vec<Request> = Vec::new();
+    let mut at = 0;
+    for (i, piece) in image.pieces.iter().enumerate() {
+        let mut start = 0;
+        while start < piece.len() {
+            if out.last().is_none_or(|r| r.len == chunk) {
+                out.push(Request {
+                    offset: at,
+                    len: 0,
+                    segments: Vec::new(),
+                });
+            }
+            let r = out.last_mut().expect("a request");
+            let n = (chunk - r.len).min(piece.len() - start);
+            r.segments.push(Segment {
+                piece: i,
+                start,
+                len: n,
+            });
+            r.len += n;
+            start += n;
+            at += n;
+        }
+    }
+    out
+}
+
 struct Buffered {
     block: u64,
     /// File offset of the next request.
@@ -185,6 +216,23 @@ mod tests {
             lens(&requests(&img, 4096, None)),
             [MAX_RW_COUNT, MAX_RW_COUNT, 5000]
         );
+    }
+
+    #[test]
+    fn chunks_cut_across_pieces() {
+        let img = image(&[(false, 100), (true, 10000), (false, 20)]);
+        let r = chunked(&img, 4096);
+        assert_eq!(lens(&r), [4096, 4096, 1928]);
+        assert_eq!(r[0].segments.len(), 2);
+        assert_eq!(
+            r[1].segments,
+            [Segment {
+                piece: 1,
+                start: 3996,
+                len: 4096
+            }]
+        );
+        assert_eq!(r[2].offset, 8192);
     }
 
     #[test]
