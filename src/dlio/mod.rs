@@ -5,6 +5,7 @@
 //! the metrics and the training machinery.
 
 pub mod compat;
+pub mod host;
 pub mod metrics;
 pub mod random_state;
 pub mod train;

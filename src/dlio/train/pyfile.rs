@@ -8,9 +8,11 @@
 //! reads land in the thread's scratch buffer.
 
 use std::io;
+use std::time::Instant;
 
 use crate::backend::File;
 use crate::buffer::{AlignedBuffer, PAGE};
+use crate::latency::LatencyRecorder;
 
 /// What one reader thread reuses and counts.
 pub struct Scratch {
@@ -22,6 +24,10 @@ pub struct Scratch {
     pub bytes: u64,
     /// Each request (offset, asked, returned), when asked for.
     pub trace: Option<Vec<(u64, usize, usize)>>,
+    /// Each request's time.
+    pub latency: LatencyRecorder,
+    /// Their sum, in seconds.
+    pub busy: f64,
 }
 
 impl Scratch {
@@ -31,14 +37,17 @@ impl Scratch {
             requests: 0,
             bytes: 0,
             trace: None,
+            latency: LatencyRecorder::new(),
+            busy: 0.0,
         }
     }
 
     /// One request of `len` bytes at `offset` into the sink.
     pub fn read(&mut self, file: &mut dyn File, offset: u64, len: usize) -> io::Result<usize> {
         self.grow(len)?;
+        let began = Instant::now();
         let got = file.read_at(&mut self.sink.as_mut_slice()[..len], offset);
-        self.count(got, offset, len)
+        self.count(got, offset, len, began)
     }
 
     /// A sink of at least `len` bytes (doubling, so that growing is rare).
@@ -57,12 +66,21 @@ impl Scratch {
         buf: &mut [u8],
         offset: u64,
     ) -> io::Result<usize> {
-        let len = buf.len();
+        let (len, began) = (buf.len(), Instant::now());
         let got = file.read_at(buf, offset);
-        self.count(got, offset, len)
+        self.count(got, offset, len, began)
     }
 
-    fn count(&mut self, got: io::Result<usize>, offset: u64, len: usize) -> io::Result<usize> {
+    fn count(
+        &mut self,
+        got: io::Result<usize>,
+        offset: u64,
+        len: usize,
+        began: Instant,
+    ) -> io::Result<usize> {
+        let took = began.elapsed();
+        self.latency.record(took);
+        self.busy += took.as_secs_f64();
         let got = got?;
         self.requests += 1;
         self.bytes += got as u64;
