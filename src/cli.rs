@@ -5,6 +5,7 @@
 
 use std::process::ExitCode;
 
+use crate::dlio::Dlio;
 use crate::engine::{self, report_failure};
 use crate::error::{Error, UsageError};
 use crate::ior::Ior;
@@ -92,11 +93,46 @@ pub static TOOLS: &[&dyn Command] = &[
     &Ior,
     &Mdtest,
     &MdWorkbench,
+    &DlioCommand,
     &Io500,
     &Concurrent,
     &Compare,
     &Report,
 ];
+
+/// `pario dlio` and `dlio_benchmark`: the DLIO tool, and `datasize`
+/// (mlpstorage's sizing) as its first word.
+pub struct DlioCommand;
+
+impl Command for DlioCommand {
+    fn name(&self) -> &'static str {
+        "dlio"
+    }
+
+    fn about(&self) -> &'static str {
+        Dlio::ABOUT
+    }
+
+    fn main(&self, program: &str, args: Vec<String>) -> ExitCode {
+        match args.split_first() {
+            Some((first, rest)) if first == "datasize" => crate::dlio::datasize::main(rest),
+            _ => Command::main(&Dlio, program, args),
+        }
+    }
+
+    fn options(&self) -> Vec<Spelling> {
+        Command::options(&Dlio)
+    }
+
+    fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError> {
+        match args.split_first() {
+            Some((first, rest)) if first == "datasize" => crate::dlio::datasize::parse(rest)
+                .map(|_| ())
+                .map_err(UsageError),
+            _ => Command::check(&Dlio, program, args),
+        }
+    }
+}
 
 /// `pario report`: results as one HTML page.
 pub struct Report;

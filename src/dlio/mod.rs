@@ -1,11 +1,250 @@
-//! `dlio_benchmark` (DLIO, as MLPerf Storage runs it).
+//! `dlio_benchmark`: DLIO (argonne-lcf/dlio_benchmark, its
+//! `mlperf_storage_v2.0` branch, as MLPerf Storage v2.0 runs it), native.
 //!
-//! The tool itself (`impl Tool for Dlio`) follows in the next commits; for
-//! now the module holds what DLIO draws from numpy's legacy random state,
-//! the metrics and the training machinery.
+//! [`args`] reads DLIO's Hydra command line; [`config`] composes the
+//! bundled `config.yaml`, a workload file ([`workloads`]) and the overrides
+//! and types them by DLIO's schema; [`options`] holds pario's own settings
+//! (`pario.*`: the table of departures from DLIO); [`hydra`] writes Hydra's
+//! output files; [`dataset`] names and sizes the files with numpy's draws
+//! ([`random_state`]); [`generate`] writes them; [`datasize`] is
+//! `mlpstorage training datasize`; [`train`] runs the training workflow
+//! and [`metrics`] computes its figures as DLIO does.
 
+pub mod args;
 pub mod compat;
+pub mod config;
+pub mod dataset;
+pub mod datasize;
+pub mod generate;
 pub mod host;
+pub mod hydra;
 pub mod metrics;
+pub mod options;
 pub mod random_state;
+pub mod report;
+pub mod sink;
 pub mod train;
+pub mod workloads;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::backend::{Choice, Context};
+use crate::comm::{agree, broadcast_value, Comm};
+use crate::error::{Error, UsageError};
+use crate::options::Grammar;
+use crate::output::{NotesOnly, Outputs, Summary, Text};
+use crate::tool::{Finished, Parsed, Tool};
+
+use config::schema::{Config, StorageType};
+use config::Loaded;
+use report::DlioReport;
+use sink::DlioSink;
+
+/// A parsed and checked DLIO invocation: what the training side reads.
+#[derive(Debug, Clone)]
+pub struct DlioRun {
+    /// The composition, typed configuration and pario's settings.
+    pub loaded: Loaded,
+    /// Where pario's document goes (`--summaryFormat`, `--summaryFile`).
+    pub summary: Summary,
+    /// The storage backend: POSIX for `local_fs`, S3 for `s3`.
+    pub backend: Choice,
+    /// The directory the run was started in (relative paths resolve here).
+    pub cwd: PathBuf,
+}
+
+impl DlioRun {
+    pub fn config(&self) -> &Config {
+        &self.loaded.config
+    }
+
+    /// DLIO's output folder: `output.folder`, else Hydra's run directory.
+    pub fn output_folder(&self) -> String {
+        self.config()
+            .output
+            .folder
+            .clone()
+            .unwrap_or_else(|| self.loaded.run_dir.clone())
+    }
+
+    /// The storage root for file-system paths (`None` on S3, whose root is
+    /// the bucket).
+    pub fn storage_root(&self) -> Option<&str> {
+        match self.config().storage.storage_type {
+            StorageType::S3 => None,
+            _ => Some(self.config().storage.storage_root.as_str()),
+        }
+    }
+}
+
+/// The `dlio_benchmark` tool.
+pub struct Dlio;
+
+/// The backend of a configuration: its storage type, with the module
+/// options given (`--s3.endpoint=...`) and the bucket from `storage_root`.
+fn backend_of(
+    config: &Config,
+    mut modules: std::collections::BTreeMap<String, String>,
+) -> Result<Choice, String> {
+    let api = match config.storage.storage_type {
+        StorageType::S3 => {
+            modules
+                .entry("s3.bucket".into())
+                .or_insert_with(|| config.storage.storage_root.clone());
+            "S3"
+        }
+        _ => "POSIX",
+    };
+    crate::backend::configure(api, &modules).map_err(|e| format!("workload.storage: {e}"))
+}
+
+impl Tool for Dlio {
+    type Options = args::DlioArgs;
+    type Params = DlioRun;
+    type Report = DlioReport;
+    type Sink = dyn DlioSink;
+
+    const NAME: &'static str = "dlio_benchmark";
+    const ABOUT: &'static str =
+        "deep-learning I/O: DLIO's workloads and MLPerf Storage's (drop-in for dlio_benchmark)";
+
+    fn grammar(&self) -> Grammar<args::DlioArgs> {
+        args::grammar()
+    }
+
+    fn help(&self) -> String {
+        let mut names: Vec<&str> = workloads::DLIO
+            .iter()
+            .chain(workloads::MLPERF)
+            .map(|(n, _)| *n)
+            .collect();
+        names.sort_unstable();
+        format!(
+            "Usage: dlio_benchmark workload=NAME [++workload.KEY=VALUE ...] [++hydra.run.dir=DIR] [--config-dir=DIR]\n\n\
+             Workloads shipped: {}\n\n{}\n{}",
+            names.join(", "),
+            self.grammar().options_text(),
+            options::help()
+        )
+    }
+
+    fn parse(&self, _program: &str, args: &[String]) -> Result<Parsed<DlioRun>, UsageError> {
+        let args = args::long_spellings(args).map_err(UsageError)?;
+        let line = self
+            .grammar()
+            .parse_command_line(&args, args::DlioArgs::default())?;
+        if line.help {
+            return Ok(Parsed::Help);
+        }
+        let a = line.params;
+        a.summary.check().map_err(UsageError)?;
+        let cwd = std::env::current_dir()
+            .map_err(|e| UsageError(format!("the current directory: {e}")))?;
+        let now = chrono::Local::now();
+        let dir = a.config_dir.as_deref().map(Path::new);
+        let loaded = config::load(&a.overrides, dir, &now).map_err(UsageError)?;
+        config::validate(&loaded.config).map_err(UsageError)?;
+        let backend = backend_of(&loaded.config, a.modules).map_err(UsageError)?;
+        Ok(Parsed::Run(DlioRun {
+            loaded,
+            summary: a.summary,
+            backend,
+            cwd,
+        }))
+    }
+
+    fn summary<'p>(&self, run: &'p DlioRun) -> &'p Summary {
+        &run.summary
+    }
+
+    /// The text, and DLIO's files: Hydra's three and `dlio.log` (rank 0,
+    /// before the run).
+    fn sinks(&self, run: &DlioRun, text: Text) -> io::Result<Vec<Box<dyn DlioSink>>> {
+        let mut sinks: Vec<Box<dyn DlioSink>> = vec![match text {
+            Text::Full(out) => Box::new(sink::DlioText::new(out, 0)),
+            Text::LogOnly(out) => Box::new(NotesOnly::new(out, 0)),
+        }];
+        let output = PathBuf::from(run.output_folder());
+        std::fs::create_dir_all(&output)?;
+        if let Some(dir) = hydra::dir(&run.loaded.composed, &run.loaded.run_dir) {
+            std::fs::create_dir_all(&dir)?;
+            let absolute = hydra::absolute(&run.loaded.run_dir, &run.cwd);
+            for (name, text) in hydra::files(&run.loaded.composed, &absolute, &run.cwd) {
+                std::fs::write(dir.join(name), text)?;
+            }
+        }
+        let log = output.join(&run.config().output.log_file);
+        sinks.push(Box::new(sink::DlioLog::create(&log)?));
+        Ok(sinks)
+    }
+
+    fn run(
+        &self,
+        comm: &dyn Comm,
+        run: &DlioRun,
+        outputs: &mut Outputs<dyn DlioSink>,
+    ) -> Finished<DlioReport> {
+        let mut report = DlioReport {
+            tool: Self::NAME.into(),
+            workload: run.loaded.composed.workload.clone(),
+            ranks: comm.size(),
+            output_folder: run.output_folder(),
+            config: serde_json::to_value(run.config()).unwrap_or_default(),
+            pario: serde_json::to_value(&run.loaded.options).unwrap_or_default(),
+            generation: None,
+        };
+        let result = workflows(comm, run, outputs, &mut report);
+        Finished { report, result }
+    }
+}
+
+/// The workflows of the run, in DLIO's order.
+fn workflows(
+    comm: &dyn Comm,
+    run: &DlioRun,
+    outputs: &mut Outputs<dyn DlioSink>,
+    report: &mut DlioReport,
+) -> crate::error::Result<()> {
+    // Every rank takes rank 0's output folder (`${now:...}` was resolved
+    // by each process when it parsed).
+    let folder = broadcast_value(comm, 0, &report.output_folder)?;
+    report.output_folder = folder;
+    let context = Context {
+        comm,
+        active: true,
+        collective: false,
+        lines: outputs.task_lines(),
+    };
+    let backend = agree(
+        comm,
+        run.backend
+            .build(&context)
+            .map_err(|e| Error::task(comm.rank(), e)),
+    )?;
+    if comm.rank() == 0 {
+        let mut mode = Vec::new();
+        if run.config().workflow.generate_data {
+            mode.push("Generating data");
+        }
+        outputs.each(|s| s.started(&mode.join(" & "), comm.size(), &run.loaded.options));
+    }
+    if run.config().workflow.generate_data {
+        if comm.rank() == 0 {
+            outputs.each(|s| s.output("Starting data generation"));
+        }
+        let done = generate::generate(
+            comm,
+            run.config(),
+            &run.loaded.options,
+            backend.as_ref(),
+            run.storage_root(),
+        )?;
+        if comm.rank() == 0 {
+            outputs.each(|s| s.output("Generation done"));
+            outputs.each(|s| s.generated(&done));
+        }
+        report.generation = Some(done);
+    }
+    Ok(())
+}

@@ -1,0 +1,43 @@
+//! The report of a DLIO run (pario's JSON document): the configuration as
+//! typed, the settings pario followed, and what each workflow did. The
+//! training side adds its part here.
+
+use serde::{Deserialize, Serialize};
+
+use super::generate::GenerationReport;
+use crate::output::{Document, Table};
+
+/// What a run returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DlioReport {
+    pub tool: String,
+    /// `workload=NAME`.
+    pub workload: String,
+    pub ranks: usize,
+    /// Where DLIO's output files went (`hydra.run.dir` or `output.folder`).
+    pub output_folder: String,
+    /// The typed configuration (as JSON), for readers of the document.
+    pub config: serde_json::Value,
+    /// pario's settings (`pario.*`) and the departures followed.
+    pub pario: serde_json::Value,
+    pub generation: Option<GenerationReport>,
+}
+
+impl Document for DlioReport {
+    fn table(&self) -> Table {
+        let mut rows = Vec::new();
+        if let Some(g) = &self.generation {
+            rows.push(vec![
+                "generate".to_string(),
+                g.files.to_string(),
+                g.bytes.to_string(),
+                format!("{:.6}", g.seconds),
+                format!("{:.2}", g.mib_per_second),
+            ]);
+        }
+        Table {
+            columns: &["workflow", "files", "bytes", "seconds", "MiB/s"],
+            rows,
+        }
+    }
+}
