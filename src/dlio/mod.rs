@@ -7,7 +7,8 @@
 //! (`pario.*`: the table of departures from DLIO); [`hydra`] writes Hydra's
 //! output files; [`dataset`] names and sizes the files with numpy's draws
 //! ([`random_state`]); [`generate`] writes them; [`datasize`] is
-//! `mlpstorage training datasize`.
+//! `mlpstorage training datasize`; [`train`] runs the training workflow
+//! and [`metrics`] computes its figures as DLIO does.
 
 pub mod args;
 pub mod checkpoint;
@@ -16,6 +17,7 @@ pub mod config;
 pub mod dataset;
 pub mod datasize;
 pub mod generate;
+pub mod host;
 pub mod hydra;
 pub mod metrics;
 pub mod options;

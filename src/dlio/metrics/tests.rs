@@ -69,7 +69,7 @@ fn nothing_computed_is_zero_au_and_few_steps_a_negative_rate() {
     let f = train_block(&s, 0.5, 1, Window::default(), 2, Compat::Branch);
     assert_eq!(f.au, 0.0);
     // (1 - 2) steps: the branch's fixed 2 makes it negative.
-    assert!(close(f.throughput, -1.0 * 2.0 / 0.2), "{f:?}");
+    assert!(close(f.throughput, -2.0 / 0.2), "{f:?}");
 }
 
 #[test]

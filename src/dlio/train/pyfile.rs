@@ -8,9 +8,11 @@
 //! reads land in the thread's scratch buffer.
 
 use std::io;
+use std::time::Instant;
 
 use crate::backend::File;
 use crate::buffer::{AlignedBuffer, PAGE};
+use crate::latency::LatencyRecorder;
 
 /// What one reader thread reuses and counts.
 pub struct Scratch {
@@ -26,6 +28,10 @@ pub struct Scratch {
     /// `0x7ffff000` bytes a call, and the callers loop as for any short
     /// read (a smaller cap is pario's pattern of bounded requests).
     pub max_request: usize,
+    /// Each request's time.
+    pub latency: LatencyRecorder,
+    /// Their sum, in seconds.
+    pub busy: f64,
 }
 
 impl Scratch {
@@ -36,6 +42,8 @@ impl Scratch {
             bytes: 0,
             trace: None,
             max_request: 0x7fff_f000,
+            latency: LatencyRecorder::new(),
+            busy: 0.0,
         }
     }
 
@@ -43,8 +51,9 @@ impl Scratch {
     pub fn read(&mut self, file: &mut dyn File, offset: u64, len: usize) -> io::Result<usize> {
         let len = len.min(self.max_request.max(1));
         self.grow(len)?;
+        let began = Instant::now();
         let got = file.read_at(&mut self.sink.as_mut_slice()[..len], offset);
-        self.count(got, offset, len)
+        self.count(got, offset, len, began)
     }
 
     /// A sink of at least `len` bytes (doubling, so that growing is rare).
@@ -63,12 +72,21 @@ impl Scratch {
         buf: &mut [u8],
         offset: u64,
     ) -> io::Result<usize> {
-        let len = buf.len();
+        let (len, began) = (buf.len(), Instant::now());
         let got = file.read_at(buf, offset);
-        self.count(got, offset, len)
+        self.count(got, offset, len, began)
     }
 
-    fn count(&mut self, got: io::Result<usize>, offset: u64, len: usize) -> io::Result<usize> {
+    fn count(
+        &mut self,
+        got: io::Result<usize>,
+        offset: u64,
+        len: usize,
+        began: Instant,
+    ) -> io::Result<usize> {
+        let took = began.elapsed();
+        self.latency.record(took);
+        self.busy += took.as_secs_f64();
         let got = got?;
         self.requests += 1;
         self.bytes += got as u64;

@@ -60,8 +60,30 @@ impl FileNames for Vec<CString> {
     }
 }
 
+/// Opens a file to read it through; its size (a `stat`, as Python's
+/// `fstat` at open).
+pub fn open_read(
+    backend: &dyn Backend,
+    path: &CStr,
+    rank: usize,
+) -> io::Result<(Box<dyn File>, u64)> {
+    let size = backend.namespace().size_of(path)?.unwrap_or(0);
+    let spec = OpenSpec {
+        access: Access::Read,
+        create: false,
+        reads_too: false,
+        file_size: size,
+        rank,
+        sequential: true,
+        blocks: None,
+        segment: size,
+        transfer: 0,
+    };
+    Ok((backend.open(path, &spec)?, size))
+}
+
 /// An error naming the file.
-fn at(path: &CStr, e: io::Error) -> io::Error {
+pub fn at(path: &CStr, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.to_string_lossy()))
 }
 
@@ -102,21 +124,8 @@ impl<'r> SampleReader<'r> {
     }
 
     fn open(&mut self, path: &CStr) -> io::Result<(Box<dyn File>, u64)> {
-        let size = self.backend.namespace().size_of(path)?.unwrap_or(0);
-        let spec = OpenSpec {
-            access: Access::Read,
-            create: false,
-            reads_too: false,
-            file_size: size,
-            rank: self.rank,
-            sequential: true,
-            blocks: None,
-            segment: size,
-            transfer: 0,
-        };
-        let file = self.backend.open(path, &spec)?;
         self.opens += 1;
-        Ok((file, size))
+        open_read(self.backend, path, self.rank)
     }
 
     /// What a reader does when it starts (DLIO's `load_index`): the index

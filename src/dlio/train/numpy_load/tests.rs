@@ -74,6 +74,9 @@ fn npy(d1: u64, d2: u64, n: u64) -> Vec<u8> {
     x
 }
 
+/// (offset, asked, returned) of each request.
+type Requests = &'static [(u64, usize, usize)];
+
 type Load = fn(&mut dyn File, &mut Scratch, u64, usize) -> io::Result<()>;
 
 /// The requests `load` makes on `bytes` written to a file.
@@ -104,7 +107,7 @@ fn requests(bytes: &[u8], load: Load) -> Vec<(u64, usize, usize)> {
 #[test]
 fn npz_requests_are_numpys() {
     // (offset, asked, returned) from strace, files of np.savez.
-    let cases: [((u64, u64, u64), &[(u64, usize, usize)]); 4] = [
+    let cases: [((u64, u64, u64), Requests); 4] = [
         (
             (10, 10, 1),
             &[
@@ -180,7 +183,7 @@ fn npz_requests_are_numpys() {
 
 #[test]
 fn npy_requests_are_numpys() {
-    let cases: [((u64, u64, u64), &[(u64, usize, usize)]); 4] = [
+    let cases: [((u64, u64, u64), Requests); 4] = [
         (
             (10, 10, 1),
             &[(0, 4096, 228), (0, 128, 128), (0, 4096, 228)],
