@@ -35,7 +35,7 @@ use crate::comm::{agree, broadcast_value, Comm};
 use crate::error::{Error, UsageError};
 use crate::options::Grammar;
 use crate::output::{NotesOnly, Outputs, Summary, Text};
-use crate::tool::{Finished, Parsed, Tool};
+use crate::tool::{Finished, Parsed, Tasks, Tool};
 
 use config::schema::{Config, StorageType};
 use config::Loaded;
@@ -155,6 +155,20 @@ impl Tool for Dlio {
         }))
     }
 
+    /// DLIO's checks of the checkpoint layout for the ranks, and whether
+    /// the target holds the checkpoints, before anything is created.
+    fn check_tasks(&self, run: &DlioRun, tasks: Tasks) -> Result<(), UsageError> {
+        let root = run.storage_root();
+        checkpoint::setup::check(
+            run.config(),
+            &run.loaded.options,
+            &run.backend,
+            root,
+            tasks.total,
+        )
+        .map_err(UsageError)
+    }
+
     fn summary<'p>(&self, run: &'p DlioRun) -> &'p Summary {
         &run.summary
     }
@@ -194,6 +208,7 @@ impl Tool for Dlio {
             config: serde_json::to_value(run.config()).unwrap_or_default(),
             pario: serde_json::to_value(&run.loaded.options).unwrap_or_default(),
             generation: None,
+            checkpoint: None,
         };
         let result = workflows(comm, run, outputs, &mut report);
         Finished { report, result }
@@ -228,6 +243,9 @@ fn workflows(
         if run.config().workflow.generate_data {
             mode.push("Generating data");
         }
+        if run.config().workflow.checkpoint {
+            mode.push("Checkpointing");
+        }
         outputs.each(|s| s.started(&mode.join(" & "), comm.size(), &run.loaded.options));
     }
     if run.config().workflow.generate_data {
@@ -247,5 +265,39 @@ fn workflows(
         }
         report.generation = Some(done);
     }
+    let w = &run.config().workflow;
+    if w.checkpoint && !w.train {
+        report.checkpoint = Some(checkpoint_only(comm, run, backend.as_ref(), outputs)?);
+    }
     Ok(())
+}
+
+/// The checkpoint workflow without training; its lines to the outputs.
+fn checkpoint_only(
+    comm: &dyn Comm,
+    run: &DlioRun,
+    backend: &dyn crate::backend::Backend,
+    outputs: &mut Outputs<dyn DlioSink>,
+) -> crate::error::Result<checkpoint::report::CheckpointReport> {
+    let rank = comm.rank();
+    let mut say = |line: checkpoint::workflow::Said| match (rank, line) {
+        (0, checkpoint::workflow::Said::Dlio(m)) => outputs.each(|s| s.output(m)),
+        (0, checkpoint::workflow::Said::Pario(m)) => outputs.note(0, &format!("pario: {m}")),
+        _ => {}
+    };
+    let root = run.storage_root();
+    let options = &run.loaded.options;
+    let ran = checkpoint::run_only(
+        comm,
+        run.config(),
+        options,
+        &run.backend,
+        root,
+        backend,
+        &mut say,
+    )?;
+    if rank == 0 {
+        outputs.each(|s| s.checkpointed(&ran.report));
+    }
+    Ok(ran.report)
 }

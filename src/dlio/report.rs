@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::checkpoint::report::CheckpointReport;
 use super::generate::GenerationReport;
 use crate::output::{Document, Table};
 
@@ -21,6 +22,10 @@ pub struct DlioReport {
     /// pario's settings (`pario.*`) and the departures followed.
     pub pario: serde_json::Value,
     pub generation: Option<GenerationReport>,
+    /// The checkpoint workflow without training (written, not yet read
+    /// back: its latency and page-cache types only serialize).
+    #[serde(default, skip_deserializing)]
+    pub checkpoint: Option<CheckpointReport>,
 }
 
 impl Document for DlioReport {

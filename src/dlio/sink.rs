@@ -6,6 +6,8 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
+use super::checkpoint::report::CheckpointReport;
+use super::checkpoint::text as checkpoint_text;
 use super::generate::GenerationReport;
 use super::options::ParioOptions;
 use super::Dlio;
@@ -32,6 +34,11 @@ pub trait DlioSink: LogSink {
     fn generated(&mut self, _done: &GenerationReport) -> io::Result<()> {
         Ok(())
     }
+    /// The checkpoint-only workflow is done: DLIO's `[METRIC]` lines, and
+    /// pario's.
+    fn checkpointed(&mut self, report: &CheckpointReport) -> io::Result<()> {
+        self.output(&checkpoint_text::metric_block(report))
+    }
 }
 
 impl DlioSink for NotesOnly {}
@@ -47,6 +54,11 @@ impl DlioSink for TextSink<Dlio> {
     fn started(&mut self, mode: &str, ranks: usize, options: &ParioOptions) -> io::Result<()> {
         self.output(&format!("Running DLIO [{mode}] with {ranks} process(es)"))?;
         self.emit(&format!("pario: {}\n", options.describe()))
+    }
+
+    fn checkpointed(&mut self, report: &CheckpointReport) -> io::Result<()> {
+        self.output(&checkpoint_text::metric_block(report))?;
+        self.emit(&checkpoint_text::pario_lines(report))
     }
 
     fn generated(&mut self, g: &GenerationReport) -> io::Result<()> {

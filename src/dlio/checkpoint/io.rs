@@ -58,6 +58,19 @@ impl Tally {
         self.fsync_secs += o.fsync_secs;
         self.open_close_secs += o.open_close_secs;
     }
+
+    /// What was done since `earlier`.
+    pub fn since(&self, earlier: &Tally) -> Tally {
+        Tally {
+            files: self.files - earlier.files,
+            requests: self.requests - earlier.requests,
+            bytes: self.bytes - earlier.bytes,
+            fsyncs: self.fsyncs - earlier.fsyncs,
+            io_secs: self.io_secs - earlier.io_secs,
+            fsync_secs: self.fsync_secs - earlier.fsync_secs,
+            open_close_secs: self.open_close_secs - earlier.open_close_secs,
+        }
+    }
 }
 
 fn spec(access: Access, size: u64, rank: usize, part: u64) -> OpenSpec {
@@ -193,8 +206,8 @@ pub struct Reader<'a> {
     pub backend: &'a dyn Backend,
     pub rank: usize,
     pub pattern: ReadPattern,
+    /// The sink, the request counts and each request's time.
     pub scratch: Scratch,
-    pub latency: LatencyRecorder,
     pub tally: Tally,
 }
 
@@ -208,10 +221,7 @@ impl Reader<'_> {
         self.tally.open_close_secs += t.elapsed().as_secs_f64();
         let (requests, bytes) = (self.scratch.requests, self.scratch.bytes);
         let t = Instant::now();
-        let mut timed = Timed {
-            inner: file.as_mut(),
-            latency: &mut self.latency,
-        };
+        let mut timed = Stoppable(file.as_mut());
         let read = match self.pattern {
             ReadPattern::Torch { block } => {
                 let mut f = PyFile::new(&mut timed, &mut self.scratch, size, block);
@@ -233,29 +243,23 @@ impl Reader<'_> {
     }
 }
 
-/// A file whose reads are timed one by one and stop at a signal.
-struct Timed<'a> {
-    inner: &'a mut dyn File,
-    latency: &'a mut LatencyRecorder,
-}
+/// A file whose reads stop at a signal (the reader's scratch times them).
+struct Stoppable<'a>(&'a mut dyn File);
 
-impl File for Timed<'_> {
+impl File for Stoppable<'_> {
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
-        self.inner.write_at(buf, offset)
+        self.0.write_at(buf, offset)
     }
 
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         if crate::signals::requested() {
             return Err(stopped());
         }
-        let t = Instant::now();
-        let got = self.inner.read_at(buf, offset);
-        self.latency.record(t.elapsed());
-        got
+        self.0.read_at(buf, offset)
     }
 
     fn sync(&mut self) -> io::Result<()> {
-        self.inner.sync()
+        self.0.sync()
     }
 
     /// The file underneath is closed by its owner.

@@ -138,7 +138,7 @@ fn workflows(config: &Config) -> Result<(), String> {
     let not_yet = [
         (w.train, "workflow.train"),
         (w.evaluation, "workflow.evaluation"),
-        (w.checkpoint, "workflow.checkpoint"),
+        (w.checkpoint && w.train, "workflow.checkpoint"),
         (w.profiling, "workflow.profiling"),
     ];
     for (on, name) in not_yet {
@@ -148,13 +148,14 @@ fn workflows(config: &Config) -> Result<(), String> {
             ));
         }
     }
-    if !w.generate_data {
+    if !w.generate_data && !w.checkpoint {
         return Err(
             "nothing to do: workload.workflow.generate_data, train and checkpoint are all False"
                 .into(),
         );
     }
-    if config.dataset.format == Format::Hdf5 || config.dataset.format == Format::Hdf5Opt {
+    let hdf5 = config.dataset.format == Format::Hdf5 || config.dataset.format == Format::Hdf5Opt;
+    if w.generate_data && hdf5 {
         return Err(format!(
             "workload.dataset.format={}: HDF5 generation is not modelled by pario yet",
             config.dataset.format.name()
