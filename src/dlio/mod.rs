@@ -165,6 +165,7 @@ impl Tool for Dlio {
             &run.backend,
             root,
             tasks.total,
+            tasks.here,
         )
         .map_err(UsageError)
     }
@@ -280,22 +281,32 @@ fn checkpoint_only(
     outputs: &mut Outputs<dyn DlioSink>,
 ) -> crate::error::Result<checkpoint::report::CheckpointReport> {
     let rank = comm.rank();
+    let root = run.storage_root();
+    let options = &run.loaded.options;
+    // O_DIRECT (pario.checkpoint_odirect): a POSIX backend of its own.
+    let choice = checkpoint::setup::backend_choice(run.config(), options, &run.backend)
+        .map_err(Error::usage)?;
+    let direct = match options.checkpoint.odirect {
+        true => {
+            let context = Context {
+                comm,
+                active: true,
+                collective: false,
+                lines: outputs.task_lines(),
+            };
+            let built = choice.build(&context).map_err(|e| Error::task(rank, e));
+            Some(agree(comm, built)?)
+        }
+        false => None,
+    };
+    let backend = direct.as_deref().unwrap_or(backend);
     let mut say = |line: checkpoint::workflow::Said| match (rank, line) {
         (0, checkpoint::workflow::Said::Dlio(m)) => outputs.each(|s| s.output(m)),
         (0, checkpoint::workflow::Said::Pario(m)) => outputs.note(0, &format!("pario: {m}")),
         _ => {}
     };
-    let root = run.storage_root();
-    let options = &run.loaded.options;
-    let ran = checkpoint::run_only(
-        comm,
-        run.config(),
-        options,
-        &run.backend,
-        root,
-        backend,
-        &mut say,
-    )?;
+    let config = run.config();
+    let ran = checkpoint::run_only(comm, config, options, &run.backend, root, backend, &mut say)?;
     if rank == 0 {
         outputs.each(|s| s.checkpointed(&ran.report));
     }

@@ -143,6 +143,13 @@ pub static SETTINGS: &[Setting] = &[
         departure: None,
     },
     Setting {
+        name: "checkpoint_odirect",
+        values: "true|false",
+        default: "false",
+        help: "checkpoint files written and read with O_DIRECT (a file system), in aligned requests of checkpoint_requests (16 MiB unless given), each file padded to 4 KiB: pario's pattern, DLIO has no O_DIRECT for checkpoints",
+        departure: None,
+    },
+    Setting {
         name: "checkpoint_read_shift",
         values: "N",
         default: "0",
@@ -178,6 +185,7 @@ pub struct CheckpointOptions {
     pub max_request: Option<u64>,
     /// `None`: from `checkpoint.recovery_rank_shift`.
     pub read_shift: Option<u64>,
+    pub odirect: bool,
 }
 
 impl Default for ParioOptions {
@@ -261,6 +269,7 @@ impl ParioOptions {
                 ck.max_request = crate::units::parse_size(value).ok();
             }
             ("checkpoint_read_shift", _) => ck.read_shift = value.parse().ok(),
+            ("checkpoint_odirect", _) => ck.odirect = value == "true",
             ("content", _) => {
                 self.content = if value == "exact" {
                     Content::Exact

@@ -34,10 +34,10 @@ pub trait DlioSink: LogSink {
     fn generated(&mut self, _done: &GenerationReport) -> io::Result<()> {
         Ok(())
     }
-    /// The checkpoint-only workflow is done: DLIO's `[METRIC]` lines, and
-    /// pario's.
-    fn checkpointed(&mut self, report: &CheckpointReport) -> io::Result<()> {
-        self.output(&checkpoint_text::metric_block(report))
+    /// The checkpoint-only workflow is done: DLIO's `[METRIC]` block, and
+    /// pario's lines.
+    fn checkpointed(&mut self, _report: &CheckpointReport) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -57,7 +57,11 @@ impl DlioSink for TextSink<Dlio> {
     }
 
     fn checkpointed(&mut self, report: &CheckpointReport) -> io::Result<()> {
-        self.output(&checkpoint_text::metric_block(report))?;
+        // DLIO logs the block without a time stamp.
+        self.emit(&format!(
+            "[OUTPUT] {}\n",
+            checkpoint_text::metric_block(report)
+        ))?;
         self.emit(&checkpoint_text::pario_lines(report))
     }
 
@@ -88,5 +92,13 @@ impl LogSink for DlioLog {}
 impl DlioSink for DlioLog {
     fn output(&mut self, message: &str) -> io::Result<()> {
         writeln!(self.file, "[OUTPUT] {} {message}", utcnow())
+    }
+
+    fn checkpointed(&mut self, report: &CheckpointReport) -> io::Result<()> {
+        writeln!(
+            self.file,
+            "[OUTPUT] {}",
+            checkpoint_text::metric_block(report)
+        )
     }
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::container::{image, serialization_id, Image};
 use super::io::{content, ReadPattern, Reader, Tally, Writer};
-use super::layout::{rank_state, CheckpointSize};
+use super::layout::{rank_state, CheckpointSize, FileKind};
 use super::model::Model;
 use super::requests::{chunked, requests, Request};
 use crate::backend::Backend;
@@ -49,6 +49,7 @@ pub struct Settings {
 /// One file of a rank.
 struct Planned {
     stem: String,
+    kind: FileKind,
     image: Image,
     requests: Vec<Request>,
 }
@@ -76,10 +77,19 @@ fn plan(settings: &Settings, rank: usize, ranks: usize) -> Vec<Planned> {
             };
             Planned {
                 stem: f.stem,
+                kind: f.kind,
                 image: img,
                 requests: reqs,
             }
         })
+        .collect()
+}
+
+/// The names (without `.pt`) and sizes of `rank`'s files.
+pub fn files_of(settings: &Settings, rank: usize, ranks: usize) -> Vec<(String, u64)> {
+    plan(settings, rank, ranks)
+        .into_iter()
+        .map(|p| (p.stem, p.image.size()))
         .collect()
 }
 
@@ -238,23 +248,27 @@ impl<'b> Checkpoints<'b> {
     }
 
     /// Saves this rank's files of `global_epoch<epoch>_step<step>` (its
-    /// directory must exist).
-    pub fn save(&mut self, epoch: u64, step: u64) -> Result<()> {
+    /// directory must exist); the seconds its layers' files and its
+    /// optimizer's took (DLIO's lines on rank 0).
+    pub fn save(&mut self, epoch: u64, step: u64) -> Result<Took> {
         let dir = checkpoint_dir(&self.settings.folder, epoch, step);
+        let mut took = Took::default();
         for p in &self.mine {
             let path = format!("{dir}/{}.pt", p.stem);
             let c = cpath(&path)
                 .map_err(|e| Error::io(self.rank, "cannot name", Path::new(&path), &e))?;
             self.created.file(PathBuf::from(&path));
+            let t = std::time::Instant::now();
             self.writer.save(&c, &p.image, &p.requests).map_err(|e| {
                 Error::io(self.rank, "cannot write checkpoint", Path::new(&path), &e)
             })?;
+            took.add(p.kind, t.elapsed().as_secs_f64());
         }
-        Ok(())
+        Ok(took)
     }
 
     /// Loads `source`'s files of `global_epoch<epoch>_step<step>`.
-    pub fn load(&mut self, epoch: u64, step: u64, source: usize) -> Result<()> {
+    pub fn load(&mut self, epoch: u64, step: u64, source: usize) -> Result<Took> {
         let dir = checkpoint_dir(&self.settings.folder, epoch, step);
         let rank = self.rank;
         self.planned(source);
@@ -263,15 +277,18 @@ impl<'b> Checkpoints<'b> {
         } else {
             &self.theirs[&source]
         };
+        let mut took = Took::default();
         for p in files {
             let path = format!("{dir}/{}.pt", p.stem);
             let c =
                 cpath(&path).map_err(|e| Error::io(rank, "cannot name", Path::new(&path), &e))?;
+            let t = std::time::Instant::now();
             self.reader
                 .load(&c, &p.image, p.image.size())
                 .map_err(|e| Error::io(rank, "cannot read checkpoint", Path::new(&path), &e))?;
+            took.add(p.kind, t.elapsed().as_secs_f64());
         }
-        Ok(())
+        Ok(took)
     }
 
     /// Removes this rank's files and then the directories it made, if
@@ -290,6 +307,25 @@ impl<'b> Checkpoints<'b> {
 
     pub fn remove_dirs(&mut self) {
         self.created.remove_dirs(Fs::new(self.backend, self.rank));
+    }
+}
+
+/// Seconds a save or load of a rank spent on its layers' files and on its
+/// optimizer's (`None`: it has none).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Took {
+    pub layers: Option<f64>,
+    pub optimizer: Option<f64>,
+}
+
+impl Took {
+    fn add(&mut self, kind: FileKind, secs: f64) {
+        let slot = match kind {
+            FileKind::Layers => &mut self.layers,
+            FileKind::Optimizer => &mut self.optimizer,
+            FileKind::Model => return,
+        };
+        *slot = Some(slot.unwrap_or(0.0) + secs);
     }
 }
 

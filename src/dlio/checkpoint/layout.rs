@@ -127,6 +127,17 @@ pub fn optimizer_sizes(model: &Model, data_parallelism: u64) -> Vec<i64> {
 pub struct RankFile {
     pub stem: String,
     pub state: Rc<Dict>,
+    pub kind: FileKind,
+}
+
+/// Which of DLIO's states a file holds (DLIO times the layers' files and
+/// the optimizer's apart, on rank 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A model that is not a transformer: one tensor.
+    Model,
+    Layers,
+    Optimizer,
 }
 
 /// What a rank holds and writes.
@@ -235,10 +246,15 @@ pub fn rank_state(model: &Model, rank: u64, ranks: u64) -> RankState {
     let (optimizer, optimizer_bytes) = optimizer_state(model, &place);
     out.counted_model = model_bytes;
     out.counted_optimizer = optimizer_bytes;
-    let mut file = |stem: String, state: Rc<Dict>| out.files.push(RankFile { stem, state });
+    let mut file =
+        |stem: String, state: Rc<Dict>, kind| out.files.push(RankFile { stem, state, kind });
     if model.size_bytes > 0 && !model.is_transformer() {
         let state = Dict(vec![(Key::Literal("a"), int8(model.size_bytes))]);
-        file(format!("model_states-{rank}"), Rc::new(state));
+        file(
+            format!("model_states-{rank}"),
+            Rc::new(state),
+            FileKind::Model,
+        );
     }
     let (dp, mp) = (place.data_rank, place.model_rank);
     let zero = model.parallelism.zero_stage;
@@ -248,28 +264,26 @@ pub fn rank_state(model: &Model, rank: u64, ranks: u64) -> RankState {
                 if model.parallelism.pipeline > 1 {
                     for (key, value) in &layers.0 {
                         if let Value::Dict(d) = value {
-                            file(
-                                format!("layer_{}-model_{mp}_model_states", key.text()),
-                                d.clone(),
-                            );
+                            let stem = format!("layer_{}-model_{mp}_model_states", key.text());
+                            file(stem, d.clone(), FileKind::Layers);
                         }
                     }
                 } else {
-                    file(format!("model_{mp}_model_states"), Rc::new(layers));
+                    file(
+                        format!("model_{mp}_model_states"),
+                        Rc::new(layers),
+                        FileKind::Layers,
+                    );
                 }
             }
         } else {
-            file(
-                format!("zero_pp_rank_{dp}_mp_rank_{mp}_model_states"),
-                Rc::new(layers),
-            );
+            let stem = format!("zero_pp_rank_{dp}_mp_rank_{mp}_model_states");
+            file(stem, Rc::new(layers), FileKind::Layers);
         }
     }
     if !optimizer.is_empty() {
-        file(
-            format!("zero_pp_rank_{dp}_mp_rank_{mp}_optim_states"),
-            Rc::new(optimizer),
-        );
+        let stem = format!("zero_pp_rank_{dp}_mp_rank_{mp}_optim_states");
+        file(stem, Rc::new(optimizer), FileKind::Optimizer);
     }
     out
 }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::cache::CachePolicy;
-use super::engine::{bytes_per_checkpoint, Pattern, Settings};
+use super::engine::{bytes_per_checkpoint, checkpoint_dir, files_of, Pattern, Settings};
 use super::model::{Dtype, Mode, Model, Parallelism, Transformer};
 use super::report::DurationRule;
 use super::requests::MAX_RW_COUNT;
@@ -93,6 +93,26 @@ fn block_size(folder: &str) -> u64 {
         .unwrap_or(8192)
 }
 
+/// The backend checkpoints use: the run's, or POSIX with O_DIRECT
+/// (`pario.checkpoint_odirect`).
+pub fn backend_choice(
+    config: &Config,
+    options: &ParioOptions,
+    run: &Choice,
+) -> Result<Choice, String> {
+    if !options.checkpoint.odirect {
+        return Ok(run.clone());
+    }
+    if config.storage.storage_type == StorageType::S3 {
+        return Err("pario.checkpoint_odirect=true: O_DIRECT needs a file system (storage.storage_type=local_fs)".into());
+    }
+    let modules = [("posix.odirect".to_string(), "1".to_string())]
+        .into_iter()
+        .collect();
+    crate::backend::configure("POSIX", &modules)
+        .map_err(|e| format!("pario.checkpoint_odirect: {e}"))
+}
+
 /// Where and how the files are written and read.
 pub fn settings_of(
     config: &Config,
@@ -102,6 +122,7 @@ pub fn settings_of(
 ) -> Result<Settings, String> {
     let folder = full_path(root, &config.checkpoint.checkpoint_folder);
     let max = options.checkpoint.max_request;
+    let backend = backend_choice(config, options, backend)?;
     let pattern = match backend.alignment() {
         Some(align) => Pattern::Direct {
             align,
@@ -151,8 +172,41 @@ pub fn plan_of(config: &Config, options: &ParioOptions, per_node: usize) -> RunP
     }
 }
 
-/// DLIO's checks of a checkpoint run on `ranks` ranks, and pario's: the
-/// target holds every checkpoint the run writes (a file system's free
+/// A run that only loads: every file it reads is there, whole (a file
+/// system; on S3 the run looks before its first load).
+fn check_present(
+    config: &Config,
+    settings: &Settings,
+    plan: &RunPlan,
+    ranks: usize,
+) -> Result<(), String> {
+    if plan.writes > 0 || plan.reads == 0 || config.storage.storage_type == StorageType::S3 {
+        return Ok(());
+    }
+    for rank in 0..ranks {
+        let source = (rank + plan.shift) % ranks;
+        for k in 1..=plan.reads {
+            let dir = checkpoint_dir(&settings.folder, 1, k);
+            for (stem, size) in files_of(settings, source, ranks) {
+                let path = format!("{dir}/{stem}.pt");
+                match std::fs::metadata(&path) {
+                    Ok(m) if m.len() == size => {}
+                    _ => {
+                        return Err(format!(
+                            "{path} is missing or not {size} bytes: {} checkpoint(s) to read and none to write (write them first, keeping them: pario.keep_checkpoints=true)",
+                            plan.reads
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// DLIO's checks of a checkpoint run on `ranks` ranks (`per_node` of them
+/// on this node), and pario's: the checkpoints a run reads are there, and
+/// the target holds every checkpoint the run writes (a file system's free
 /// space; not known on S3). One line each.
 pub fn check(
     config: &Config,
@@ -160,6 +214,7 @@ pub fn check(
     backend: &Choice,
     root: Option<&str>,
     ranks: usize,
+    per_node: usize,
 ) -> Result<(), String> {
     if !config.workflow.checkpoint {
         return Ok(());
@@ -178,6 +233,14 @@ pub fn check(
             "workload.checkpoint.num_checkpoints_read={} is more than num_checkpoints_write={}",
             c.num_checkpoints_read, c.num_checkpoints_write
         ));
+    }
+    if !config.workflow.train {
+        check_present(
+            config,
+            &settings,
+            &plan_of(config, options, per_node),
+            ranks,
+        )?;
     }
     // Training's checkpoints are counted by the training side.
     let writes = match config.workflow.train {

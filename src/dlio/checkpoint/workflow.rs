@@ -205,6 +205,7 @@ fn timed(
     say: &mut dyn FnMut(Said),
 ) -> Result<(String, String, f64)> {
     stop::sleep(Duration::from_secs_f64(plan.pause));
+    stop::check(comm)?;
     comm.barrier()?;
     say(Said::Dlio(&match way {
         Way::Save => format!("Starting saving checkpoint {k} after total step {k} for epoch 1"),
@@ -216,11 +217,26 @@ fn timed(
         Way::Save => ck.save(1, k),
         Way::Load => ck.load(1, k, source(comm, plan.shift)),
     };
+    if let (Ok(took), 0) = (&done, comm.rank()) {
+        let verb = if way == Way::Save { "Saved" } else { "Loaded" };
+        if let Some(s) = took.layers {
+            say(Said::Dlio(&format!(
+                "{verb} model checkpoint in {s:.4} seconds"
+            )));
+        }
+        if let Some(s) = took.optimizer {
+            say(Said::Dlio(&format!(
+                "{verb} optimizer checkpoint in {s:.4} seconds"
+            )));
+        }
+    }
     if plan.rank_sync {
         comm.barrier()?;
     }
     let seconds = comm.wtime() - t0;
     let end = utcnow();
+    // A signal in the middle: every rank stops here, as interrupted.
+    stop::check(comm)?;
     agree(comm, done)?;
     Ok((start, end, seconds))
 }
