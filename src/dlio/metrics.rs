@@ -9,9 +9,9 @@
 //! two with what lies between. With `S`/`E` the steps excluded at the start
 //! and the end and `n` the configured steps of an epoch:
 //! - `AU = 100 · Σ compute[S..n−E] / (wall − Σ proc[..S] − Σ proc[n−E..])`;
-//! - throughput (samples/s of one rank): the rules' `steps · batch / wall`,
-//!   or the branch's `(steps − 2) · batch / (the AU's denominator)`, the 2
-//!   fixed whatever `S` and `E` are;
+//! - throughput (samples/s of one rank): the rules' `steps · batch / wall`
+//!   (`pario.throughput=rules`), or the branch's `(steps − 2) · batch / (the
+//!   AU's denominator)`, the 2 fixed whatever `S` and `E` are;
 //! - an epoch's values are the step-weighted means of its blocks'; across
 //!   ranks, AU is the mean and throughput the sum; over epochs, the mean and
 //!   the population standard deviation; MB/s is samples/s times the
@@ -24,7 +24,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use super::compat::Compat;
+use super::options::Follow;
 use crate::stats::{Deviation, Stats};
 
 /// The steps the metrics leave out (`output.metric.exclude_start_steps`,
@@ -123,11 +123,11 @@ pub fn train_block(
     steps: usize,
     window: Window,
     batch: usize,
-    compat: Compat,
+    throughput: Follow,
 ) -> Figures {
-    let throughput = match compat {
-        Compat::Rules => times.len() as f64 * batch as f64 / wall,
-        Compat::Branch => {
+    let throughput = match throughput {
+        Follow::Rules => times.len() as f64 * batch as f64 / wall,
+        Follow::Dlio => {
             (times.compute.len() as f64 - 2.0) * batch as f64
                 / counted_time(times, wall, steps, window)
         }

@@ -11,7 +11,6 @@
 //! and [`metrics`] computes its figures as DLIO does.
 
 pub mod args;
-pub mod compat;
 pub mod config;
 pub mod dataset;
 pub mod datasize;
