@@ -153,6 +153,16 @@ impl Tool for Dlio {
         }))
     }
 
+    /// The training plan needs the rank count: its refusals come here,
+    /// before any output is opened.
+    fn check_tasks(&self, run: &DlioRun, tasks: crate::tool::Tasks) -> Result<(), UsageError> {
+        if run.config().workflow.train {
+            train::setup::plan(run.config(), &run.loaded.options, tasks.total, 4096)
+                .map_err(UsageError)?;
+        }
+        Ok(())
+    }
+
     fn summary<'p>(&self, run: &'p DlioRun) -> &'p Summary {
         &run.summary
     }
@@ -192,6 +202,7 @@ impl Tool for Dlio {
             config: serde_json::to_value(run.config()).unwrap_or_default(),
             pario: serde_json::to_value(&run.loaded.options).unwrap_or_default(),
             generation: None,
+            training: None,
         };
         let result = workflows(comm, run, outputs, &mut report);
         Finished { report, result }
@@ -223,9 +234,14 @@ fn workflows(
     )?;
     if comm.rank() == 0 {
         let mut mode = Vec::new();
-        if run.config().workflow.generate_data {
-            mode.push("Generating data");
-        }
+        let w = &run.config().workflow;
+        let named = [
+            (w.generate_data, "Generating data"),
+            (w.train, "Training"),
+            (w.evaluation, "Evaluation"),
+            (w.checkpoint, "Checkpointing"),
+        ];
+        mode.extend(named.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
         outputs.each(|s| s.started(&mode.join(" & "), comm.size(), &run.loaded.options));
     }
     if run.config().workflow.generate_data {
@@ -244,6 +260,11 @@ fn workflows(
             outputs.each(|s| s.generated(&done));
         }
         report.generation = Some(done);
+    }
+    if run.config().workflow.train {
+        let folder = report.output_folder.clone();
+        let trained = train::workflow::workflow(comm, run, outputs, backend.as_ref(), &folder)?;
+        report.training = Some(trained);
     }
     Ok(())
 }

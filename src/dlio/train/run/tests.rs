@@ -8,7 +8,7 @@ use crate::comm::{local, Topology};
 use crate::dlio::config::schema::Draw as Sleep;
 use crate::dlio::metrics::Window;
 use crate::dlio::options::Follow;
-use crate::dlio::train::checkpoint::{NoCheckpoint, RankZeroModel};
+use crate::dlio::train::checkpoint::{ModelSave, NoCheckpoint};
 use crate::dlio::train::plan::{CheckpointPlan, EvalPlan, Silent};
 use crate::dlio::train::read::{ReadOptions, SampleFormat};
 use crate::dlio::train::sampler::{Loader, Shuffle};
@@ -206,7 +206,13 @@ fn step_checkpoints_end_blocks_and_epochs_evaluate() {
             train_files: &files,
             eval_files: &eval_files,
         };
-        let mut ckpt = RankZeroModel::new(&backend, folder.clone(), 10240, comm.rank());
+        let mut ckpt = ModelSave::new(
+            &backend,
+            folder.clone(),
+            10240,
+            comm.rank(),
+            comm.rank() == 0,
+        );
         let run = train(comm, &plan, &inputs, &mut ckpt, &mut Silent, None);
         let saved = dir
             .path()
