@@ -21,6 +21,7 @@ mod common;
 mod aio;
 mod compare;
 mod concurrent;
+mod dlio_train;
 mod explain;
 mod full_and_readonly;
 mod fuzz_options;

@@ -104,8 +104,10 @@ pub struct SaveRecord {
     pub block: usize,
     pub start: String,
     pub end: String,
+    #[serde(deserialize_with = "crate::dlio::metrics::nan_if_null")]
     pub duration: f64,
     /// GB (2^30 bytes) of the whole checkpoint per second.
+    #[serde(deserialize_with = "crate::dlio::metrics::nan_if_null")]
     pub throughput: f64,
 }
 

@@ -161,7 +161,7 @@ pub fn steps(train: &Sharding, total_training_steps: i64) -> Result<usize, Strin
     if total_training_steps > 0 {
         if total_training_steps as u64 > max as u64 {
             return Err(format!(
-                "train.total_training_steps: only enough data for {max} steps but \
+                "workload.train.total_training_steps: only enough data for {max} steps but \
                  {total_training_steps} wanted"
             ));
         }
@@ -169,7 +169,7 @@ pub fn steps(train: &Sharding, total_training_steps: i64) -> Result<usize, Strin
     }
     if max == 0 {
         return Err(format!(
-            "dataset: {} samples make no batch of {} on each of {} ranks",
+            "workload.dataset: {} samples make no batch of {} on each of {} ranks",
             train.total(),
             train.batch,
             train.ranks

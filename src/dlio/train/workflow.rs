@@ -335,13 +335,13 @@ fn finish(
         report.request_latency = Percentiles::of(&requests);
         report.checkpoint_gib = ckpt_gib;
         write_summary(run, &report, &hosts, &info, per_host, folder, start);
-        outputs.each(|s| s.output(&format!("Saved outputs in {folder}")));
+        let shown = crate::dlio::hydra::absolute(folder, &run.cwd);
+        outputs.each(|s| s.output(&format!("Saved outputs in {}", shown.display())));
         let block = metric_block(comm.size(), &report.train, report.eval.as_ref());
         outputs.each(|s| s.verbatim(&block));
         outputs.each(|s| s.output("outputs saved in RANKID_output.json"));
         outputs.each(|s| s.trained(&report));
     }
-    let _ = config;
     Ok(report)
 }
 
