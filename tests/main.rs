@@ -58,6 +58,7 @@ mod layers;
 // Real components started by the tests: mpirun (`--features mpi`), parallel
 // HDF5 (`--features hdf5`), a browser.
 mod concurrent_mpi;
+mod dlio_train_mpi;
 mod hdf5;
 mod hdf5_reference;
 mod integrity_mpi;
