@@ -10,7 +10,7 @@
 //! increment, so recording can stay on by default.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 use crate::comm::{Comm, CommError};
@@ -147,7 +147,7 @@ pub fn merge(
 }
 
 /// The percentiles reported per phase, in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     pub count: u64,
     pub min: f64,

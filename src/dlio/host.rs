@@ -65,6 +65,14 @@ pub fn cpu_count() -> usize {
     }
 }
 
+/// `socket.gethostname()`.
+pub fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// `platform.processor()`: empty on most Linux systems.
 pub fn processor_name() -> String {
     String::new()

@@ -9,9 +9,9 @@
 //! two with what lies between. With `S`/`E` the steps excluded at the start
 //! and the end and `n` the configured steps of an epoch:
 //! - `AU = 100 · Σ compute[S..n−E] / (wall − Σ proc[..S] − Σ proc[n−E..])`;
-//! - throughput (samples/s of one rank): the rules' `steps · batch / wall`,
-//!   or the branch's `(steps − 2) · batch / (the AU's denominator)`, the 2
-//!   fixed whatever `S` and `E` are;
+//! - throughput (samples/s of one rank): the rules' `steps · batch / wall`
+//!   (`pario.throughput=rules`), or the branch's `(steps − 2) · batch / (the
+//!   AU's denominator)`, the 2 fixed whatever `S` and `E` are;
 //! - an epoch's values are the step-weighted means of its blocks'; across
 //!   ranks, AU is the mean and throughput the sum; over epochs, the mean and
 //!   the population standard deviation; MB/s is samples/s times the
@@ -22,10 +22,16 @@
 
 use std::ops::Range;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
-use super::compat::Compat;
+use super::options::Follow;
 use crate::stats::{Deviation, Stats};
+
+/// A figure JSON wrote as `null` (serde's NaN and infinities) reads back
+/// as NaN.
+pub fn nan_if_null<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
 
 /// The steps the metrics leave out (`output.metric.exclude_start_steps`,
 /// `exclude_end_steps`).
@@ -73,8 +79,10 @@ impl Steps {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
     /// Accelerator utilisation, percent.
+    #[serde(deserialize_with = "nan_if_null")]
     pub au: f64,
     /// Samples per second.
+    #[serde(deserialize_with = "nan_if_null")]
     pub throughput: f64,
 }
 
@@ -123,11 +131,11 @@ pub fn train_block(
     steps: usize,
     window: Window,
     batch: usize,
-    compat: Compat,
+    throughput: Follow,
 ) -> Figures {
-    let throughput = match compat {
-        Compat::Rules => times.len() as f64 * batch as f64 / wall,
-        Compat::Branch => {
+    let throughput = match throughput {
+        Follow::Rules => times.len() as f64 * batch as f64 / wall,
+        Follow::Dlio => {
             (times.compute.len() as f64 - 2.0) * batch as f64
                 / counted_time(times, wall, steps, window)
         }
@@ -186,15 +194,21 @@ pub fn across_ranks(per_rank: &[Vec<Figures>]) -> Vec<Figures> {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub au: Vec<f64>,
+    #[serde(deserialize_with = "nan_if_null")]
     pub au_mean: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub au_stdev: f64,
     /// Whether the mean AU reached `metric.au` (`"success"`/`"fail"`).
     pub meets_expectation: bool,
     pub throughput: Vec<f64>,
+    #[serde(deserialize_with = "nan_if_null")]
     pub throughput_mean: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub throughput_stdev: f64,
     /// MB/s (2^20 bytes) from the configured record length.
+    #[serde(deserialize_with = "nan_if_null")]
     pub io_mean_mb: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub io_stdev_mb: f64,
 }
 

@@ -12,7 +12,6 @@
 
 pub mod args;
 pub mod checkpoint;
-pub mod compat;
 pub mod config;
 pub mod dataset;
 pub mod datasize;
@@ -155,9 +154,14 @@ impl Tool for Dlio {
         }))
     }
 
-    /// DLIO's checks of the checkpoint layout for the ranks, and whether
-    /// the target holds the checkpoints, before anything is created.
+    /// The checks that need the rank count, before any output is opened:
+    /// the training plan's, and the checkpoint layout's (DLIO's, and
+    /// whether the target holds the checkpoints).
     fn check_tasks(&self, run: &DlioRun, tasks: Tasks) -> Result<(), UsageError> {
+        if run.config().workflow.train {
+            train::setup::plan(run.config(), &run.loaded.options, tasks.total, 4096)
+                .map_err(UsageError)?;
+        }
         let root = run.storage_root();
         checkpoint::setup::check(
             run.config(),
@@ -209,6 +213,7 @@ impl Tool for Dlio {
             config: serde_json::to_value(run.config()).unwrap_or_default(),
             pario: serde_json::to_value(&run.loaded.options).unwrap_or_default(),
             generation: None,
+            training: None,
             checkpoint: None,
         };
         let result = workflows(comm, run, outputs, &mut report);
@@ -241,12 +246,14 @@ fn workflows(
     )?;
     if comm.rank() == 0 {
         let mut mode = Vec::new();
-        if run.config().workflow.generate_data {
-            mode.push("Generating data");
-        }
-        if run.config().workflow.checkpoint {
-            mode.push("Checkpointing");
-        }
+        let w = &run.config().workflow;
+        let named = [
+            (w.generate_data, "Generating data"),
+            (w.train, "Training"),
+            (w.evaluation, "Evaluation"),
+            (w.checkpoint, "Checkpointing"),
+        ];
+        mode.extend(named.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
         outputs.each(|s| s.started(&mode.join(" & "), comm.size(), &run.loaded.options));
     }
     if run.config().workflow.generate_data {
@@ -266,9 +273,16 @@ fn workflows(
         }
         report.generation = Some(done);
     }
+    if run.config().workflow.train {
+        let folder = report.output_folder.clone();
+        let trained = train::workflow::workflow(comm, run, outputs, backend.as_ref(), &folder)?;
+        report.training = Some(trained);
+    }
     let w = &run.config().workflow;
     if w.checkpoint && !w.train {
-        report.checkpoint = Some(checkpoint_only(comm, run, backend.as_ref(), outputs)?);
+        let folder = report.output_folder.clone();
+        let done = checkpoint_only(comm, run, backend.as_ref(), outputs, &folder)?;
+        report.checkpoint = Some(done);
     }
     Ok(())
 }
@@ -279,6 +293,7 @@ fn checkpoint_only(
     run: &DlioRun,
     backend: &dyn crate::backend::Backend,
     outputs: &mut Outputs<dyn DlioSink>,
+    folder: &str,
 ) -> crate::error::Result<checkpoint::report::CheckpointReport> {
     let rank = comm.rank();
     let root = run.storage_root();
@@ -307,7 +322,17 @@ fn checkpoint_only(
     };
     let config = run.config();
     let ran = checkpoint::run_only(comm, config, options, &run.backend, root, backend, &mut say)?;
+    let epoch = checkpoint::files::Epoch {
+        start: &ran.start,
+        end: &ran.end,
+    };
+    checkpoint::files::write(comm, config, folder, &epoch, &ran.own, &ran.report)?;
     if rank == 0 {
+        let shown = hydra::absolute(folder, &run.cwd);
+        outputs.each(|s| s.output(&format!("Saved outputs in {}", shown.display())));
+        let block = checkpoint::text::metric_block(&ran.report);
+        outputs.each(|s| s.verbatim(&block));
+        outputs.each(|s| s.output("outputs saved in RANKID_output.json"));
         outputs.each(|s| s.checkpointed(&ran.report));
     }
     Ok(ran.report)

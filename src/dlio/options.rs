@@ -31,6 +31,12 @@ pub enum Departure {
     /// `checkpoint.recovery_rank_shift` is stored under another name and
     /// never applies.
     RecoveryRankShift,
+    /// Training throughput leaves out the steps the AU leaves out
+    /// (`(steps − 2)` over the windowed time); the rules count them.
+    Throughput,
+    /// TensorFlow's `list_files` sorts the shuffled file list back: the
+    /// TFRecord path reads its files in name order whatever `file_shuffle`.
+    TfFileOrder,
     /// A checkpoint's save or load takes rank 0's time, where the rules
     /// take the slowest rank's.
     CheckpointDuration,
@@ -115,6 +121,16 @@ pub static SETTINGS: &[Setting] = &[
         "recovery_rank_shift",
         Departure::RecoveryRankShift,
         "rules: checkpoint.recovery_rank_shift shifts the ranks that read back; dlio: never applies",
+    ),
+    departure(
+        "throughput",
+        Departure::Throughput,
+        "rules: training samples/s count every step over the whole epoch, as the rules define them; dlio: (steps - 2) over the time without the excluded steps",
+    ),
+    departure(
+        "tf_file_order",
+        Departure::TfFileOrder,
+        "rules: file_shuffle shuffles the TFRecord files (numpy seeded seed+1); dlio: tf.data's list_files sorts them back into name order",
     ),
     departure(
         "checkpoint_duration",

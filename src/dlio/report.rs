@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::checkpoint::report::CheckpointReport;
 use super::generate::GenerationReport;
+use super::train::report::TrainReport;
 use crate::output::{Document, Table};
 
 /// What a run returns.
@@ -22,6 +23,9 @@ pub struct DlioReport {
     /// pario's settings (`pario.*`) and the departures followed.
     pub pario: serde_json::Value,
     pub generation: Option<GenerationReport>,
+    /// What training did (rank 0's view of every rank).
+    #[serde(default)]
+    pub training: Option<TrainReport>,
     /// The checkpoint workflow without training (written, not yet read
     /// back: its latency and page-cache types only serialize).
     #[serde(default, skip_deserializing)]
@@ -38,6 +42,18 @@ impl Document for DlioReport {
                 g.bytes.to_string(),
                 format!("{:.6}", g.seconds),
                 format!("{:.2}", g.mib_per_second),
+            ]);
+        }
+        if let Some(t) = &self.training {
+            rows.push(vec![
+                "train".to_string(),
+                t.ranks.iter().map(|r| r.opens).sum::<u64>().to_string(),
+                t.bytes_read.to_string(),
+                format!("{:.6}", t.seconds),
+                format!(
+                    "{:.2}",
+                    t.bytes_read as f64 / (1u64 << 20) as f64 / t.seconds.max(1e-9)
+                ),
             ]);
         }
         Table {

@@ -10,6 +10,7 @@ use super::checkpoint::report::CheckpointReport;
 use super::checkpoint::text as checkpoint_text;
 use super::generate::GenerationReport;
 use super::options::ParioOptions;
+use super::train::report::TrainReport;
 use super::Dlio;
 use crate::output::{LogSink, NotesOnly, TextSink};
 
@@ -34,8 +35,19 @@ pub trait DlioSink: LogSink {
     fn generated(&mut self, _done: &GenerationReport) -> io::Result<()> {
         Ok(())
     }
-    /// The checkpoint-only workflow is done: DLIO's `[METRIC]` block, and
-    /// pario's lines.
+    /// One of DLIO's warnings (`[WARNING] message`).
+    fn warning(&mut self, _message: &str) -> io::Result<()> {
+        Ok(())
+    }
+    /// Lines DLIO writes as they are (the `[METRIC]` block).
+    fn verbatim(&mut self, _text: &str) -> io::Result<()> {
+        Ok(())
+    }
+    /// Training is over: pario's summary of it.
+    fn trained(&mut self, _report: &TrainReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// The checkpoint-only workflow is over: pario's lines about it.
     fn checkpointed(&mut self, _report: &CheckpointReport) -> io::Result<()> {
         Ok(())
     }
@@ -56,12 +68,19 @@ impl DlioSink for TextSink<Dlio> {
         self.emit(&format!("pario: {}\n", options.describe()))
     }
 
+    fn warning(&mut self, message: &str) -> io::Result<()> {
+        self.emit(&format!("[WARNING] {message}\n"))
+    }
+
+    fn verbatim(&mut self, text: &str) -> io::Result<()> {
+        self.emit(text)
+    }
+
+    fn trained(&mut self, report: &TrainReport) -> io::Result<()> {
+        self.emit(&super::train::text::summary(report))
+    }
+
     fn checkpointed(&mut self, report: &CheckpointReport) -> io::Result<()> {
-        // DLIO logs the block without a time stamp.
-        self.emit(&format!(
-            "[OUTPUT] {}\n",
-            checkpoint_text::metric_block(report)
-        ))?;
         self.emit(&checkpoint_text::pario_lines(report))
     }
 
@@ -94,11 +113,11 @@ impl DlioSink for DlioLog {
         writeln!(self.file, "[OUTPUT] {} {message}", utcnow())
     }
 
-    fn checkpointed(&mut self, report: &CheckpointReport) -> io::Result<()> {
-        writeln!(
-            self.file,
-            "[OUTPUT] {}",
-            checkpoint_text::metric_block(report)
-        )
+    fn warning(&mut self, message: &str) -> io::Result<()> {
+        writeln!(self.file, "[WARNING] {message}")
+    }
+
+    fn verbatim(&mut self, text: &str) -> io::Result<()> {
+        self.file.write_all(text.as_bytes())
     }
 }

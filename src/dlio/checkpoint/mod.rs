@@ -10,6 +10,7 @@
 pub mod cache;
 pub mod container;
 pub mod engine;
+pub mod files;
 pub mod io;
 pub mod layout;
 pub mod load;
@@ -39,6 +40,9 @@ use workflow::{OwnStep, Said};
 pub struct Ran {
     pub report: CheckpointReport,
     pub own: Vec<OwnStep>,
+    /// The one epoch's start and end (DLIO's time stamps).
+    pub start: String,
+    pub end: String,
 }
 
 /// DLIO's lines as its checkpointing starts (base_checkpointing.py
@@ -113,9 +117,16 @@ pub fn run_only(
             .push("S3: free space not checked; no page cache to look at".into());
     }
     let mut own = Vec::new();
+    let start = workflow::utcnow();
     workflow::checkpoint_only(comm, &mut ck, &plan, &mut report, &mut own, say)?;
+    let end = workflow::utcnow();
     if comm.rank() == 0 {
         report.bytes = engine::bytes_per_checkpoint(&ck.settings, comm.size()).0;
     }
-    Ok(Ran { report, own })
+    Ok(Ran {
+        report,
+        own,
+        start,
+        end,
+    })
 }

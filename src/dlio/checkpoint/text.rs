@@ -6,10 +6,11 @@ use crate::units::human_bytes;
 
 const RULE: &str = "[METRIC] ==========================================================";
 
-/// DLIO's block, one `[OUTPUT]` message.
+/// DLIO's block, as it writes it (one `[OUTPUT]` message without a time
+/// stamp, and an empty line).
 pub fn metric_block(r: &CheckpointReport) -> String {
     let mut out = format!(
-        "Averaged metric over all steps/epochs\n{RULE}\n[METRIC] Number of Simulated Accelerators: {} \n",
+        "[OUTPUT] Averaged metric over all steps/epochs\n{RULE}\n[METRIC] Number of Simulated Accelerators: {} \n",
         r.ranks
     );
     for line in r.metric_lines() {
@@ -17,7 +18,7 @@ pub fn metric_block(r: &CheckpointReport) -> String {
         out.push('\n');
     }
     out.push_str(RULE);
-    out.push('\n');
+    out.push_str("\n\n");
     out
 }
 

@@ -170,7 +170,8 @@ fn direction(
             key: format!("{}_ckpt{k}", if way == Way::Save { "save" } else { "load" }),
             start: start.clone(),
             end: end.clone(),
-            duration: seconds,
+            // DLIO's files have the time stamps' microseconds.
+            duration: (seconds * 1e6).round() / 1e6,
             throughput: ck.size.gb() / seconds,
         });
         let all = gather_seconds(comm, seconds)?;

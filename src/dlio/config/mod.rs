@@ -136,20 +136,10 @@ pub fn validate(config: &Config) -> Result<(), String> {
 /// The workflows this build runs.
 fn workflows(config: &Config) -> Result<(), String> {
     let w = &config.workflow;
-    let not_yet = [
-        (w.train, "workflow.train"),
-        (w.evaluation, "workflow.evaluation"),
-        (w.checkpoint && w.train, "workflow.checkpoint"),
-        (w.profiling, "workflow.profiling"),
-    ];
-    for (on, name) in not_yet {
-        if on {
-            return Err(format!(
-                "workload.{name}=True: not modelled by this pario yet (generation runs: ++workload.workflow.train=False)"
-            ));
-        }
+    if w.profiling {
+        return Err("workload.workflow.profiling=True: not modelled by this pario yet".into());
     }
-    if !w.generate_data && !w.checkpoint {
+    if !w.generate_data && !w.train && !w.checkpoint {
         return Err(
             "nothing to do: workload.workflow.generate_data, train and checkpoint are all False"
                 .into(),

@@ -119,8 +119,12 @@ fn every_refusal_is_one_line_naming_the_key() {
 fn validation_and_the_workflows_this_build_runs() {
     for (args, says) in [
         (
-            vec!["workload=unet3d_h100"],
-            "workload.workflow.train=True: not modelled",
+            vec!["workload=unet3d_h100", "++workload.workflow.train=False"],
+            "checkpoint-only runs",
+        ),
+        (
+            vec!["workload=unet3d_h100", "++workload.workflow.profiling=True"],
+            "workload.workflow.profiling=True: not modelled",
         ),
         (
             vec![

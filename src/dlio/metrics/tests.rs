@@ -35,7 +35,7 @@ fn branch_block_figures_match_statscounter() {
         (window(2, 2), 37.50000000000003, 30.000000000000025),
     ];
     for (w, au, throughput) in cases {
-        let f = train_block(&s, 1.6, 5, w, 4, Compat::Branch);
+        let f = train_block(&s, 1.6, 5, w, 4, Follow::Dlio);
         assert!(close(f.au, au), "{w:?}: {f:?}");
         assert!(close(f.throughput, throughput), "{w:?}: {f:?}");
     }
@@ -44,10 +44,10 @@ fn branch_block_figures_match_statscounter() {
 #[test]
 fn rules_throughput_counts_every_step_over_the_whole_block() {
     let s = five_steps();
-    let f = train_block(&s, 1.6, 5, Window::default(), 4, Compat::Rules);
+    let f = train_block(&s, 1.6, 5, Window::default(), 4, Follow::Rules);
     assert!(close(f.throughput, 5.0 * 4.0 / 1.6), "{f:?}");
     // The AU is the same formula in both.
-    let b = train_block(&s, 1.6, 5, Window::default(), 4, Compat::Branch);
+    let b = train_block(&s, 1.6, 5, Window::default(), 4, Follow::Dlio);
     assert_eq!(f.au, b.au);
 }
 
@@ -58,7 +58,7 @@ fn a_block_shorter_than_the_epoch_slices_as_python_does() {
     for v in [&mut s.load, &mut s.proc, &mut s.compute] {
         v.truncate(3);
     }
-    let f = train_block(&s, 1.0, 5, window(1, 1), 4, Compat::Branch);
+    let f = train_block(&s, 1.0, 5, window(1, 1), 4, Follow::Dlio);
     assert!(close(f.au, 60.0) && close(f.throughput, 8.0), "{f:?}");
 }
 
@@ -66,7 +66,7 @@ fn a_block_shorter_than_the_epoch_slices_as_python_does() {
 fn nothing_computed_is_zero_au_and_few_steps_a_negative_rate() {
     let mut s = Steps::default();
     s.push(0.3, 0.3, 0.0);
-    let f = train_block(&s, 0.5, 1, Window::default(), 2, Compat::Branch);
+    let f = train_block(&s, 0.5, 1, Window::default(), 2, Follow::Dlio);
     assert_eq!(f.au, 0.0);
     // (1 - 2) steps: the branch's fixed 2 makes it negative.
     assert!(close(f.throughput, -2.0 / 0.2), "{f:?}");

@@ -1,6 +1,7 @@
 //! Checkpoints during training: the hook the step loop calls, and the one
-//! model DLIO saves for a non-transformer workload (unet3d): rank 0 writes
-//! `<checkpoint_folder>/global_epoch<E>_step<S>/model_states-0.pt`, a
+//! model DLIO saves for a non-transformer workload (unet3d): rank 0 (each
+//! rank below the model parallelism, or every rank under ZeRO) writes
+//! `<checkpoint_folder>/global_epoch<E>_step<S>/model_states-<rank>.pt`, a
 //! `torch.save` of one int8 tensor of `model_size` bytes.
 //!
 //! Until issue 40 brings `torch.save`'s container, the file has its size
@@ -30,24 +31,33 @@ const HEADER: usize = 704;
 const TRAILER: usize = 873;
 const PIECE: usize = 16 << 20;
 
-/// A non-transformer model, saved whole by rank 0.
-pub struct RankZeroModel<'b> {
+/// A non-transformer model, saved whole by the ranks that hold it.
+pub struct ModelSave<'b> {
     backend: &'b dyn Backend,
     folder: CString,
     model_size: u64,
     rank: usize,
+    writes: bool,
     /// Files then directories made, in order.
     made: Vec<(CString, bool)>,
     buffer: Vec<u8>,
 }
 
-impl<'b> RankZeroModel<'b> {
-    pub fn new(backend: &'b dyn Backend, folder: CString, model_size: u64, rank: usize) -> Self {
-        RankZeroModel {
+impl<'b> ModelSave<'b> {
+    /// `writes`: whether this rank holds the model.
+    pub fn new(
+        backend: &'b dyn Backend,
+        folder: CString,
+        model_size: u64,
+        rank: usize,
+        writes: bool,
+    ) -> Self {
+        ModelSave {
             backend,
             folder,
             model_size,
             rank,
+            writes,
             made: Vec::new(),
             buffer: Vec::new(),
         }
@@ -87,13 +97,13 @@ impl<'b> RankZeroModel<'b> {
     }
 }
 
-impl Checkpointer for RankZeroModel<'_> {
+impl Checkpointer for ModelSave<'_> {
     fn size_gib(&self) -> f64 {
         self.model_size as f64 / (1u64 << 30) as f64
     }
 
     fn save(&mut self, epoch: usize, step: usize) -> io::Result<()> {
-        if self.rank != 0 || self.model_size == 0 {
+        if !self.writes || self.model_size == 0 {
             return Ok(());
         }
         let dir = format!(
@@ -102,8 +112,12 @@ impl Checkpointer for RankZeroModel<'_> {
         );
         let dir = CString::new(dir).map_err(io::Error::other)?;
         self.make_dirs(&dir)?;
-        let path = CString::new(format!("{}/model_states-0.pt", dir.to_string_lossy()))
-            .map_err(io::Error::other)?;
+        let path = CString::new(format!(
+            "{}/model_states-{}.pt",
+            dir.to_string_lossy(),
+            self.rank
+        ))
+        .map_err(io::Error::other)?;
         let total = HEADER as u64 + self.model_size + TRAILER as u64;
         let spec = OpenSpec {
             access: Access::Write,

@@ -5,23 +5,24 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::compute::Sleep;
 use super::read::ReadOptions;
 use super::sampler::Sharding;
-use crate::dlio::compat::Compat;
+use crate::dlio::config::schema::Draw;
 use crate::dlio::metrics::{Figures, Steps, Window};
+use crate::dlio::options::Follow;
 
 /// A training run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainPlan {
-    pub compat: Compat,
+    /// The training throughput's formula (`pario.throughput`).
+    pub throughput: Follow,
     pub epochs: usize,
     /// Steps of an epoch (after `total_training_steps`' cap).
     pub steps: usize,
     /// Whether `total_training_steps` set them (DLIO's line says so).
     pub steps_overridden: bool,
     pub train: Sharding,
-    pub computation: Sleep,
+    pub computation: Draw,
     pub window: Window,
     pub reading: Reading,
     pub eval: Option<EvalPlan>,
@@ -52,7 +53,7 @@ pub enum Reading {
 pub struct EvalPlan {
     pub sharding: Sharding,
     pub steps: usize,
-    pub time: Sleep,
+    pub time: Draw,
     pub after_epoch: usize,
     pub every: usize,
 }
@@ -103,8 +104,10 @@ pub struct SaveRecord {
     pub block: usize,
     pub start: String,
     pub end: String,
+    #[serde(deserialize_with = "crate::dlio::metrics::nan_if_null")]
     pub duration: f64,
     /// GB (2^30 bytes) of the whole checkpoint per second.
+    #[serde(deserialize_with = "crate::dlio::metrics::nan_if_null")]
     pub throughput: f64,
 }
 
@@ -162,7 +165,7 @@ pub struct BlockEnd<'a> {
     pub figures: Figures,
     /// Mean and deviation of the counted steps' computation time.
     pub compute: (f64, f64),
-    pub set: &'a Sleep,
+    pub set: &'a Draw,
 }
 
 /// A rank that tells no one.

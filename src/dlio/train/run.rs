@@ -380,7 +380,7 @@ impl<'a, 'r> Trainer<'a, 'r> {
 
     fn block_figures(&self, steps: &Steps, wall: f64) -> Figures {
         let p = self.plan;
-        metrics::train_block(steps, wall, p.steps, p.window, p.train.batch, p.compat)
+        metrics::train_block(steps, wall, p.steps, p.window, p.train.batch, p.throughput)
     }
 
     /// Saves a checkpoint, timed on this rank (no collective around it, as

@@ -4,20 +4,21 @@
 //! PyTorch (index sampler): rank `r` owns the global samples
 //! `[r·c, min((r+1)·c, T))`, `c = ⌈T/ranks⌉`, `T` = samples per file ×
 //! files; sample `i` is sample `i mod spf` of file `⌊i/spf⌋` of the
-//! name-sorted list. The branch reads them in ascending order every epoch;
-//! the rules' run (and the workload's `sample_shuffle`) permutes the block
-//! with numpy seeded `seed + epoch` (or `seed`), as the branch computes and
-//! then leaves unused.
+//! name-sorted list. DLIO's branch reads them in ascending order every
+//! epoch; the rules' run (the workload's `sample_shuffle`) permutes the
+//! block with numpy seeded `seed + epoch` (or `seed`), as the branch
+//! computes and then leaves unused.
 //!
 //! TensorFlow (iterative sampler, TFRecord): the name-sorted file list,
-//! shuffled once with numpy seeded `seed + 1` when `file_shuffle` is set;
-//! with at least as many files as ranks, rank `r` takes files `r, r+ranks,
-//! ...`, else every rank reads every file and keeps every `ranks`-th record;
-//! every epoch reads the same files in the same order.
+//! shuffled once with numpy seeded `seed + 1` when `file_shuffle` is set
+//! (DLIO's branch shuffles it too, but `tf.data.Dataset.list_files` sorts
+//! the names again, so its files stay in name order); with at least as
+//! many files as ranks, rank `r` takes files `r, r+ranks, ...`, else every
+//! rank reads every file and keeps every `ranks`-th record; every epoch
+//! reads the same files in the same order.
 
 use std::ops::Range;
 
-use super::super::compat::Compat;
 use super::super::random_state::RandomState;
 
 /// The framework's data loader, which decides the sampler.
@@ -48,7 +49,11 @@ pub struct Sharding {
     pub sample_shuffle: Shuffle,
     pub seed: u32,
     pub seed_change_epoch: bool,
-    pub compat: Compat,
+    /// The PyTorch path reads its block in the sampler's shuffled order
+    /// (the rules), not ascending (DLIO).
+    pub pytorch_shuffles: bool,
+    /// TensorFlow's `list_files` sorts the shuffled list back (DLIO).
+    pub tf_sorts: bool,
 }
 
 impl Sharding {
@@ -82,7 +87,7 @@ impl Sharding {
 
     /// Whether the PyTorch loader of `rank` reads its block shuffled.
     fn shuffles_samples(&self) -> bool {
-        self.compat == Compat::Rules && self.sample_shuffle != Shuffle::Off
+        self.pytorch_shuffles && self.sample_shuffle != Shuffle::Off
     }
 
     /// The global samples `rank`'s PyTorch loader reads in `epoch`, in order.
@@ -106,7 +111,7 @@ impl Sharding {
     /// than ranks).
     pub fn tf_files(&self, rank: usize) -> (Vec<usize>, bool) {
         let mut files: Vec<usize> = (0..self.files).collect();
-        if self.file_shuffle {
+        if self.file_shuffle && !self.tf_sorts {
             RandomState::new(self.epoch_seed(1)).shuffle(&mut files);
         }
         if self.files >= self.ranks {
@@ -156,7 +161,7 @@ pub fn steps(train: &Sharding, total_training_steps: i64) -> Result<usize, Strin
     if total_training_steps > 0 {
         if total_training_steps as u64 > max as u64 {
             return Err(format!(
-                "train.total_training_steps: only enough data for {max} steps but \
+                "workload.train.total_training_steps: only enough data for {max} steps but \
                  {total_training_steps} wanted"
             ));
         }
@@ -164,7 +169,7 @@ pub fn steps(train: &Sharding, total_training_steps: i64) -> Result<usize, Strin
     }
     if max == 0 {
         return Err(format!(
-            "dataset: {} samples make no batch of {} on each of {} ranks",
+            "workload.dataset: {} samples make no batch of {} on each of {} ranks",
             train.total(),
             train.batch,
             train.ranks

@@ -5,10 +5,10 @@ use std::ffi::CString;
 use super::*;
 use crate::backend::posix::Posix;
 use crate::comm::{local, Topology};
-use crate::dlio::compat::Compat;
+use crate::dlio::config::schema::Draw as Sleep;
 use crate::dlio::metrics::Window;
-use crate::dlio::train::checkpoint::{NoCheckpoint, RankZeroModel};
-use crate::dlio::train::compute::Sleep;
+use crate::dlio::options::Follow;
+use crate::dlio::train::checkpoint::{ModelSave, NoCheckpoint};
 use crate::dlio::train::plan::{CheckpointPlan, EvalPlan, Silent};
 use crate::dlio::train::read::{ReadOptions, SampleFormat};
 use crate::dlio::train::sampler::{Loader, Shuffle};
@@ -60,14 +60,15 @@ fn sharding(loader: Loader, files: usize, spf: usize, batch: usize, ranks: usize
         sample_shuffle: Shuffle::Seed,
         seed: 123,
         seed_change_epoch: true,
-        compat: Compat::Rules,
+        pytorch_shuffles: true,
+        tf_sorts: false,
     }
 }
 
 fn torch_plan(files: usize, batch: usize, ranks: usize) -> TrainPlan {
     let train = sharding(Loader::PyTorch, files, 1, batch, ranks);
     TrainPlan {
-        compat: Compat::Rules,
+        throughput: Follow::Rules,
         epochs: 2,
         steps: train.max_steps(),
         steps_overridden: false,
@@ -205,7 +206,13 @@ fn step_checkpoints_end_blocks_and_epochs_evaluate() {
             train_files: &files,
             eval_files: &eval_files,
         };
-        let mut ckpt = RankZeroModel::new(&backend, folder.clone(), 10240, comm.rank());
+        let mut ckpt = ModelSave::new(
+            &backend,
+            folder.clone(),
+            10240,
+            comm.rank(),
+            comm.rank() == 0,
+        );
         let run = train(comm, &plan, &inputs, &mut ckpt, &mut Silent, None);
         let saved = dir
             .path()

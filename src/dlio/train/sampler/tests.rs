@@ -1,8 +1,9 @@
 //! Shards and shuffles against numpy's (2.4.6) for the same seeds.
 
 use super::*;
+use crate::dlio::options::Follow;
 
-fn unet3d(compat: Compat) -> Sharding {
+fn unet3d(follow: Follow) -> Sharding {
     Sharding {
         loader: Loader::PyTorch,
         files: 168,
@@ -13,13 +14,14 @@ fn unet3d(compat: Compat) -> Sharding {
         sample_shuffle: Shuffle::Seed,
         seed: 123,
         seed_change_epoch: true,
-        compat,
+        pytorch_shuffles: follow == Follow::Rules,
+        tf_sorts: follow == Follow::Dlio,
     }
 }
 
 #[test]
 fn pytorch_blocks_are_contiguous_and_the_branch_reads_them_in_order() {
-    let s = unet3d(Compat::Branch);
+    let s = unet3d(Follow::Dlio);
     assert_eq!(s.max_steps(), 3);
     assert_eq!(s.block(0), 0..21);
     assert_eq!(s.block(7), 147..168);
@@ -30,7 +32,7 @@ fn pytorch_blocks_are_contiguous_and_the_branch_reads_them_in_order() {
 
 #[test]
 fn the_rules_shuffle_each_block_with_seed_plus_epoch() {
-    let s = unet3d(Compat::Rules);
+    let s = unet3d(Follow::Rules);
     // np.random.seed(123 + e); a = np.arange(...); np.random.shuffle(a)
     let r0e1 = [
         13, 19, 3, 1, 10, 15, 18, 8, 16, 6, 11, 5, 12, 20, 4, 0, 9, 2, 7, 17, 14,
@@ -61,7 +63,7 @@ fn the_rules_shuffle_each_block_with_seed_plus_epoch() {
 fn samples_map_to_files_by_samples_per_file() {
     let s = Sharding {
         samples_per_file: 3,
-        ..unet3d(Compat::Branch)
+        ..unet3d(Follow::Dlio)
     };
     assert_eq!(s.locate(0), (0, 0));
     assert_eq!(s.locate(7), (2, 1));
@@ -78,7 +80,8 @@ fn cosmo(files: usize, ranks: usize) -> Sharding {
         sample_shuffle: Shuffle::Seed,
         seed: 123,
         seed_change_epoch: true,
-        compat: Compat::Rules,
+        pytorch_shuffles: true,
+        tf_sorts: false,
     }
 }
 
@@ -91,6 +94,15 @@ fn tensorflow_files_are_shuffled_with_seed_plus_one_then_strided() {
     assert_eq!(s.tf_files(2), (vec![3, 0, 7], false));
     let one = cosmo(10, 1);
     assert_eq!(one.tf_files(0).0, shuffled);
+    let sorted = Sharding {
+        tf_sorts: true,
+        ..cosmo(10, 3)
+    };
+    assert_eq!(
+        sorted.tf_files(1).0,
+        vec![1, 4, 7],
+        "DLIO: list_files sorts"
+    );
     let unshuffled = Sharding {
         file_shuffle: false,
         ..cosmo(10, 3)
@@ -109,7 +121,7 @@ fn fewer_files_than_ranks_shards_records() {
 
 #[test]
 fn steps_cap_and_refusals() {
-    let s = unet3d(Compat::Branch);
+    let s = unet3d(Follow::Dlio);
     assert_eq!(steps(&s, -1), Ok(3));
     assert_eq!(steps(&s, 2), Ok(2));
     assert!(steps(&s, 4)
@@ -144,7 +156,7 @@ fn steps_cap_and_refusals() {
 fn the_compute_stream_continues_after_dlios_shuffles() {
     // np.random.seed(124); shuffle(arange(21)); np.random.seed(124);
     // shuffle(arange(2)); then |normal(0.5, 0.1)| three times.
-    let train = unet3d(Compat::Branch);
+    let train = unet3d(Follow::Dlio);
     let eval = Sharding {
         files: 16,
         batch: 1,
