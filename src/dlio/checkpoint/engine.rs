@@ -124,6 +124,8 @@ pub struct Checkpoints<'b> {
     pub writer: Writer<'b>,
     pub reader: Reader<'b>,
     pub created: Created,
+    /// Leave the checkpoints on storage (training's hook reads it).
+    pub keep: bool,
 }
 
 impl<'b> Checkpoints<'b> {
@@ -190,6 +192,7 @@ impl<'b> Checkpoints<'b> {
                 tally: Tally::default(),
             },
             created: Created::default(),
+            keep: false,
             settings,
         })
     }
@@ -240,8 +243,13 @@ impl<'b> Checkpoints<'b> {
                 at.push('/');
             }
             at.push_str(part);
-            if !(part.is_empty() || part == "." || part == "..") {
-                fs.ensure_dir(Path::new(&at), &mut self.created)?;
+            if part.is_empty() || part == "." || part == ".." {
+                continue;
+            }
+            // Another rank may make it between the look and the mkdir.
+            match fs.ensure_dir(Path::new(&at), &mut self.created) {
+                Err(_) if fs.exists(Path::new(&at)).unwrap_or(false) => {}
+                made => made?,
             }
         }
         Ok(())

@@ -21,6 +21,7 @@ pub mod requests;
 pub mod setup;
 pub mod state;
 pub mod text;
+pub mod training;
 pub mod workflow;
 
 use crate::backend::{Backend, Choice};

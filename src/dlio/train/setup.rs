@@ -157,15 +157,6 @@ fn checkpoint(config: &Config) -> Result<Option<CheckpointPlan>, String> {
     }))
 }
 
-/// The bytes of the model a non-transformer checkpoint saves.
-pub fn model_bytes(config: &Config, options: &ParioOptions) -> u64 {
-    let m = &config.model;
-    match (options.follows(Departure::ModelSize), m.model_size) {
-        (Follow::Rules, Some(size)) => size,
-        _ => m.model_size_bytes,
-    }
-}
-
 /// The plan of `config` on `ranks` ranks; `block`: Python's buffer (the
 /// data's file system block size).
 pub fn plan(

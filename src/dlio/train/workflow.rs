@@ -2,11 +2,10 @@
 //! every rank, gather the figures, write DLIO's files and lines and
 //! pario's.
 
-use std::ffi::CString;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use super::checkpoint::{Checkpointer, ModelSave, NoCheckpoint};
+use super::checkpoint::{Checkpointer, NoCheckpoint};
 use super::dlio_files::{self, HostInfo, SummaryFacts};
 use super::events::{metric_block, run_lines, ToSinks};
 use super::files::{list, Listed};
@@ -17,6 +16,7 @@ use super::sampler::{Loader, Sharding};
 use super::setup;
 use crate::backend::{Backend, Context};
 use crate::comm::{agree, gather_records, Comm, Record};
+use crate::dlio::checkpoint::training::for_training;
 use crate::dlio::config::schema::Config;
 use crate::dlio::generate::full_path;
 use crate::dlio::metrics::{self, Figures};
@@ -135,23 +135,20 @@ fn reading_backend(
     agree(comm, built).map(Some)
 }
 
-/// The checkpoint mechanism of a training run.
+/// The checkpoint mechanism of a training run (a collective).
 fn checkpointer<'b>(
-    config: &Config,
+    comm: &dyn Comm,
     run: &DlioRun,
     backend: &'b dyn Backend,
-    rank: usize,
-) -> Box<dyn Checkpointer + 'b> {
+) -> Result<Box<dyn Checkpointer + 'b>> {
+    let config = run.config();
     if !config.workflow.checkpoint {
-        return Box::new(NoCheckpoint);
+        return Ok(Box::new(NoCheckpoint));
     }
-    let m = &config.model;
-    let mp = (m.parallelism.tensor * m.parallelism.pipeline).max(1) as usize;
-    let writes = m.parallelism.zero_stage > 0 || rank < mp;
-    let folder = full_path(run.storage_root(), &config.checkpoint.checkpoint_folder);
-    let folder = CString::new(folder).unwrap_or_default();
-    let bytes = setup::model_bytes(config, &run.loaded.options);
-    Box::new(ModelSave::new(backend, folder, bytes, rank, writes))
+    let options = &run.loaded.options;
+    let root = run.storage_root();
+    let ck = for_training(comm, config, options, &run.backend, root, backend)?;
+    Ok(Box::new(ck))
 }
 
 /// Runs the training workflow; every rank returns the same outcome.
@@ -166,9 +163,8 @@ pub fn workflow(
     let (train_files, eval_files, plan) = rank_files(comm, run, backend)?;
     let odirect = reading_backend(comm, run, outputs)?;
     let reader: &dyn Backend = odirect.as_deref().unwrap_or(backend);
-    let config = run.config();
     let rank = comm.rank();
-    let mut ckpt = checkpointer(config, run, backend, rank);
+    let mut ckpt = checkpointer(comm, run, backend)?;
     if rank == 0 {
         announce(outputs, run, &plan, comm, ckpt.size_gib());
     }
@@ -199,7 +195,10 @@ pub fn workflow(
     let removed = ckpt
         .remove_saved()
         .map_err(|e| Error::task(rank, format!("remove the checkpoints: {e}")));
-    let trained = agree(comm, trained.and_then(|t| removed.map(|()| t)))?;
+    let trained = agree(comm, trained.and_then(|t| removed.map(|()| t)));
+    // Every rank's files are gone (or the run failed): the directories.
+    ckpt.remove_saved_dirs();
+    let trained = trained?;
     finish(
         comm,
         run,

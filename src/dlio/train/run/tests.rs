@@ -5,10 +5,12 @@ use std::ffi::CString;
 use super::*;
 use crate::backend::posix::Posix;
 use crate::comm::{local, Topology};
+use crate::dlio::checkpoint::engine::{Checkpoints, Pattern, Settings};
+use crate::dlio::checkpoint::model::Model;
 use crate::dlio::config::schema::Draw as Sleep;
 use crate::dlio::metrics::Window;
 use crate::dlio::options::Follow;
-use crate::dlio::train::checkpoint::{ModelSave, NoCheckpoint};
+use crate::dlio::train::checkpoint::{Checkpointer, NoCheckpoint};
 use crate::dlio::train::plan::{CheckpointPlan, EvalPlan, Silent};
 use crate::dlio::train::read::{ReadOptions, SampleFormat};
 use crate::dlio::train::sampler::{Loader, Shuffle};
@@ -198,7 +200,7 @@ fn step_checkpoints_end_blocks_and_epochs_evaluate() {
         after_epoch: 2,
         every: 1,
     });
-    let folder = CString::new(dir.path().join("ckpt").to_str().unwrap()).unwrap();
+    let folder = dir.path().join("ckpt").to_str().unwrap().to_string();
     let results = local::run(Topology::single_node(2), |comm| {
         let backend = Posix::new(false);
         let inputs = Inputs {
@@ -206,13 +208,21 @@ fn step_checkpoints_end_blocks_and_epochs_evaluate() {
             train_files: &files,
             eval_files: &eval_files,
         };
-        let mut ckpt = ModelSave::new(
-            &backend,
-            folder.clone(),
-            10240,
-            comm.rank(),
-            comm.rank() == 0,
-        );
+        // unet3d's: a model of 10240 bytes, saved by rank 0.
+        let settings = Settings {
+            model: Model {
+                kind: Some("cnn".into()),
+                ..Model::default()
+            },
+            folder: folder.clone(),
+            fsync: false,
+            pattern: Pattern::Torch {
+                block: 4096,
+                max_request: 1 << 30,
+            },
+            part: 1 << 20,
+        };
+        let mut ckpt = Checkpoints::new(comm, &backend, settings).unwrap();
         let run = train(comm, &plan, &inputs, &mut ckpt, &mut Silent, None);
         let saved = dir
             .path()
@@ -220,12 +230,15 @@ fn step_checkpoints_end_blocks_and_epochs_evaluate() {
         let size = std::fs::metadata(&saved).map(|m| m.len()).ok();
         comm.barrier().unwrap();
         ckpt.remove_saved().unwrap();
+        comm.barrier().unwrap();
+        ckpt.remove_saved_dirs();
         (run, size)
     });
     for (rank, r) in results.into_iter().enumerate() {
         let (run, size) = r.unwrap();
         let run = run.unwrap();
-        assert_eq!(size, Some(704 + 10240 + 873));
+        // torch.save({"a": int8[10240]}) is 11,817 bytes.
+        assert_eq!(size, Some(11817));
         // 4 steps an epoch, a checkpoint after steps 2 and 4: two blocks.
         let e1 = &run.epochs[0];
         assert_eq!(
