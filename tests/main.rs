@@ -22,6 +22,7 @@ mod aio;
 mod compare;
 mod concurrent;
 mod dlio_train;
+mod dlio_train_s3;
 mod explain;
 mod full_and_readonly;
 mod fuzz_options;

@@ -176,6 +176,7 @@ pub fn workflow(
         backend: reader,
         train_files: &train_files,
         eval_files: &eval_files,
+        posix: run.backend.capabilities().posix_namespace,
     };
     let shown = progress::wanted(true, rank).then(|| {
         let total = (plan.epochs * plan.steps) as u64;

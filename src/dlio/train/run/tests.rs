@@ -104,6 +104,7 @@ fn run_all(
             backend: &backend,
             train_files: &files,
             eval_files: &eval,
+            posix: true,
         };
         train(comm, plan, &inputs, &mut NoCheckpoint, &mut Silent, None)
     })
@@ -205,6 +206,7 @@ fn step_checkpoints_end_blocks_and_epochs_evaluate() {
             backend: &backend,
             train_files: &files,
             eval_files: &eval_files,
+            posix: true,
         };
         let mut ckpt = ModelSave::new(
             &backend,
