@@ -4,10 +4,11 @@ must not alter behaviour (a refactoring).
     python3 scripts/snapshot.py BIN_DIR OUT_DIR     # run every case
     diff -r OUT_A OUT_B                             # compare two snapshots
 
-Each case runs in a fresh scratch directory under /dev/shm with PARIO_TASKS=2
+A case is one command line or several steps (a result file written, then
+read by report, compare or io500 --verify). Each case runs in a fresh scratch directory under /dev/shm with PARIO_TASKS=2
 and the DUMMY or POSIX backend; what varies from run to run (dates, times,
 rates, host names, seeds, paths) is masked, the rest (text layout, parameters,
-JSON and CSV keys, extra files, error lines, exit statuses) is kept.
+JSON and CSV keys in their order, extra files, error lines, exit statuses) is kept.
 """
 
 import json
@@ -63,7 +64,72 @@ CASES = [
     ("io500-hash", "io500", ["{d}/io500.ini", "--config-hash"]),
     ("io500-bad", "io500", ["{d}/io500.ini", "--mode=x"]),
     ("io500-run", "io500", ["{d}/io500.ini", "--timestamp=T"]),
+    # Backends and their module options.
+    ("ior-aio", "ior", ["-a", "AIO", "-w", "-r", "-t", "4k", "-b", "64k", "-o", "{d}/f",
+                        "--aio.max-pending=4", "--aio.granularity=2"]),
+    ("ior-mmap", "ior", ["-a", "MMAP", "-w", "-r", "-t", "4k", "-b", "64k", "-o", "{d}/f",
+                         "--mmap.madv_pattern=1"]),
+    ("ior-posix-opts", "ior", ["-w", "-t", "4k", "-b", "16k", "-o", "{d}/f", "--posix.evict",
+                               "-O", "posix.odirect=0"]),
+    ("ior-aio-bad", "ior", ["-a", "AIO", "--aio.max-pending=0"]),
+    ("ior-aio-bad2", "ior", ["-a", "AIO", "--aio.granularity=x"]),
+    ("ior-posix-bad", "ior", ["--posix.odirect=x"]),
+    ("ior-wrong-module", "ior", ["-a", "MMAP", "--posix.odirect"]),
+    ("ior-s3-bad", "ior", ["-a", "S3", "--s3.layout=nope"]),
+    ("ior-s3-nohost", "ior", ["-a", "S3", "-w", "-o", "b/k"]),
+    ("ior-libs3-bad", "ior", ["-a", "S3-libs3", "--S3-libs3.host=", "-w"]),
+    ("ior-libs3-comma", "ior", ["-a", "S3-libs3", "--S3-libs3.host=,", "-w"]),
+    ("mdtest-aio", "mdtest", ["-a", "AIO", "-n", "5", "-d", "{d}/m", "--aio.max-pending=2"]),
+    ("mdw-dummy", "md-workbench", ["-a", "DUMMY", "-I", "3", "-P", "3", "-R", "1"]),
 ]
+
+# Cases of several steps: the later ones read what the earlier ones wrote
+# (report, compare, concurrent, io500 --verify); (name, [(tool, args), ...]).
+STEPS = [
+    ("compare-ior", [
+        ("ior", ["-w", "-r", "-t", "4k", "-b", "16k", "-i", "2", "-o", "{d}/f",
+                 "-O", "summaryFormat=JSON", "-O", "summaryFile={d}/a.json"]),
+        ("ior", ["-w", "-r", "-t", "4k", "-b", "16k", "-i", "3", "-o", "{d}/f",
+                 "-O", "summaryFormat=JSON", "-O", "summaryFile={d}/b.json"]),
+        ("pario", ["compare", "{d}/a.json", "{d}/b.json"]),
+        ("pario", ["compare", "--json", "{d}/a.json", "{d}/b.json"]),
+        ("pario", ["compare", "{d}/a.json", "{d}/nope.json"]),
+    ]),
+    ("compare-mdtest", [
+        ("mdtest", ["-n", "10", "-i", "2", "-d", "{d}/m", "--summaryFormat=JSON",
+                    "--summaryFile={d}/a.json"]),
+        ("mdtest", ["-n", "10", "-i", "2", "-d", "{d}/m", "--summaryFormat=JSON",
+                    "--summaryFile={d}/b.json"]),
+        ("pario", ["compare", "{d}/a.json", "{d}/b.json"]),
+    ]),
+    ("report-all", [
+        ("ior", ["-w", "-r", "-t", "4k", "-b", "16k", "-i", "2", "-o", "{d}/f",
+                 "-O", "summaryFormat=JSON", "-O", "summaryFile={d}/ior.json",
+                 "-O", "latencyHistogramFile={d}/h.csv",
+                 "-O", "saveRankPerformanceDetailsCSV={d}/r.csv"]),
+        ("mdtest", ["-n", "10", "-d", "{d}/m", "--summaryFormat=JSON",
+                    "--summaryFile={d}/mdtest.json"]),
+        ("md-workbench", ["-o", "{d}/w", "-I", "3", "-P", "3", "-D", "1", "-R", "1",
+                          "--summaryFormat=JSON", "--summaryFile={d}/mdw.json"]),
+        ("ior", ["-w", "-t", "4k", "-b", "16k", "-o", "{d}/f", "-O", "sweep=1,2",
+                 "-O", "summaryFormat=JSON", "-O", "summaryFile={d}/sweep.json"]),
+        ("pario", ["report", "-o", "{d}/report.html", "{d}/ior.json", "{d}/mdtest.json",
+                   "{d}/mdw.json", "{d}/sweep.json"]),
+        ("pario", ["report", "-o", "{d}/bad.html", "{d}/h.csv"]),
+    ]),
+    ("concurrent", [
+        ("pario", ["concurrent", "--json", "{d}/c.json", "{d}/mix.txt"]),
+    ]),
+    ("io500-verify", [
+        ("io500", ["{d}/io500.ini", "--timestamp=T"]),
+        ("io500", ["{d}/io500.ini", "--verify={d}/results/T/result.txt"]),
+        ("pario", ["report", "-o", "{d}/io500.html", "{d}/results/T/result.json"]),
+    ]),
+]
+
+MIX = """50% ior -w -r -t 4k -b 16k -o {d}/c-ior
+50% mdtest -n 5 -d {d}/c-md
+"""
 
 SCRIPT = """IOR START
   api=POSIX
@@ -126,7 +192,7 @@ def mask_json(value, scratch):
     return value
 
 
-def run_case(bin_dir, out_dir, name, tool, args):
+def run_case(bin_dir, out_dir, name, steps):
     # A fixed name: io500's configuration hash covers the paths in it.
     scratch = "/dev/shm/pario-snapshot"
     shutil.rmtree(scratch, ignore_errors=True)
@@ -136,22 +202,31 @@ def run_case(bin_dir, out_dir, name, tool, args):
             f.write(SCRIPT.replace("{d}", scratch))
         with open(os.path.join(scratch, "io500.ini"), "w") as f:
             f.write(IO500.replace("{d}", scratch))
-        argv = [os.path.join(bin_dir, tool)] + [a.replace("{d}", scratch) for a in args]
-        env = dict(os.environ, PARIO_TASKS="2", TZ="UTC")
-        p = subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True, timeout=300)
-        lines = [f"exit {p.returncode}", "--- stdout", mask(p.stdout, scratch),
-                 "--- stderr", mask(p.stderr, scratch)]
+        with open(os.path.join(scratch, "mix.txt"), "w") as f:
+            f.write(MIX.replace("{d}", scratch))
+        lines = []
+        for tool, args in steps:
+            argv = [os.path.join(bin_dir, tool)] + [a.replace("{d}", scratch) for a in args]
+            # Credentials that reach no server: the S3 cases stop at their options.
+            env = dict(os.environ, PARIO_TASKS="2", TZ="UTC", AWS_ACCESS_KEY_ID="snapshot",
+                       AWS_SECRET_ACCESS_KEY="snapshot")
+            p = subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True,
+                               timeout=300)
+            if len(steps) > 1:
+                lines.append(f"=== {tool} {mask(' '.join(argv[1:]), scratch)}")
+            lines += [f"exit {p.returncode}", "--- stdout", mask(p.stdout.replace(bin_dir, "BIN"), scratch),
+                      "--- stderr", mask(p.stderr.replace(bin_dir, "BIN"), scratch)]
         for root, _, files in sorted(os.walk(scratch)):
             for fn in sorted(files):
                 path = os.path.join(root, fn)
                 rel = os.path.relpath(path, scratch)
-                if fn in ("script", "io500.ini") or os.path.getsize(path) > 1 << 20:
+                if fn in ("script", "io500.ini", "mix.txt") or os.path.getsize(path) > 1 << 20:
                     lines.append(f"--- file {mask(rel, scratch)} ({os.path.getsize(path)} bytes)")
                     continue
                 with open(path, "rb") as f:
                     data = f.read()
                 try:
-                    body = json.dumps(mask_json(json.loads(data), scratch), indent=1, sort_keys=True)
+                    body = json.dumps(mask_json(json.loads(data), scratch), indent=1)
                 except (ValueError, UnicodeDecodeError):
                     body = mask(data.decode("utf-8", "replace"), scratch)
                 lines.append(f"--- file {mask(rel, scratch)}\n{body}")
@@ -165,9 +240,10 @@ def main():
     bin_dir, out_dir = os.path.abspath(sys.argv[1]), sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
     only = sys.argv[3:]
-    for name, tool, args in CASES:
+    cases = [(name, [(tool, args)]) for name, tool, args in CASES] + STEPS
+    for name, steps in cases:
         if not only or name in only:
-            run_case(bin_dir, out_dir, name, tool, args)
+            run_case(bin_dir, out_dir, name, steps)
 
 
 if __name__ == "__main__":

@@ -156,6 +156,16 @@ fn prefix(tool: &str, rng: &mut Rng, run: bool) -> Vec<String> {
         }
         // A file of groups on DUMMY.
         "concurrent" => vec![format!("{DATA}/concurrent/dummy.txt")],
+        // DLIO's command line has no backend option: a tiny generation.
+        "dlio" => [
+            "workload=cosmoflow_datagen",
+            "++workload.dataset.num_files_train=2",
+            "++workload.dataset.record_length_bytes=1024",
+            "++workload.dataset.record_length_bytes_stdev=0",
+            "++hydra.run.dir=run",
+        ]
+        .map(String::from)
+        .to_vec(),
         _ if run => vec!["-a".into(), "DUMMY".into()],
         _ => Vec::new(),
     }

@@ -21,10 +21,12 @@ mod common;
 mod aio;
 mod compare;
 mod concurrent;
+mod dlio;
 mod dlio_train;
 mod dlio_train_s3;
 mod explain;
 mod full_and_readonly;
+mod fuzz_inputs;
 mod fuzz_options;
 mod integrity;
 mod interpose;
@@ -59,6 +61,7 @@ mod layers;
 // Real components started by the tests: mpirun (`--features mpi`), parallel
 // HDF5 (`--features hdf5`), a browser.
 mod concurrent_mpi;
+mod dlio_mpi;
 mod dlio_train_mpi;
 mod hdf5;
 mod hdf5_reference;

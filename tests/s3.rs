@@ -1,11 +1,12 @@
-//! `-a S3` against a real S3 server (SeaweedFS on loopback, started and
-//! stopped by each test): data written and read back byte for byte in both
-//! layouts, S3's limits refused up front, credentials never shown, and
-//! nothing left behind.
+//! `-a S3` against a real S3 server (SeaweedFS on loopback, the tests
+//! sharing servers in turn: `common::s3`): data written and read back byte
+//! for byte in both layouts, S3's limits refused up front, credentials
+//! never shown, and nothing left behind.
 
 use crate::common;
 
-use common::s3::{files_text, Server, BUCKET, SECRET};
+use common::running::Running;
+use common::s3::{files_text, without_aws_env, Server, BUCKET, SECRET};
 use common::{finish, rows, Run};
 use std::path::Path;
 use std::process::Command;
@@ -20,22 +21,22 @@ fn ior(server: &Server, dir: &Path, tasks: usize, args: &[&str]) -> Run {
     tool(server, crate::common::bin("ior"), dir, tasks, args)
 }
 
-pub(crate) fn assert_clean(server: &Server, prefix: &str) {
-    let (objects, uploads) = server.leftovers(prefix);
-    assert!(objects.is_empty(), "objects left: {objects:?}");
-    assert!(uploads.is_empty(), "uploads left: {uploads:?}");
-}
+/// mdtest's phases that have a row when it runs on objects, and those on
+/// buckets (IOR's S3-libs3, a bucket per directory) add.
+pub(crate) const MDTEST_PHASES: [&str; 6] = [
+    "Directory stat",
+    "File creation",
+    "File stat",
+    "File read",
+    "File removal",
+    "Tree removal",
+];
+pub(crate) const MDTEST_BUCKET_PHASES: [&str; 3] =
+    ["Directory creation", "Directory removal", "Tree creation"];
 
-/// Every phase of an mdtest run on objects has a row with a rate above 0.
-pub(crate) fn assert_every_mdtest_phase(stdout: &str) {
-    for phase in [
-        "Directory stat",
-        "File creation",
-        "File stat",
-        "File read",
-        "File removal",
-        "Tree removal",
-    ] {
+/// Each of `phases` has a row of mdtest's `stdout` with a rate above 0.
+pub(crate) fn assert_phases(stdout: &str, phases: &[&str]) {
+    for phase in phases {
         let line = stdout.lines().find(|l| l.trim_start().starts_with(phase));
         let rate: f64 = line
             .and_then(|l| l[phase.len() + 3..].split_whitespace().next())
@@ -45,57 +46,108 @@ pub(crate) fn assert_every_mdtest_phase(stdout: &str) {
     }
 }
 
-#[test]
-fn every_layout_round_trips_byte_for_byte() {
-    let server = Server::start(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let o = format!("s3://{BUCKET}/rt/file");
-    let cases: &[&[&str]] = &[
-        // A file per task: each object one multipart upload (3 parts).
-        &["-F", "-t", "1m", "-b", "12m"],
-        // One small object per task: a single PUT.
-        &["-F", "-t", "256k", "-b", "1m", "-z"],
-        // A shared object: each task uploads the parts of its own blocks.
-        &["-t", "1m", "-b", "5m", "-s", "2"],
-        // Shuffled shared object: every transfer is its own part.
-        &["-t", "5m", "-b", "10m", "-z"],
-        // Fragments in ior-hard's shape, shared and interleaved.
-        &[
-            "--s3.layout=fragments",
-            "-t",
-            "47008",
-            "-b",
-            "47008",
-            "-s",
-            "8",
-        ],
-        &["--s3.layout=fragments", "-F", "-t", "4k", "-b", "64k", "-z"],
-        // Another task reads back (-C), timestamp packets.
-        &["-t", "1m", "-b", "5m", "-C", "-l", "timestamp"],
-        // Other task orders: -Q's offset, random tasks (-Z, -X's seed,
-        // fixed and per-iteration).
-        &["-t", "1m", "-b", "5m", "-C", "-Q", "2"],
-        &["-F", "-t", "1m", "-b", "5m", "-Z", "-X", "7"],
-        &["-t", "1m", "-b", "5m", "-Z", "-X", "-3"],
-    ];
-    for args in cases {
-        let mut all = vec!["-o", o.as_str(), "-w", "-r", "-W", "-R"];
-        all.extend_from_slice(args);
-        let run = ior(&server, dir.path(), 4, &all);
+/// A round trip: `-w -r -W -R` of `s3://bench/PREFIX/file` in one shape.
+pub(crate) struct Trip {
+    pub tasks: usize,
+    pub args: &'static [&'static str],
+    /// Run under mpirun too (s3_mpi.rs, on 4 ranks).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub mpi: bool,
+}
+
+/// Every layout and order, and requests in flight, written and read back.
+#[rustfmt::skip]
+pub(crate) const ROUND_TRIPS: &[Trip] = &[
+    // A file per task: each object one multipart upload (3 parts).
+    trip(4, &["-F", "-t", "1m", "-b", "12m"]),
+    // One small object per task: a single PUT.
+    trip(4, &["-F", "-t", "256k", "-b", "1m", "-z"]),
+    // A shared object: each task uploads the parts of its own blocks.
+    mpi(4, &["-t", "1m", "-b", "5m", "-s", "2"]),
+    // Shuffled shared object: every transfer is its own part.
+    mpi(4, &["-t", "5m", "-b", "10m", "-z"]),
+    // Fragments in ior-hard's shape, shared and interleaved.
+    mpi(4, &["--s3.layout=fragments", "-t", "47008", "-b", "47008", "-s", "8"]),
+    trip(4, &["--s3.layout=fragments", "-F", "-t", "4k", "-b", "64k", "-z"]),
+    // Another task reads back (-C), timestamp packets.
+    trip(4, &["-t", "1m", "-b", "5m", "-C", "-l", "timestamp"]),
+    // Other task orders: -Q's offset, random tasks (-Z, -X's seed, fixed
+    // and per-iteration).
+    trip(4, &["-t", "1m", "-b", "5m", "-C", "-Q", "2"]),
+    trip(4, &["-F", "-t", "1m", "-b", "5m", "-Z", "-X", "7"]),
+    trip(4, &["-t", "1m", "-b", "5m", "-Z", "-X", "-3"]),
+    // Requests in flight: fragments; whole parts of a shared object from 2
+    // tasks; parts gathered from smaller transfers (one at a time), reads
+    // in flight.
+    trip(2, &["--s3.max-pending=8", "--s3.layout=fragments", "-F", "-t", "4k", "-b", "256k", "-z"]),
+    trip(2, &["--s3.max-pending=8", "--s3.layout=fragments", "-t", "47008", "-b", "47008", "-s", "16"]),
+    trip(2, &["--s3.max-pending=8", "-t", "5m", "-b", "20m"]),
+    mpi(2, &["--s3.max-pending=8", "-F", "-t", "1m", "-b", "12m"]),
+];
+
+const fn trip(tasks: usize, args: &'static [&'static str]) -> Trip {
+    Trip {
+        tasks,
+        args,
+        mpi: false,
+    }
+}
+
+const fn mpi(tasks: usize, args: &'static [&'static str]) -> Trip {
+    Trip {
+        tasks,
+        args,
+        mpi: true,
+    }
+}
+
+impl Trip {
+    /// Its ior arguments (no `-a`), on objects under `prefix`.
+    pub fn command(&self, prefix: &str) -> Vec<String> {
+        let o = format!("s3://{BUCKET}/{prefix}/file");
+        let all = ["-o", &o, "-w", "-r", "-W", "-R"]
+            .into_iter()
+            .chain(self.args.iter().copied());
+        all.map(String::from).collect()
+    }
+
+    /// A write and a read row, every byte as written, the requests in
+    /// flight shown in the header, nothing left under `prefix`.
+    pub fn check(&self, run: &Run, server: &Server, prefix: &str) {
         run.ok();
-        assert_eq!(rows(&run.stdout).len(), 2, "{args:?}");
+        assert_eq!(rows(&run.stdout).len(), 2, "{:?}", self.args);
+        let args = self.args;
         assert!(
             !run.stdout.contains("incorrect data"),
             "{args:?}\n{}",
             run.stdout
         );
-        assert_clean(&server, "rt/");
+        if let Some(n) = args
+            .iter()
+            .find_map(|a| a.strip_prefix("--s3.max-pending="))
+        {
+            let shown = format!("max-pending {n}");
+            assert!(run.stdout.contains(&shown), "{}", run.stdout);
+        }
+        server.assert_clean(&format!("{prefix}/"));
+    }
+}
+
+#[test]
+fn every_layout_round_trips_byte_for_byte() {
+    let server = Server::shared(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    for trip in ROUND_TRIPS {
+        let args = trip.command("rt");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = ior(&server, dir.path(), trip.tasks, &args);
+        trip.check(&run, &server, "rt");
     }
 }
 
 #[test]
 fn every_packet_type_and_small_random_reads_of_a_large_object() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/pk/file");
     for packet in ["offset", "incompressible", "random"] {
@@ -136,48 +188,95 @@ fn every_packet_type_and_small_random_reads_of_a_large_object() {
     assert!(!run.stdout.contains("incorrect data"), "{}", run.stdout);
     assert_eq!(rows(&run.stdout)[0].xfer_kib, 4.0);
     server.client().delete(BUCKET, "pk/big").unwrap();
-    assert_clean(&server, "pk/");
+    server.assert_clean("pk/");
 }
 
 #[test]
-fn sizes_s3_cannot_express_are_refused_before_anything_is_created() {
-    let server = Server::start(&[]);
+fn sizes_and_options_s3_cannot_take_are_refused_before_anything_is_created() {
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/no/file");
-    let run = ior(
-        &server,
-        dir.path(),
-        4,
-        &["-o", &o, "-w", "-t", "1m", "-b", "4m"],
-    );
-    run.fails(
-        2,
-        "use -b 5 MiB (multiples of 5 MiB), -F, or --s3.layout=fragments",
-    );
-    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
-    let run = ior(
-        &server,
-        dir.path(),
-        4,
-        &["-o", &o, "-w", "-t", "1m", "-b", "10m", "-z"],
-    );
-    run.fails(2, "use -t 5 MiB or more");
-    // Two tasks' blocks in one part: refused, though the object is small.
-    let run = ior(
-        &server,
-        dir.path(),
-        2,
-        &["-o", &o, "-w", "-t", "1m", "-b", "2m"],
-    );
-    run.fails(2, "each part of a shared object lies within one block");
-    let run = ior(&server, dir.path(), 1, &["-o", &o, "--s3.layout=blocks"]);
-    run.fails(2, "--s3.layout=blocks: object or fragments");
-    assert_clean(&server, "");
+    let refused: [(usize, &[&str], &str); 5] = [
+        (
+            4,
+            &["-w", "-t", "1m", "-b", "4m"],
+            "use -b 5 MiB (multiples of 5 MiB), -F, or --s3.layout=fragments",
+        ),
+        (
+            4,
+            &["-w", "-t", "1m", "-b", "10m", "-z"],
+            "use -t 5 MiB or more",
+        ),
+        // Two tasks' blocks in one part: refused, though the object is small.
+        (
+            2,
+            &["-w", "-t", "1m", "-b", "2m"],
+            "each part of a shared object lies within one block",
+        ),
+        (
+            1,
+            &["--s3.layout=blocks"],
+            "--s3.layout=blocks: object or fragments",
+        ),
+        (
+            1,
+            &["--s3.max-pending=0"],
+            "--s3.max-pending=0: from 1 to 1024",
+        ),
+    ];
+    for (tasks, args, message) in refused {
+        let run = ior(
+            &server,
+            dir.path(),
+            tasks,
+            &[&["-o", &o][..], args].concat(),
+        );
+        run.fails(2, message);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    }
+    server.assert_clean("");
+}
+
+/// What `-k` kept in [`BUCKET`] of `PREFIX/file` written by 2 tasks (`-F`,
+/// 5 MiB each), seen path-style: each task's object, or its five 1 MiB
+/// fragments (`KEY~OFFSET`), and no upload; then removed.
+pub(crate) fn remove_kept(server: &Server, prefix: &str, layout: &str) {
+    let client = server.client();
+    let (kept, uploads) = server.leftovers(&format!("{prefix}/"));
+    assert!(uploads.is_empty(), "{uploads:?}");
+    for task in ["00000000", "00000001"] {
+        let key = format!("{prefix}/file.{task}");
+        match layout {
+            "object" => assert_eq!(client.head(BUCKET, &key).unwrap(), Some(5 << 20)),
+            _ => {
+                let fragment = format!("{key}~");
+                let n = kept.iter().filter(|k| k.starts_with(&fragment)).count();
+                assert_eq!(n, 5, "{kept:?}");
+            }
+        }
+    }
+    client.delete_many(BUCKET, &kept).unwrap();
+}
+
+/// `ior -a S3` writing a 4 GiB object per task (`-F`) under `prefix` on
+/// `tasks` threads, once every task's multipart upload is in progress.
+pub(crate) fn uploading(server: &Server, dir: &Path, prefix: &str, tasks: usize) -> Running {
+    let o = format!("s3://{BUCKET}/{prefix}/file");
+    let mut cmd = Command::new(crate::common::bin("ior"));
+    cmd.args(["-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"]);
+    let mut run = Running::start(server.tool(cmd, dir, tasks));
+    let client = server.client();
+    run.wait_until("every task's upload in progress", || {
+        client
+            .list_uploads(BUCKET, &format!("{prefix}/"))
+            .is_ok_and(|u| u.len() == tasks)
+    });
+    run
 }
 
 #[test]
 fn the_secret_appears_in_no_output() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/sec/file");
     let run = ior(
@@ -215,62 +314,7 @@ fn the_secret_appears_in_no_output() {
             path.display()
         );
     }
-    assert_clean(&server, "sec/");
-}
-
-#[test]
-fn requests_in_flight_move_the_same_bytes() {
-    let server = Server::start(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let o = format!("s3://{BUCKET}/q/file");
-    let cases: &[&[&str]] = &[
-        &[
-            "--s3.layout=fragments",
-            "-F",
-            "-t",
-            "4k",
-            "-b",
-            "256k",
-            "-z",
-        ],
-        &[
-            "--s3.layout=fragments",
-            "-t",
-            "47008",
-            "-b",
-            "47008",
-            "-s",
-            "16",
-        ],
-        // Whole parts in flight: the shared object's parts from 2 tasks.
-        &["-t", "5m", "-b", "20m"],
-        // Parts gathered from smaller transfers (one at a time), reads in
-        // flight.
-        &["-F", "-t", "1m", "-b", "12m"],
-    ];
-    for args in cases {
-        let mut all = vec![
-            "-o",
-            o.as_str(),
-            "-w",
-            "-r",
-            "-W",
-            "-R",
-            "--s3.max-pending=8",
-        ];
-        all.extend_from_slice(args);
-        let run = ior(&server, dir.path(), 2, &all);
-        run.ok();
-        assert!(run.stdout.contains("max-pending 8"), "{}", run.stdout);
-        assert!(
-            !run.stdout.contains("incorrect data"),
-            "{args:?}\n{}",
-            run.stdout
-        );
-        assert_clean(&server, "q/");
-    }
-    let run = ior(&server, dir.path(), 1, &["-o", &o, "--s3.max-pending=0"]);
-    run.fails(2, "--s3.max-pending=0: from 1 to 1024");
+    server.assert_clean("sec/");
 }
 
 /// `ior` with `args` as given (no `-a`), the server's address only in the
@@ -280,25 +324,16 @@ fn ior_plain(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     cmd.args(args)
         .current_dir(dir)
         .env("PARIO_TASKS", tasks.to_string());
-    for var in [
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_ENDPOINT_URL",
-    ] {
-        cmd.env_remove(var);
-    }
-    finish(cmd.output().expect("run ior"))
+    finish(without_aws_env(&mut cmd).output().expect("run ior"))
 }
 
 #[test]
 fn ior_s3_command_lines_run_unchanged() {
     use common::s3::KEY_ID;
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let host = server.endpoint.trim_start_matches("http://").to_string();
-    let host_opt = format!("--S3-libs3.host={host}");
-    let access = format!("--S3-libs3.access-key={KEY_ID}");
-    let secret = format!("--S3-libs3.secret-key={SECRET}");
+    let host = server.host();
+    let [host_opt, access, secret] = common::s3::libs3_options(host);
     // IO500's contrib/s3 sample (without TLS), in ior-hard's shape: IOR's
     // bucket (ior + a number from the key) made, its keys, removed after.
     let run = ior_plain(
@@ -381,7 +416,7 @@ fn ior_s3_command_lines_run_unchanged() {
     );
     run.ok();
     assert!(!run.stdout.contains(SECRET));
-    assert_clean(&server, "curl/");
+    server.assert_clean("curl/");
 }
 
 /// mdtest or md-workbench against `server`.
@@ -392,7 +427,7 @@ fn tool(server: &Server, binary: &str, dir: &Path, tasks: usize, args: &[&str]) 
 
 #[test]
 fn mdtest_and_md_workbench_run_every_phase_on_objects() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let d = format!("s3://{BUCKET}/md");
     let run = tool(
@@ -405,14 +440,14 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
         ],
     );
     run.ok();
-    assert_every_mdtest_phase(&run.stdout);
+    assert_phases(&run.stdout, &MDTEST_PHASES);
     // No `FS:` line for an object store: the client in its place.
     let store = format!(
         "Object store: S3 (ureq 3 + SigV4, layout object, path-style, max-pending 1, {})",
         server.endpoint
     );
     assert!(run.stdout.contains(&store), "{}", run.stdout);
-    assert_clean(&server, "md");
+    server.assert_clean("md");
     let o = format!("s3://{BUCKET}/mdw");
     let run = tool(
         &server,
@@ -429,30 +464,15 @@ fn mdtest_and_md_workbench_run_every_phase_on_objects() {
         "{}",
         run.stdout
     );
-    assert_clean(&server, "mdw");
+    server.assert_clean("mdw");
 }
 
 #[test]
 fn sigint_in_the_middle_of_multipart_uploads_leaves_nothing() {
-    use crate::common::running::Running;
     use rustix::process::Signal;
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let o = format!("s3://{BUCKET}/int/file");
-    let mut cmd = Command::new(crate::common::bin("ior"));
-    cmd.args(["-a", "S3", "-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"])
-        .current_dir(dir.path())
-        .env("PARIO_TASKS", "2");
-    for (k, v) in server.env() {
-        cmd.env(k, v);
-    }
-    let mut run = Running::start(cmd);
-    let client = server.client();
-    run.wait_until("both tasks' uploads in progress", || {
-        client
-            .list_uploads(BUCKET, "int/")
-            .is_ok_and(|u| u.len() == 2)
-    });
+    let run = uploading(&server, dir.path(), "int", 2);
     run.signal(Signal::INT);
     let end = run.ended();
     assert_eq!(end.status, Some(130), "{}", end.stderr);
@@ -461,7 +481,7 @@ fn sigint_in_the_middle_of_multipart_uploads_leaves_nothing() {
         "{}",
         end.stderr
     );
-    assert_clean(&server, "int/");
+    server.assert_clean("int/");
 }
 
 #[test]
@@ -509,5 +529,5 @@ fn https_needs_the_servers_ca_or_an_explicit_insecure() {
         "{}",
         run.stdout
     );
-    assert_clean(&server, "tls/");
+    server.assert_clean("tls/");
 }

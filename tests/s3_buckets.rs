@@ -1,5 +1,5 @@
 //! `-a S3-libs3 --S3-libs3.bucket-per-file` against a real S3 server
-//! (SeaweedFS on loopback, started and stopped by each test): every file
+//! (SeaweedFS on loopback, the tests sharing servers in turn): every file
 //! and directory a bucket of its own, under a valid name; what was written
 //! read back byte for byte; at the end the server's buckets are the ones
 //! it had before (a bucket that existed is never removed), and the secret
@@ -7,7 +7,8 @@
 
 use crate::common;
 
-use common::s3::{Server, KEY_ID, SECRET};
+use crate::s3::{assert_phases, MDTEST_BUCKET_PHASES, MDTEST_PHASES};
+use common::s3::{libs3_command, libs3_options, Server, KEY_ID, SECRET};
 use common::{finish, Run};
 use rustix::process::Signal;
 use std::path::Path;
@@ -16,9 +17,8 @@ use std::process::Command;
 /// `binary` with IOR's S3-libs3 options (a bucket per file) and `args`,
 /// on `tasks` threads; the server's address and keys only in the options.
 fn libs3(server: &Server, binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Run {
-    let host = server.endpoint.trim_start_matches("http://");
     let args = [&["--S3-libs3.bucket-per-file"][..], args].concat();
-    common::s3::libs3_run(host, binary, dir, tasks, &args)
+    common::s3::libs3_run(server.host(), binary, dir, tasks, &args)
 }
 
 fn buckets(server: &Server) -> Vec<String> {
@@ -34,7 +34,7 @@ fn prefix() -> String {
 
 #[test]
 fn ior_writes_and_reads_a_bucket_per_file() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     // A bucket that exists before: never touched. It holds an object.
     server.client().create_bucket("pario-before").unwrap();
@@ -86,24 +86,9 @@ fn ior_writes_and_reads_a_bucket_per_file() {
         assert_eq!(buckets(&server), before, "{shape:?}");
     }
     // With -k the file's bucket stays: its name valid, its keys IOR's.
-    let run = libs3(
-        &server,
-        ior,
-        dir.path(),
-        1,
-        &[
-            "-o",
-            "/tmp/kept",
-            "-t",
-            "1k",
-            "-b",
-            "2k",
-            "-w",
-            "-k",
-            "-G",
-            "7",
-        ],
-    );
+    let kept =
+        |rest: &[&'static str]| [&["-o", "/tmp/kept", "-t", "1k", "-b", "2k"], rest].concat();
+    let run = libs3(&server, ior, dir.path(), 1, &kept(&["-w", "-k", "-G", "7"]));
     run.ok();
     let made: Vec<String> = buckets(&server)
         .into_iter()
@@ -123,29 +108,10 @@ fn ior_writes_and_reads_a_bucket_per_file() {
         ior,
         dir.path(),
         1,
-        &[
-            "-o",
-            "/tmp/kept",
-            "-t",
-            "1k",
-            "-b",
-            "2k",
-            "-r",
-            "-R",
-            "-k",
-            "-G",
-            "7",
-        ],
+        &kept(&["-r", "-R", "-k", "-G", "7"]),
     );
     run.ok();
-    libs3(
-        &server,
-        ior,
-        dir.path(),
-        1,
-        &["-o", "/tmp/kept", "-t", "1k", "-b", "2k", "-w"],
-    )
-    .ok();
+    libs3(&server, ior, dir.path(), 1, &kept(&["-w"])).ok();
     assert_eq!(buckets(&server), before);
     let (objects, _) = server
         .client()
@@ -170,7 +136,7 @@ fn ior_writes_and_reads_a_bucket_per_file() {
 
 #[test]
 fn mdtest_runs_every_phase_on_buckets_and_leaves_the_rest() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let before = buckets(&server);
     let mdtest = crate::common::bin("mdtest");
@@ -184,27 +150,10 @@ fn mdtest_runs_every_phase_on_buckets_and_leaves_the_rest() {
         ],
     );
     run.ok();
-    for phase in [
-        "Directory creation",
-        "Directory stat",
-        "Directory removal",
-        "File creation",
-        "File stat",
-        "File read",
-        "File removal",
-        "Tree creation",
-        "Tree removal",
-    ] {
-        let line = run
-            .stdout
-            .lines()
-            .find(|l| l.trim_start().starts_with(phase));
-        let rate: f64 = line
-            .and_then(|l| l[phase.len() + 3..].split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("{phase} in\n{}", run.stdout));
-        assert!(rate > 0.0, "{phase}: {}", run.stdout);
-    }
+    assert_phases(
+        &run.stdout,
+        &[&MDTEST_PHASES[..], &MDTEST_BUCKET_PHASES].concat(),
+    );
     assert_eq!(buckets(&server), before, "{}", run.stdout);
     // A root that exists before the run (its bucket) stays after it.
     let root = format!("{}md2", prefix());
@@ -238,15 +187,8 @@ fn interrupted(server: &Server, binary: &str, args: &[&str], at_least: usize, si
     use crate::common::running::Running;
     let dir = tempfile::tempdir().unwrap();
     let before = buckets(server);
-    let host = server.endpoint.trim_start_matches("http://");
-    let mut cmd = Command::new(binary);
-    cmd.args(["-a", "S3-libs3", "--S3-libs3.bucket-per-file"])
-        .arg(format!("--S3-libs3.host={host}"))
-        .arg(format!("--S3-libs3.access-key={KEY_ID}"))
-        .arg(format!("--S3-libs3.secret-key={SECRET}"))
-        .args(args)
-        .current_dir(dir.path())
-        .env("PARIO_TASKS", "2");
+    let args = [&["--S3-libs3.bucket-per-file"][..], args].concat();
+    let cmd = libs3_command(server.host(), binary, dir.path(), 2, &args);
     let mut run = Running::start(cmd);
     let client = server.client();
     run.wait_until("buckets made", || {
@@ -263,7 +205,7 @@ fn interrupted(server: &Server, binary: &str, args: &[&str], at_least: usize, si
 
 #[test]
 fn an_interrupted_run_removes_the_buckets_it_made() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     server.client().create_bucket("pario-before").unwrap();
     interrupted(
         &server,
@@ -291,15 +233,12 @@ fn an_interrupted_run_removes_the_buckets_it_made() {
 
 #[test]
 fn io500_refuses_a_bucket_per_file_before_any_phase() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let before = buckets(&server);
-    let host = server.endpoint.trim_start_matches("http://");
-    let global = format!(
-        "datadir = ./datafiles\napi = S3-libs3 --S3-libs3.host={host} \
-         --S3-libs3.access-key={KEY_ID} --S3-libs3.secret-key={SECRET} \
-         --S3-libs3.bucket-per-file"
-    );
+    let options = libs3_options(server.host()).join(" ");
+    let global =
+        format!("datadir = ./datafiles\napi = S3-libs3 {options} --S3-libs3.bucket-per-file");
     let cfg = crate::s3_io500::config(dir.path(), &global);
     let out = Command::new(crate::common::bin("io500"))
         .args([cfg.as_str(), "--timestamp=T1"])

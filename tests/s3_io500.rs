@@ -1,5 +1,5 @@
-//! io500 over S3 against a real server (SeaweedFS on loopback, started and
-//! stopped by each test): a scaled standard run with every phase, find
+//! io500 over S3 against a real server (SeaweedFS on loopback, the tests
+//! sharing servers in turn): a scaled standard run with every phase, find
 //! included, with pario's mapping (`api = S3`, `datadir = s3://...`) and
 //! with the shape of IO500's contrib/s3 ini (`api = S3-libs3
 //! --S3-libs3.host=...`, a plain datadir). Find counts every file the run
@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common;
-use common::s3::{files_text, Server, BUCKET, KEY_ID, SECRET};
+use common::s3::{files_text, libs3_options, without_aws_env, Server, BUCKET, SECRET};
 use common::{finish, Run};
 
 const TASKS: usize = 3;
@@ -33,16 +33,7 @@ fn io500(dir: &Path, args: &[&str], env: &[(&'static str, String)]) -> Run {
     cmd.args(args)
         .current_dir(dir)
         .env("PARIO_TASKS", TASKS.to_string());
-    for var in [
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_ENDPOINT_URL",
-    ] {
-        cmd.env_remove(var);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+    without_aws_env(&mut cmd).envs(env.iter().map(|(k, v)| (k, v)));
     finish(cmd.output().expect("run io500"))
 }
 
@@ -109,17 +100,9 @@ pub fn check(run: &Run, results: &Path, api: &str, tasks: usize) {
     assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
 }
 
-pub fn assert_empty(server: &Server) {
-    let client = server.client();
-    assert_eq!(client.list_buckets().unwrap(), [BUCKET], "a bucket is left");
-    let (objects, uploads) = server.leftovers("");
-    assert!(objects.is_empty(), "objects left: {objects:?}");
-    assert!(uploads.is_empty(), "uploads left: {uploads:?}");
-}
-
 #[test]
 fn a_standard_run_over_s3_runs_every_phase_and_leaves_nothing() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let global = format!("datadir = s3://{BUCKET}/io500\napi = S3 --s3.max-pending=2");
     let cfg = config(dir.path(), &global);
@@ -129,7 +112,7 @@ fn a_standard_run_over_s3_runs_every_phase_and_leaves_nothing() {
     // Each phase on its layout: ior-hard's transfers as fragments.
     assert!(result.contains("-a S3 --s3.max-pending=2 --s3.layout=fragments"));
     assert!(result.contains("-a S3 --s3.max-pending=2 --s3.layout=object"));
-    assert_empty(&server);
+    server.assert_empty("the run");
     assert!(!dir.path().join("s3:").exists(), "no local data directory");
     // The data prefix must be empty, as a data directory must.
     let client = server.client();
@@ -150,18 +133,16 @@ fn a_standard_run_over_s3_runs_every_phase_and_leaves_nothing() {
 
 #[test]
 fn io500s_contrib_s3_ini_runs_every_phase_find_included() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let host = server.endpoint.trim_start_matches("http://");
     // IO500's contrib/s3 sample, without TLS: the keys on the api line,
     // IOR's bucket (ior + a number from the key), IOR's key names.
-    let global = format!(
-        "datadir = ./datafiles\napi = S3-libs3 --S3-libs3.host={host} \
-         --S3-libs3.access-key={KEY_ID} --S3-libs3.secret-key={SECRET} --S3-libs3.s3-compatible"
-    );
+    let options = libs3_options(server.host()).join(" ");
+    let global =
+        format!("datadir = ./datafiles\napi = S3-libs3 {options} --S3-libs3.s3-compatible");
     let cfg = config(dir.path(), &global);
     let run = io500(dir.path(), &[&cfg, "--timestamp=T1"], &[]);
     check(&run, &dir.path().join("results/T1"), "S3-libs3", TASKS);
     assert!(!dir.path().join("datafiles").exists(), "no local data");
-    assert_empty(&server);
+    server.assert_empty("the run");
 }

@@ -7,75 +7,60 @@
 #![cfg(feature = "mpi")]
 
 use crate::common;
-use crate::common::s3::{Server, BUCKET};
-use crate::s3_io500::{assert_empty, check, config};
+use crate::common::s3::{libs3_options, Server, BUCKET};
+use crate::common::Run;
+use crate::s3::ROUND_TRIPS;
+use crate::s3_io500::{check, config};
+
+/// `binary` under mpirun on `ranks` ranks in `dir`, reaching `server`
+/// through the environment.
+fn mpirun(
+    server: &Server,
+    binary: &str,
+    dir: &std::path::Path,
+    ranks: usize,
+    args: &[&str],
+) -> Run {
+    let env: Vec<(&str, String)> = server.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    common::mpirun(binary, dir, ranks, args, &env)
+}
 
 #[test]
 fn shared_objects_and_fragments_round_trip_under_mpi() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let o = format!("s3://{BUCKET}/mpi/file");
-    let env: Vec<(&str, String)> = server.env();
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let cases: &[&[&str]] = &[
-        &["-t", "1m", "-b", "5m", "-s", "2"],
-        &["-t", "5m", "-b", "10m", "-z"],
-        &[
-            "--s3.layout=fragments",
-            "-t",
-            "47008",
-            "-b",
-            "47008",
-            "-s",
-            "8",
-        ],
-        &["-F", "-t", "1m", "-b", "12m", "--s3.max-pending=4"],
-    ];
-    for args in cases {
-        let mut all = vec!["-a", "S3", "-o", o.as_str(), "-w", "-r", "-W", "-R"];
-        all.extend_from_slice(args);
-        let run = common::mpirun(crate::common::bin("ior"), dir.path(), 4, &all, &env);
-        run.ok();
-        assert_eq!(common::rows(&run.stdout).len(), 2, "{args:?}");
-        assert!(
-            !run.stdout.contains("incorrect data"),
-            "{args:?}\n{}",
-            run.stdout
-        );
-        let (objects, uploads) = server.leftovers("mpi/");
-        assert!(
-            objects.is_empty() && uploads.is_empty(),
-            "{objects:?} {uploads:?}"
-        );
+    for trip in ROUND_TRIPS.iter().filter(|t| t.mpi) {
+        let args = [
+            vec!["-a".to_string(), "S3".to_string()],
+            trip.command("mpi"),
+        ]
+        .concat();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = mpirun(&server, crate::common::bin("ior"), dir.path(), 4, &args);
+        trip.check(&run, &server, "mpi");
     }
 }
 
 #[test]
 fn io500_over_s3_runs_every_phase_on_4_ranks() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let global = format!("datadir = s3://{BUCKET}/io500\napi = S3");
     let cfg = config(dir.path(), &global);
-    let env: Vec<(&str, String)> = server.env();
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let bin = crate::common::bin("io500");
-    let run = common::mpirun(bin, dir.path(), 4, &[&cfg, "--timestamp=M"], &env);
+    let run = mpirun(&server, bin, dir.path(), 4, &[&cfg, "--timestamp=M"]);
     check(&run, &dir.path().join("results/M"), "S3", 4);
-    assert_empty(&server);
+    server.assert_empty("the run");
 }
 
 #[test]
 fn a_bucket_per_file_under_mpi() {
-    use crate::common::s3::{KEY_ID, SECRET};
-    let server = Server::start(&[]);
+    use crate::common::s3::SECRET;
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let before = server.client().list_buckets().unwrap();
-    let host = server.endpoint.trim_start_matches("http://").to_string();
-    let (host, access, secret) = (
-        format!("--S3-libs3.host={host}"),
-        format!("--S3-libs3.access-key={KEY_ID}"),
-        format!("--S3-libs3.secret-key={SECRET}"),
-    );
+    let [host, access, secret] = libs3_options(server.host());
     let libs3 = [
         "-a",
         "S3-libs3",
@@ -115,7 +100,7 @@ fn when_a_rank_dies_the_others_abort_their_uploads() {
     if not_open_mpi() {
         return;
     }
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/dead/file");
     let env: Vec<(&str, String)> = server.env();

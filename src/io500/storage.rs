@@ -205,7 +205,7 @@ impl Source for Listed<'_> {
         for f in page.files {
             match (&mut pages.file, f.continues) {
                 (Some(held), true) => {
-                    held.size += f.size;
+                    held.size = held.size.saturating_add(f.size);
                     held.modified = held.modified.max(f.modified);
                 }
                 _ => {

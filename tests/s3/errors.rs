@@ -8,22 +8,16 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::assert_clean;
+use super::uploading;
 use crate::common::s3::{Server, BUCKET, KEY_ID, READ_ONLY_KEY_ID};
 use crate::common::throttle::{Proxy, Rule};
 use crate::common::{finish, Run};
 
-/// `tool` (ior, mdtest) with `-a S3` and `args`, its environment changed
-/// by `env`.
+/// `tool` (ior, mdtest, md-workbench) with `-a S3` and `args`, its
+/// environment changed by `env`.
 fn with_env(server: &Server, dir: &Path, tool: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(tool);
-    cmd.args(["-a", "S3"]).args(args).current_dir(dir);
-    for (k, v) in server.env() {
-        cmd.env(k, v);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+    let mut cmd = server.tool(Command::new(tool), dir, 1);
+    cmd.args(args).envs(env.iter().copied());
     finish(cmd.output().expect("run the tool"))
 }
 
@@ -42,7 +36,7 @@ fn setup_error(run: &Run, names: &[&str]) {
 
 #[test]
 fn setup_errors_are_one_line_before_the_header_and_create_nothing() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let at = dir.path();
     let o = format!("s3://{BUCKET}/bad/file");
@@ -93,66 +87,147 @@ fn setup_errors_are_one_line_before_the_header_and_create_nothing() {
     run.fails(1, "bad/file");
     assert!(run.stdout.contains("Options:"), "{}", run.stdout);
     // Nothing was created, the probes of the runs that checked included.
-    assert_clean(&server, "");
-    assert_eq!(server.client().list_buckets().unwrap(), [BUCKET]);
+    server.assert_empty("the refused runs");
 
-    let mut gone = server;
+    let mut gone = server.into_owned();
     let endpoint = gone.endpoint.clone();
     gone.stop();
     let run = with_env(&gone, at, ior, &write, &[]);
     setup_error(&run, &[&endpoint, KEY_ID]);
 }
 
-/// `ior` on 2 tasks through `proxy`, text to stdout and JSON to `json`.
-fn ior_through(proxy: &Proxy, server: &Server, dir: &Path, args: &[&str]) -> (Run, Value) {
+/// A tool run through a proxy that answers 503 SlowDown to the first `n`
+/// requests that start with `request`: its JSON (`--summaryFile`) holds
+/// the retries of each phase in its rows at `rows`, a row's phase named by
+/// its `key`; `warning` tells them in the text.
+struct SlowDown {
+    tool: &'static str,
+    args: Vec<&'static str>,
+    request: String,
+    n: usize,
+    phase: &'static str,
+    warning: String,
+    rows: &'static str,
+    key: &'static str,
+    /// The prefix the run works under.
+    prefix: &'static str,
+}
+
+/// ior's object, in the shape of its slowed-down runs.
+const THR: [&str; 6] = ["-o", "s3://bench/thr/file", "-t", "1m", "-b", "5m"];
+
+/// ior's data PUTs (not the bucket's write probe) and ranged GETs, mdtest's
+/// item PUTs and GETs and its tree's marker PUT, md-workbench's object GETs
+/// in its benchmark phase.
+fn slow_downs() -> Vec<SlowDown> {
+    let tree = "/bench/mdr/test-dir.0-0/mdtest_tree.0/";
+    let ior = |request: &str, phase, n, phases: &[&'static str]| SlowDown {
+        tool: "ior",
+        args: [&THR[..], phases].concat(),
+        request: request.into(),
+        n,
+        phase,
+        warning: format!("WARNING: {phase} phase 0: {n} requests were sent again after HTTP"),
+        rows: "/tests/0/Results",
+        key: "access",
+        prefix: "thr/",
+    };
+    let mdtest = |request: String, phase, n| SlowDown {
+        tool: "mdtest",
+        args: vec![
+            "-d",
+            "s3://bench/mdr",
+            "-n",
+            "10",
+            "-F",
+            "-w",
+            "100",
+            "-e",
+            "100",
+        ],
+        request,
+        n,
+        phase,
+        warning: format!("WARNING: {phase} (iteration 0): {n} requests were sent again"),
+        rows: "/tests/0/iterations/0/phases",
+        key: "operation",
+        prefix: "mdr",
+    };
+    vec![
+        ior("PUT /bench/thr/file", "write", 3, &["-w", "-W", "-r", "-R"]),
+        ior("GET /bench/thr/file HTTP", "read", 2, &["-w", "-r", "-R"]),
+        mdtest(format!("PUT {tree}file."), "File creation", 3),
+        mdtest(format!("GET {tree}file."), "File read", 2),
+        mdtest(format!("PUT {tree} HTTP"), "Tree creation", 2),
+        SlowDown {
+            tool: "md-workbench",
+            args: vec![
+                "-o",
+                "s3://bench/mdw",
+                "-I",
+                "10",
+                "-D",
+                "2",
+                "-P",
+                "10",
+                "-R",
+                "1",
+            ],
+            request: "GET /bench/mdw/".into(),
+            n: 2,
+            phase: "benchmark",
+            warning: "WARNING: benchmark (iteration 0): 2 requests were sent again".into(),
+            rows: "/phases",
+            key: "phase",
+            prefix: "mdw",
+        },
+    ]
+}
+
+/// `tool` on 2 tasks through `proxy`, text to stdout and JSON to
+/// `dir/run.json` (`--summaryFile`).
+fn through(proxy: &Proxy, server: &Server, dir: &Path, tool: &str, args: &[&str]) -> (Run, Value) {
     let json = dir.join("run.json");
-    let summary = format!("summaryFile={}", json.display());
-    let mut all = vec!["-O", "summaryFormat=JSON", "-O", &summary];
-    all.extend_from_slice(args);
-    let tool = crate::common::bin("ior");
+    let _ = std::fs::remove_file(&json);
+    let summary = format!("--summaryFile={}", json.display());
+    let all = [&["--summaryFormat=JSON", &summary], args].concat();
     let env = [
         ("AWS_ENDPOINT_URL", proxy.endpoint.as_str()),
         ("PARIO_TASKS", "2"),
     ];
-    let run = with_env(server, dir, tool, &all, &env);
+    let run = with_env(server, dir, crate::common::bin(tool), &all, &env);
     let doc = std::fs::read_to_string(&json).unwrap_or_default();
     (run, serde_json::from_str(&doc).unwrap_or(Value::Null))
 }
 
 #[test]
 fn slow_down_answers_are_retried_and_counted_in_their_phase() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let o = format!("s3://{BUCKET}/thr/file");
-    let shape = ["-o", &o, "-t", "1m", "-b", "5m"];
-    // The first 3 PUTs of the data (not the bucket's write probe) answered
-    // 503 SlowDown, then the first 2 ranged GETs.
-    let cases: [(&str, &str, usize, &[&str]); 2] = [
-        ("PUT /bench/thr/file", "write", 3, &["-w", "-W", "-r", "-R"]),
-        ("GET /bench/thr/file HTTP", "read", 2, &["-w", "-r", "-R"]),
-    ];
-    for (prefix, phase, n, phases) in cases {
+    for case in slow_downs() {
         let rule = Rule {
-            prefix: prefix.into(),
-            first: n,
+            prefix: case.request.clone(),
+            first: case.n,
         };
         let proxy = Proxy::start(&server.endpoint, rule);
-        let (run, doc) = ior_through(&proxy, &server, dir.path(), &[&shape[..], phases].concat());
+        let (run, doc) = through(&proxy, &server, dir.path(), case.tool, &case.args);
         run.ok();
-        assert_eq!(proxy.throttled(), n);
+        assert_eq!(proxy.throttled(), case.n, "{}", case.request);
         assert!(!run.stdout.contains("incorrect data"), "{}", run.stdout);
-        let line = format!("WARNING: {phase} phase 0: {n} requests were sent again after HTTP");
-        assert!(run.stdout.contains(&line), "{}", run.stdout);
+        assert!(run.stdout.contains(&case.warning), "{}", run.stdout);
         assert_eq!(run.stdout.matches("were sent again").count(), 1);
+        assert!(!run.stdout.contains("were retried"), "{}", run.stdout);
         assert!(!run.stderr.contains("retried"), "{}", run.stderr);
-        let rows = doc["tests"][0]["Results"]
-            .as_array()
-            .expect("the JSON's rows");
-        for row in rows {
-            let expected = if row["access"] == phase { n } else { 0 };
+        let rows = doc.pointer(case.rows).and_then(Value::as_array);
+        for row in rows.expect("the JSON's rows") {
+            let expected = if row[case.key] == case.phase {
+                case.n
+            } else {
+                0
+            };
             assert_eq!(row["retries"], expected, "{row}");
         }
-        assert_clean(&server, "thr/");
+        server.assert_clean(case.prefix);
     }
     // A server that answers 503 forever: the read fails after its retries,
     // in one line naming the task, the bucket, the key, the status and the
@@ -162,12 +237,8 @@ fn slow_down_answers_are_retried_and_counted_in_their_phase() {
         first: usize::MAX,
     };
     let proxy = Proxy::start(&server.endpoint, rule);
-    let (run, _) = ior_through(
-        &proxy,
-        &server,
-        dir.path(),
-        &[&shape[..], &["-w", "-r"]].concat(),
-    );
+    let write_read = [&THR[..], &["-w", "-r"]].concat();
+    let (run, _) = through(&proxy, &server, dir.path(), "ior", &write_read);
     assert_eq!(run.status, 1, "{}\n{}", run.stdout, run.stderr);
     let errors: Vec<&str> = run.stderr.lines().filter(|l| l.contains("error")).collect();
     assert_eq!(errors.len(), 1, "{}", run.stderr);
@@ -178,138 +249,14 @@ fn slow_down_answers_are_retried_and_counted_in_their_phase() {
     assert_eq!(proxy.throttled(), 16);
     let told = "7 S3 requests were retried after HTTP 500 or 503";
     assert_eq!(run.stdout.matches(told).count(), 2, "{}", run.stdout);
-    assert_clean(&server, "thr/");
-}
-
-#[test]
-fn mdtest_counts_slow_down_answers_in_their_phase() {
-    let server = Server::start(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("md.json");
-    let summary = format!("-O summaryFormat=JSON,summaryFile={}", json.display());
-    let tree = "/bench/mdr/test-dir.0-0/mdtest_tree.0/";
-    // 3 item PUTs (File creation), 2 item GETs (File read), then the tree's
-    // marker PUT answered 503 twice (Tree creation).
-    for (request, phase, n) in [
-        (format!("PUT {tree}file."), "File creation", 3),
-        (format!("GET {tree}file."), "File read", 2),
-        (format!("PUT {tree} HTTP"), "Tree creation", 2),
-    ] {
-        let rule = Rule {
-            prefix: request,
-            first: n,
-        };
-        let proxy = Proxy::start(&server.endpoint, rule);
-        let args = [
-            "-d",
-            "s3://bench/mdr",
-            "-n",
-            "10",
-            "-F",
-            "-w",
-            "100",
-            "-e",
-            "100",
-            &summary,
-        ];
-        let env = [
-            ("AWS_ENDPOINT_URL", proxy.endpoint.as_str()),
-            ("PARIO_TASKS", "2"),
-        ];
-        let run = with_env(
-            &server,
-            dir.path(),
-            crate::common::bin("mdtest"),
-            &args,
-            &env,
-        );
-        run.ok();
-        assert_eq!(proxy.throttled(), n);
-        let line = format!("WARNING: {phase} (iteration 0): {n} requests were sent again");
-        assert!(run.stdout.contains(&line), "{}", run.stdout);
-        assert!(!run.stdout.contains("were retried"), "{}", run.stdout);
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let phases = doc["tests"][0]["iterations"][0]["phases"]
-            .as_array()
-            .unwrap();
-        for p in phases {
-            let expected = if p["operation"] == phase { n } else { 0 };
-            assert_eq!(p["retries"], expected, "{p}");
-        }
-        assert_clean(&server, "mdr");
-    }
-}
-
-#[test]
-fn md_workbench_counts_slow_down_answers_in_its_phase() {
-    let server = Server::start(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("mdw.json");
-    let file = format!("--summaryFile={}", json.display());
-    // The first 2 object GETs: the benchmark phase's reads.
-    let rule = Rule {
-        prefix: "GET /bench/mdw/".into(),
-        first: 2,
-    };
-    let proxy = Proxy::start(&server.endpoint, rule);
-    let args = [
-        "-o",
-        "s3://bench/mdw",
-        "-I",
-        "10",
-        "-D",
-        "2",
-        "-P",
-        "10",
-        "-R",
-        "1",
-        "--summaryFormat=JSON",
-        &file,
-    ];
-    let env = [
-        ("AWS_ENDPOINT_URL", proxy.endpoint.as_str()),
-        ("PARIO_TASKS", "2"),
-    ];
-    let run = with_env(
-        &server,
-        dir.path(),
-        crate::common::bin("md-workbench"),
-        &args,
-        &env,
-    );
-    run.ok();
-    assert_eq!(proxy.throttled(), 2);
-    let line = "WARNING: benchmark (iteration 0): 2 requests were sent again";
-    assert!(run.stdout.contains(line), "{}", run.stdout);
-    assert!(!run.stdout.contains("were retried"), "{}", run.stdout);
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    for p in doc["phases"].as_array().unwrap() {
-        let expected = if p["phase"] == "benchmark" { 2 } else { 0 };
-        assert_eq!(p["retries"], expected, "{p}");
-    }
-    assert_clean(&server, "mdw");
+    server.assert_clean("thr/");
 }
 
 #[test]
 fn a_server_stopped_mid_run_ends_it_in_a_clear_error() {
-    use crate::common::running::Running;
-    let mut server = Server::start(&[]);
+    let mut server = Server::shared(&[]).into_owned();
     let dir = tempfile::tempdir().unwrap();
-    let o = format!("s3://{BUCKET}/mid/file");
-    let mut cmd = Command::new(crate::common::bin("ior"));
-    cmd.args(["-a", "S3", "-o", &o, "-w", "-F", "-t", "1m", "-b", "4g"])
-        .current_dir(dir.path())
-        .env("PARIO_TASKS", "2");
-    for (k, v) in server.env() {
-        cmd.env(k, v);
-    }
-    let mut run = Running::start(cmd);
-    let client = server.client();
-    run.wait_until("both tasks' uploads in progress", || {
-        client
-            .list_uploads(BUCKET, "mid/")
-            .is_ok_and(|u| u.len() == 2)
-    });
+    let run = uploading(&server, dir.path(), "mid", 2);
     server.stop();
     // The run ends by itself (`ended` fails the test if it does not), in
     // a line naming the task, the object and the endpoint it lost.

@@ -4,31 +4,14 @@
 //! LocationConstraint (seen on the wire by the proxy in front of the
 //! server, as SeaweedFS keeps no location).
 
-use std::path::Path;
-
-use crate::common::s3::{Server, BUCKET};
+use crate::common::s3::{libs3_run, Server};
 use crate::common::throttle::{Proxy, Rule};
-use crate::common::Run;
-
-/// `binary` (from `-a S3-libs3` on) as IOR's scripts write it, against
-/// `host`, keys on the command line only.
-fn line(host: &str, binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Run {
-    crate::common::s3::libs3_run(host, binary, dir, tasks, args)
-}
-
-/// Nothing of the run's left: only the server's own bucket, empty.
-fn nothing_left(server: &Server, after: &str) {
-    let buckets = server.client().list_buckets().unwrap();
-    assert_eq!(buckets, [BUCKET], "after {after}");
-    let (objects, uploads) = server.leftovers("");
-    assert!(objects.is_empty() && uploads.is_empty(), "after {after}");
-}
 
 #[test]
 fn the_lines_of_iors_s3_test_script_run_unchanged() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let host = server.endpoint.trim_start_matches("http://");
+    let host = server.host();
     let (ior, mdtest) = (crate::common::bin("ior"), crate::common::bin("mdtest"));
     // IOR's testing/s3.sh, with its IOR_EXTRA (-o test) and MDTEST_EXTRA
     // (-d test).
@@ -75,16 +58,16 @@ fn the_lines_of_iors_s3_test_script_run_unchanged() {
         ),
     ];
     for (binary, tasks, args) in lines {
-        let run = line(host, binary, dir.path(), tasks, args);
+        let run = libs3_run(host, binary, dir.path(), tasks, args);
         run.ok();
         assert!(!run.stdout.contains("ERROR"), "{args:?}\n{}", run.stdout);
-        nothing_left(&server, &format!("{args:?}"));
+        server.assert_empty(&format!("{args:?}"));
     }
 }
 
 #[test]
 fn the_location_is_sent_with_create_bucket() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let constraint = "<LocationConstraint>eu-west-1</LocationConstraint>";
     for per_file in [false, true] {
@@ -101,8 +84,8 @@ fn the_location_is_sent_with_create_bucket() {
             args.push("--S3-libs3.bucket-per-file");
         }
         let placed = [&args[..], &["--S3-libs3.location=eu-west-1"]].concat();
-        line(host, crate::common::bin("ior"), dir.path(), 2, &placed).ok();
-        line(host, crate::common::bin("ior"), dir.path(), 1, &args).ok();
+        libs3_run(host, crate::common::bin("ior"), dir.path(), 2, &placed).ok();
+        libs3_run(host, crate::common::bin("ior"), dir.path(), 1, &args).ok();
         // A CreateBucket is a PUT of a bucket alone: `PUT /NAME HTTP/1.1`.
         let creates: Vec<String> = proxy
             .requests()
@@ -114,6 +97,6 @@ fn the_location_is_sent_with_create_bucket() {
         let with = creates.iter().filter(|b| b.contains(constraint)).count();
         assert!(with >= 1, "per file {per_file}: {creates:?}");
         assert_eq!(creates.last().map(String::as_str), Some(""), "{creates:?}");
-        nothing_left(&server, &format!("per file {per_file}"));
+        server.assert_empty(&format!("per file {per_file}"));
     }
 }

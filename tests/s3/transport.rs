@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use super::assert_clean;
+use super::remove_kept;
 use crate::common::s3::{Server, BUCKET, KEY_ID, SECRET};
 use crate::common::{finish, rows, Run};
 
@@ -29,7 +29,7 @@ fn with_profile(server: &Server, dir: &std::path::Path, profile: &str, args: &[&
 
 #[test]
 fn keys_from_a_profile_and_the_header_names_client_layout_addressing() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     // The default profile holds a wrong secret; `bench` the right one.
     std::fs::write(
@@ -63,42 +63,27 @@ fn keys_from_a_profile_and_the_header_names_client_layout_addressing() {
             .delete(BUCKET, &format!("prof/file.{task}"))
             .unwrap();
     }
-    assert_clean(&server, "prof/");
+    server.assert_clean("prof/");
 }
 
 /// ior's repetitions (`-i`), `-e` and `-k` on objects: each repetition
 /// writes and reads back the same objects, and `-k` keeps the last.
 #[test]
 fn repetitions_fsync_and_keep_on_objects() {
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/rep/file");
     for layout in ["object", "fragments"] {
-        let mut cmd = Command::new(crate::common::bin("ior"));
+        let mut cmd = server.tool(Command::new(crate::common::bin("ior")), dir.path(), 2);
         let layout_opt = format!("--s3.layout={layout}");
-        cmd.args(["-a", "S3", "-o", &o, &layout_opt, "-w", "-r", "-W", "-R"])
-            .args(["-e", "-i", "2", "-k", "-F", "-t", "1m", "-b", "5m"])
-            .current_dir(dir.path())
-            .env("PARIO_TASKS", "2");
-        for (k, v) in server.env() {
-            cmd.env(k, v);
-        }
+        cmd.args(["-o", &o, &layout_opt, "-w", "-r", "-W", "-R"])
+            .args(["-e", "-i", "2", "-k", "-F", "-t", "1m", "-b", "5m"]);
         let run = finish(cmd.output().expect("run ior"));
         run.ok();
         let iters: Vec<u64> = rows(&run.stdout).iter().map(|r| r.iter).collect();
         assert_eq!(iters, [0, 0, 1, 1], "{layout}: {}", run.stdout);
         assert!(!run.stdout.contains("incorrect data"), "{}", run.stdout);
-        let (kept, uploads) = server.leftovers("rep/");
-        assert!(uploads.is_empty(), "{uploads:?}");
-        let client = server.client();
-        for task in ["00000000", "00000001"] {
-            let key = format!("rep/file.{task}");
-            match layout {
-                "object" => assert_eq!(client.head(BUCKET, &key).unwrap(), Some(5 << 20)),
-                _ => assert!(kept.iter().any(|k| k.starts_with(&key)), "{kept:?}"),
-            }
-        }
-        client.delete_many(BUCKET, &kept).unwrap();
+        remove_kept(&server, "rep", layout);
     }
-    assert_clean(&server, "rep/");
+    server.assert_clean("rep/");
 }

@@ -16,8 +16,9 @@
 
 use std::path::Path;
 
-use super::{assert_clean, assert_every_mdtest_phase};
+use super::{assert_phases, remove_kept, MDTEST_PHASES};
 use crate::common::hosts::Hosts;
+use crate::common::s3::shared::Lease;
 use crate::common::s3::{Server, BUCKET};
 use crate::common::{finish, rows, Run};
 
@@ -25,9 +26,9 @@ const DOMAIN: &str = "s3.pario.test";
 
 /// A hosts file mapping `names` to 127.0.0.1, then the server; `None`
 /// where the namespace cannot be made (the test is skipped).
-fn start(names: &[&str]) -> Option<(Server, Hosts)> {
+fn start(names: &[&str]) -> Option<(Lease, Hosts)> {
     let hosts = Hosts::loopback(names)?;
-    Some((Server::start(&[format!("-s3.domainName={DOMAIN}")]), hosts))
+    Some((Server::shared(&[format!("-s3.domainName={DOMAIN}")]), hosts))
 }
 
 /// The bucket's host name under virtual-host addressing.
@@ -77,26 +78,6 @@ fn round_trip(server: &Server, hosts: &Hosts, dir: &Path, layout: &str, keep: bo
     assert!(!run.stdout.contains("incorrect data"), "{}", run.stdout);
 }
 
-/// What `-k` kept in bucket `bench`, seen path-style: each task's object
-/// (5 MiB), or its five 1 MiB fragments (`KEY~OFFSET`); then removed.
-fn kept_in_the_bucket(server: &Server, layout: &str) {
-    let client = server.client();
-    let (kept, uploads) = server.leftovers("vh/");
-    assert!(uploads.is_empty(), "{uploads:?}");
-    for task in ["00000000", "00000001"] {
-        let key = format!("vh/file.{task}");
-        match layout {
-            "object" => assert_eq!(client.head(BUCKET, &key).unwrap(), Some(5 << 20)),
-            _ => {
-                let prefix = format!("{key}~");
-                let n = kept.iter().filter(|k| k.starts_with(&prefix)).count();
-                assert_eq!(n, 5, "{kept:?}");
-            }
-        }
-    }
-    client.delete_many(BUCKET, &kept).unwrap();
-}
-
 #[test]
 fn ior_round_trips_on_the_buckets_host_name_in_both_layouts() {
     let Some((server, hosts)) = start(&[DOMAIN, &bucket_host()]) else {
@@ -106,11 +87,11 @@ fn ior_round_trips_on_the_buckets_host_name_in_both_layouts() {
     for layout in ["object", "fragments"] {
         // Kept (-k): the objects are in `bench` under the keys asked for.
         round_trip(&server, &hosts, dir.path(), layout, true);
-        kept_in_the_bucket(&server, layout);
-        assert_clean(&server, "vh/");
+        remove_kept(&server, "vh", layout);
+        server.assert_clean("vh/");
         // Not kept: the run's own removal, virtual-host too, leaves nothing.
         round_trip(&server, &hosts, dir.path(), layout, false);
-        assert_clean(&server, "vh/");
+        server.assert_clean("vh/");
     }
 }
 
@@ -131,7 +112,7 @@ fn a_bucket_host_name_that_does_not_resolve_is_one_line_naming_it() {
     let host = format!("http://{}:{}", bucket_host(), port(&server));
     assert!(run.stderr.contains(&host), "{}", run.stderr);
     assert!(!run.stdout.contains("Options:"), "{}", run.stdout);
-    assert_clean(&server, "");
+    server.assert_clean("");
 }
 
 #[test]
@@ -146,8 +127,8 @@ fn mdtest_runs_every_phase_on_the_buckets_host_name() {
     ];
     let run = virtual_run(&server, &hosts, "mdtest", dir.path(), 2, &args);
     run.ok();
-    assert_every_mdtest_phase(&run.stdout);
-    assert_clean(&server, "vhmd");
+    assert_phases(&run.stdout, &MDTEST_PHASES);
+    server.assert_clean("vhmd");
 }
 
 #[test]
@@ -158,12 +139,12 @@ fn a_server_that_does_not_route_by_host_is_named_as_refusing() {
     let Some(hosts) = Hosts::loopback(&[DOMAIN, &bucket_host()]) else {
         return;
     };
-    let server = Server::start(&[]);
+    let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let o = format!("s3://{BUCKET}/vh/file");
     let write = ["-o", &o, "-F", "-w", "-t", "1m", "-b", "5m"];
     let run = virtual_run(&server, &hosts, "ior", dir.path(), 2, &write);
     run.fails(2, &format!("bucket {BUCKET}: cannot be used (HTTP 405"));
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
-    assert_clean(&server, "");
+    server.assert_clean("");
 }

@@ -12,10 +12,10 @@ use base64::Engine;
 use md5::{Digest, Md5};
 use ureq::http;
 
-pub use super::list::{Listed, Page};
+pub use super::list::{buckets, parts, uploads, Listed, Page};
 use super::pieces::{self, Pieces};
 use super::sigv4::{self, Credentials, Request, EMPTY_SHA256, UNSIGNED};
-use super::xml;
+use super::{list, xml};
 
 /// Where requests go and how buckets are addressed.
 #[derive(Debug, Clone)]
@@ -101,9 +101,11 @@ impl std::fmt::Display for Answer {
 
 impl std::error::Error for Answer {}
 
-/// A request's outcome that was not a success.
-fn s3_error(status: u16, body: &str, bucket: &str, key: &str) -> io::Error {
-    let code = xml::first(body, "Code").unwrap_or_else(|| match status {
+/// A request's outcome that was not a success: `body` is the server's
+/// answer (S3's `<Error>`, or anything).
+pub fn s3_error(status: u16, body: &str, bucket: &str, key: &str) -> io::Error {
+    let code = xml::first(body, "Code").map(xml::one_line);
+    let code = code.unwrap_or_else(|| match status {
         404 => "NotFound".into(),
         403 => "Forbidden".into(),
         _ => "no S3 error code".into(),
@@ -118,7 +120,9 @@ fn s3_error(status: u16, body: &str, bucket: &str, key: &str) -> io::Error {
         (false, true) => format!("bucket {bucket}: "),
         (false, false) => format!("bucket {bucket}, key {key}: "),
     };
-    let message = xml::first(body, "Message").filter(|m| !m.is_empty());
+    let message = xml::first(body, "Message")
+        .map(xml::one_line)
+        .filter(|m| !m.is_empty());
     io::Error::new(
         kind,
         Answer {
@@ -325,9 +329,7 @@ impl Client {
     /// answers, the credentials are accepted).
     pub fn list_buckets(&self) -> io::Result<Vec<String>> {
         let text = Self::text(self.send("GET", "", "", &[], &[], Body::Empty)?)?;
-        Ok(xml::elements(&text, "Bucket")
-            .filter_map(|b| xml::first(b, "Name"))
-            .collect())
+        Ok(list::buckets(&text))
     }
 
     /// HEAD bucket: `Ok(())` when it exists and the keys may use it.
@@ -456,18 +458,10 @@ impl Client {
                 ("part-number-marker", marker.clone()),
             ];
             let text = Self::text(self.send("GET", bucket, key, &q, &[], Body::Empty)?)?;
-            for part in xml::elements(&text, "Part") {
-                let number = xml::first(part, "PartNumber").and_then(|n| n.parse().ok());
-                let etag = xml::first(part, "ETag");
-                if let (Some(n), Some(e)) = (number, etag) {
-                    parts.push((n, e));
-                }
-            }
-            match (
-                xml::first(&text, "IsTruncated").as_deref(),
-                xml::first(&text, "NextPartNumberMarker"),
-            ) {
-                (Some("true"), Some(next)) if next != marker => marker = next,
+            let (page, next) = list::parts(&text);
+            parts.extend(page);
+            match next {
+                Some(next) if next != marker => marker = next,
                 _ => break,
             }
         }
@@ -520,9 +514,7 @@ impl Client {
     pub fn list_uploads(&self, bucket: &str, prefix: &str) -> io::Result<Vec<(String, String)>> {
         let q = [("uploads", String::new()), ("prefix", prefix.to_string())];
         let text = Self::text(self.send("GET", bucket, "", &q, &[], Body::Empty)?)?;
-        Ok(xml::elements(&text, "Upload")
-            .filter_map(|u| Some((xml::first(u, "Key")?, xml::first(u, "UploadId")?)))
-            .collect())
+        Ok(list::uploads(&text))
     }
 
     /// Deletes `keys` with DeleteObjects, 1,000 at a time; missing keys
@@ -547,19 +539,24 @@ impl Client {
                 &h,
                 Body::Bytes(body.as_bytes(), &hash),
             )?;
-            let text = Self::text(r)?;
-            for e in xml::elements(&text, "Error") {
-                let code = xml::first(e, "Code").unwrap_or_default();
-                if code != "NoSuchKey" {
-                    let key = xml::first(e, "Key").unwrap_or_default();
-                    return Err(io::Error::other(format!(
-                        "bucket {bucket}, key {key}: DeleteObjects: {code}"
-                    )));
-                }
+            if let Some((key, code)) = delete_failure(&Self::text(r)?) {
+                return Err(io::Error::other(format!(
+                    "bucket {bucket}, key {key}: DeleteObjects: {code}"
+                )));
             }
         }
         Ok(())
     }
+}
+
+/// A DeleteObjects answer: the key and code of its first error other than
+/// NoSuchKey (a missing key counts as deleted), each on one line.
+pub fn delete_failure(text: &str) -> Option<(String, String)> {
+    xml::elements(text, "Error").find_map(|e| {
+        let code = xml::first(e, "Code").unwrap_or_default();
+        let key = || xml::first(e, "Key").unwrap_or_default();
+        (code != "NoSuchKey").then(|| (xml::one_line(key()), xml::one_line(code)))
+    })
 }
 
 /// Data transfers are sent unsigned (as libs3 does): see [`UNSIGNED`].

@@ -96,18 +96,66 @@ impl Client {
             q.push(("continuation-token", t.to_string()));
         }
         let text = Self::text(self.send("GET", bucket, "", &q, &[], Body::Empty)?)?;
-        let mut page = Page::default();
-        for c in xml::elements(&text, "Contents") {
-            page.objects.extend(Listed::parse(c));
-        }
-        for p in xml::elements(&text, "CommonPrefixes") {
-            page.prefixes.extend(xml::first(p, "Prefix"));
-        }
-        if xml::first(&text, "IsTruncated").as_deref() == Some("true") {
-            page.next = xml::first(&text, "NextContinuationToken");
+        let page = Page::parse(&text);
+        // Asked for again, that page would come back forever.
+        if page.next.is_some() && page.next.as_deref() == token {
+            return Err(io::Error::other(format!(
+                "bucket {bucket}: ListObjectsV2 answered the continuation token {} with itself",
+                xml::one_line(page.next.unwrap_or_default())
+            )));
         }
         Ok(page)
     }
+}
+
+impl Page {
+    /// A ListObjectsV2 answer: entries without a key are passed over, a
+    /// size that is no number counts 0.
+    pub fn parse(text: &str) -> Page {
+        let mut page = Page::default();
+        for c in xml::elements(text, "Contents") {
+            page.objects.extend(Listed::parse(c));
+        }
+        for p in xml::elements(text, "CommonPrefixes") {
+            page.prefixes.extend(xml::first(p, "Prefix"));
+        }
+        if xml::first(text, "IsTruncated").as_deref() == Some("true") {
+            page.next = xml::first(text, "NextContinuationToken");
+        }
+        page
+    }
+}
+
+/// A ListBuckets answer: the buckets' names.
+pub fn buckets(text: &str) -> Vec<String> {
+    xml::elements(text, "Bucket")
+        .filter_map(|b| xml::first(b, "Name"))
+        .collect()
+}
+
+/// A ListMultipartUploads answer: (key, UploadId) of each upload.
+pub fn uploads(text: &str) -> Vec<(String, String)> {
+    xml::elements(text, "Upload")
+        .filter_map(|u| Some((xml::first(u, "Key")?, xml::first(u, "UploadId")?)))
+        .collect()
+}
+
+/// A ListParts answer: (number, ETag) of each part, and the marker of
+/// the next page when the list goes on.
+pub fn parts(text: &str) -> (Vec<(u32, String)>, Option<String>) {
+    let mut parts = Vec::new();
+    for part in xml::elements(text, "Part") {
+        let number = xml::first(part, "PartNumber").and_then(|n| n.parse().ok());
+        let etag = xml::first(part, "ETag");
+        if let (Some(n), Some(e)) = (number, etag) {
+            parts.push((n, e));
+        }
+    }
+    let next = match xml::first(text, "IsTruncated").as_deref() {
+        Some("true") => xml::first(text, "NextPartNumberMarker"),
+        _ => None,
+    };
+    (parts, next)
 }
 
 /// A tree of S3 keys as directories: pario's keys (`/` between names) or
@@ -131,7 +179,14 @@ impl Listing for S3Names {
             if o.key == t.key || o.key.ends_with('/') {
                 continue;
             }
-            let (name, continues) = self.piece(&o.key[t.key.len()..]);
+            // A key outside the prefix asked for is the server's mistake.
+            let Some(rest) = o.key.strip_prefix(t.key.as_str()) else {
+                return Err(io::Error::other(format!(
+                    "{dir}: the server listed key {} outside the prefix asked for",
+                    xml::one_line(o.key)
+                )));
+            };
+            let (name, continues) = self.piece(rest);
             files.push(ListedFile {
                 name: name.to_string(),
                 size: o.size,
@@ -217,8 +272,43 @@ fn time_of(text: &str) -> Option<SystemTime> {
 
 #[cfg(test)]
 mod tests {
-    use super::time_of;
+    use super::{parts, time_of, uploads, Listed, Page};
     use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn a_page_of_objects_and_prefixes_is_read() {
+        let text = "<ListBucketResult><IsTruncated>true</IsTruncated>\
+             <Contents><Key>d/a&amp;b</Key><Size>7</Size><LastModified>T</LastModified></Contents>\
+             <Contents><Size>1</Size></Contents><Contents><Key>d/c</Key><Size>-1</Size></Contents>\
+             <CommonPrefixes><Prefix>d/e/</Prefix></CommonPrefixes>\
+             <NextContinuationToken>tok</NextContinuationToken></ListBucketResult>";
+        let page = Page::parse(text);
+        let listed = |key: &str, size, modified: Option<&str>| Listed {
+            key: key.into(),
+            size,
+            modified: modified.map(str::to_string),
+        };
+        let want = [listed("d/a&b", 7, Some("T")), listed("d/c", 0, None)];
+        assert_eq!(page.objects, want);
+        assert_eq!(page.prefixes, ["d/e/"]);
+        assert_eq!(page.next.as_deref(), Some("tok"));
+        let last = text.replace("<IsTruncated>true", "<IsTruncated>false");
+        assert_eq!(Page::parse(&last).next, None);
+    }
+
+    #[test]
+    fn uploads_and_parts_are_read() {
+        let text = "<Upload><Key>k</Key><UploadId>1</UploadId></Upload>\
+                    <Upload><Key>no id</Key></Upload>";
+        assert_eq!(uploads(text), [("k".to_string(), "1".to_string())]);
+        let text = "<IsTruncated>true</IsTruncated><NextPartNumberMarker>2</NextPartNumberMarker>\
+                    <Part><PartNumber>2</PartNumber><ETag>&quot;e&quot;</ETag></Part>\
+                    <Part><PartNumber>x</PartNumber><ETag>f</ETag></Part>";
+        let (got, next) = parts(text);
+        assert_eq!(got, [(2, "\"e\"".to_string())]);
+        assert_eq!(next.as_deref(), Some("2"));
+        assert_eq!(parts("<IsTruncated>false</IsTruncated>"), (vec![], None));
+    }
 
     #[test]
     fn last_modified_is_read() {

@@ -73,7 +73,7 @@ impl S3Names {
             Layout::Object => self.client.head(&t.bucket, &t.key),
             Layout::Fragments => {
                 let found = self.fragments(&t)?;
-                Ok(found.iter().map(|f| f.1 + f.2).max())
+                Ok(found.iter().map(|f| f.1.saturating_add(f.2)).max())
             }
         }
     }

@@ -131,7 +131,7 @@ impl S3Names {
         };
         let ends = objects.iter().filter_map(|o| {
             let offset = Naming::IorBucket.offset_of("", &o.key)?;
-            Some(offset + o.size)
+            Some(offset.saturating_add(o.size))
         });
         Ok(Some(ends.max().unwrap_or(0)))
     }

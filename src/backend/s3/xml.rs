@@ -64,6 +64,9 @@ pub fn leaves(xml: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
+/// `s` with its entities (`&amp;`, `&#65;`, `&#x41;`) decoded. An `&`
+/// that starts none (no `;` close after it, or an unknown name) is kept
+/// as written: the text is the server's, and may hold anything.
 pub fn unescape(s: &str) -> String {
     if !s.contains('&') {
         return s.to_string();
@@ -72,34 +75,56 @@ pub fn unescape(s: &str) -> String {
     let mut rest = s;
     while let Some(at) = rest.find('&') {
         out.push_str(&rest[..at]);
-        let after = &rest[at..];
-        let end = after.find(';').unwrap_or(after.len() - 1);
-        let entity = &after[1..end];
-        let decoded = match entity {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            e if e.starts_with("#x") => u32::from_str_radix(&e[2..], 16)
-                .ok()
-                .and_then(char::from_u32),
-            e if e.starts_with('#') => e[1..].parse().ok().and_then(char::from_u32),
-            _ => None,
-        };
-        match decoded {
-            Some(c) => {
+        let after = &rest[at + 1..];
+        match entity(after) {
+            Some((c, tail)) => {
                 out.push(c);
-                rest = &after[end + 1..];
+                rest = tail;
             }
             None => {
                 out.push('&');
-                rest = &after[1..];
+                rest = after;
             }
         }
     }
     out.push_str(rest);
     out
+}
+
+/// The character of the entity `text` starts with (after its `&`) and the
+/// text after its `;`. The `;` is looked for among the next few bytes
+/// only: a text of many `&` without one stays one pass.
+fn entity(text: &str) -> Option<(char, &str)> {
+    let window = &text.as_bytes()[..text.len().min(ENTITY_MAX)];
+    let end = memchr(b';', window)?;
+    let c = match &text[..end] {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        name => {
+            let (digits, radix) = match name.strip_prefix("#x") {
+                Some(hex) => (hex, 16),
+                None => (name.strip_prefix('#')?, 10),
+            };
+            char::from_u32(u32::from_str_radix(digits, radix).ok()?)?
+        }
+    };
+    Some((c, &text[end + 1..]))
+}
+
+/// The longest entity read, `;` included: `#x10FFFF;` with room for
+/// leading zeros.
+const ENTITY_MAX: usize = 16;
+
+/// The server's `text` fit for one line of an error: its line breaks and
+/// other control characters as blanks.
+pub fn one_line(text: String) -> String {
+    match text.contains(char::is_control) {
+        true => text.replace(char::is_control, " "),
+        false => text,
+    }
 }
 
 pub fn escape(s: &str) -> String {
@@ -125,6 +150,28 @@ mod tests {
         assert_eq!(first(x, "Nope"), None);
         assert_eq!(all("<K>a</KK></K><K>b", "K"), ["a</KK>"]);
         assert_eq!(escape("<a&'>"), "&lt;a&amp;&apos;&gt;");
+    }
+
+    /// A server's text may end in `&` or hold one before a character of
+    /// several bytes (these panicked); an `&` that starts no entity stays.
+    #[test]
+    fn an_ampersand_that_starts_no_entity_is_kept() {
+        for (text, want) in [
+            ("a&", "a&"),
+            ("&", "&"),
+            ("&é", "&é"),
+            ("&é;", "&é;"),
+            ("x&&amp;", "x&&"),
+            ("&amp", "&amp"),
+            ("&ampx", "&ampx"),
+            ("&#xD800;", "&#xD800;"),
+            ("&#1114112;", "&#1114112;"),
+            ("&#x;&#;", "&#x;&#;"),
+            ("&#0000000000000065;", "&#0000000000000065;"),
+            ("&#00065;&#x00041;", "AA"),
+        ] {
+            assert_eq!(unescape(text), want, "{text:?}");
+        }
     }
 
     #[test]

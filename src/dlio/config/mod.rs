@@ -7,6 +7,7 @@ pub mod compose;
 pub mod keys;
 pub mod overrides;
 pub mod schema;
+mod typing;
 pub mod value;
 pub mod yaml;
 
@@ -147,9 +148,14 @@ fn workflows(config: &Config) -> Result<(), String> {
                 .into(),
         );
     }
-    if config.dataset.format == Format::Hdf5 || config.dataset.format == Format::Hdf5Opt {
+    let not_generated = match config.dataset.format {
+        Format::Hdf5 | Format::Hdf5Opt => Some("HDF5"),
+        Format::Jpeg | Format::Png => Some("JPEG and PNG"),
+        _ => None,
+    };
+    if let Some(what) = not_generated {
         return Err(format!(
-            "workload.dataset.format={}: HDF5 generation is not modelled by pario yet",
+            "workload.dataset.format={}: {what} generation is not modelled by pario yet",
             config.dataset.format.name()
         ));
     }

@@ -195,23 +195,22 @@ fn write_one(
     file: &FileSpec,
     src: &mut Source,
 ) -> io::Result<(u64, Sidecars)> {
+    let size = expected_size(config, file);
+    if size == 0 {
+        // A container whose size is known only once written (CSV): made
+        // whole in memory, then written (S3 plans an object's parts from
+        // its size).
+        let mut mem = out::MemOut::default();
+        let sidecars = write_format(&mut mem, config, file, src)?;
+        write_small(backend, path, &mem.bytes)?;
+        return Ok((mem.bytes.len() as u64, sidecars));
+    }
     let c = cpath(path)?;
     if backend.namespace().exists(&c)? {
         // DLIO overwrites: a shorter file must not keep the old tail.
         backend.remove(&c)?;
     }
-    let spec = OpenSpec {
-        access: Access::Write,
-        create: true,
-        reads_too: false,
-        file_size: expected_size(config, file),
-        rank: 0,
-        sequential: true,
-        blocks: None,
-        segment: 0,
-        transfer: CHUNK as u64,
-    };
-    let mut out = FileOut::new(backend.open(&c, &spec)?);
+    let mut out = FileOut::new(backend.open(&c, &open_spec(size))?);
     let written = write_format(&mut out, config, file, src).and_then(|sidecars| {
         let n = out.written();
         out.close().map(|()| (n, sidecars))
@@ -220,6 +219,22 @@ fn write_one(
         let _ = backend.remove(&c);
     }
     written
+}
+
+/// How a generated file is opened: created, written front to back, its
+/// size known (one block of that size).
+fn open_spec(size: u64) -> OpenSpec {
+    OpenSpec {
+        access: Access::Write,
+        create: true,
+        reads_too: false,
+        file_size: size,
+        rank: 0,
+        sequential: true,
+        blocks: None,
+        segment: size,
+        transfer: (CHUNK as u64).min(size.max(1)),
+    }
 }
 
 /// The container of the dataset's format; the index files it needs.
@@ -288,18 +303,7 @@ pub fn write_small(backend: &dyn Backend, path: &str, bytes: &[u8]) -> io::Resul
     if backend.namespace().exists(&c)? {
         backend.remove(&c)?;
     }
-    let spec = OpenSpec {
-        access: Access::Write,
-        create: true,
-        reads_too: false,
-        file_size: bytes.len() as u64,
-        rank: 0,
-        sequential: true,
-        blocks: None,
-        segment: 0,
-        transfer: bytes.len().max(1) as u64,
-    };
-    let mut out = FileOut::new(backend.open(&c, &spec)?);
+    let mut out = FileOut::new(backend.open(&c, &open_spec(bytes.len() as u64))?);
     out.put(bytes)?;
     out.close()
 }

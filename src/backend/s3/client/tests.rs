@@ -68,3 +68,27 @@ fn errors_name_bucket_key_status_and_code() {
     assert!(Answer::is(&e, "NoSuchKey") && !Answer::is(&e, "NoSuchBucket"));
     assert!(Answer::of(&io::Error::other("HTTP 404 in a text")).is_none());
 }
+
+/// The server's text may hold line breaks: the error stays one line.
+#[test]
+fn errors_are_one_line_whatever_the_server_wrote() {
+    let body = "<Error><Code>Bad\nCode</Code><Message>two\r\nlines&#10;</Message></Error>";
+    let e = s3_error(400, body, "b", "");
+    assert_eq!(e.to_string(), "bucket b: HTTP 400 Bad Code (two  lines )");
+    let e = s3_error(503, "<html>busy</html>", "", "");
+    assert_eq!(e.to_string(), "HTTP 503 no S3 error code");
+}
+
+#[test]
+fn a_delete_fails_on_its_first_error_but_a_missing_key() {
+    let answer = |errors: &str| format!("<DeleteResult>{errors}</DeleteResult>");
+    let missing = "<Error><Key>a</Key><Code>NoSuchKey</Code></Error>";
+    let denied = "<Error><Key>b&lt;</Key><Code>AccessDenied</Code></Error>";
+    assert_eq!(delete_failure(&answer(missing)), None);
+    assert_eq!(delete_failure(&answer("")), None);
+    let failed = Some(("b<".to_string(), "AccessDenied".to_string()));
+    assert_eq!(
+        delete_failure(&answer(&format!("{missing}{denied}"))),
+        failed
+    );
+}
