@@ -263,7 +263,14 @@ fn workflows(
     }
     if run.config().workflow.train {
         let folder = report.output_folder.clone();
-        let trained = train::workflow::workflow(comm, run, outputs, backend.as_ref(), &folder)?;
+        let parts = train::workflow::RunParts {
+            config: run.config(),
+            options: &run.loaded.options,
+            posix: run.backend.capabilities().posix_namespace,
+            storage_root: run.storage_root(),
+            cwd: &run.cwd,
+        };
+        let trained = train::workflow::workflow(comm, &parts, outputs, backend.as_ref(), &folder)?;
         report.training = Some(trained);
     }
     Ok(())

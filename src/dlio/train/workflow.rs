@@ -20,12 +20,34 @@ use crate::comm::{agree, gather_records, Comm, Record};
 use crate::dlio::config::schema::Config;
 use crate::dlio::generate::full_path;
 use crate::dlio::metrics::{self, Figures};
+use crate::dlio::options::ParioOptions;
 use crate::dlio::sink::DlioSink;
-use crate::dlio::DlioRun;
 use crate::error::{Error, Result};
 use crate::latency::{merge, Percentiles};
 use crate::output::Outputs;
 use crate::progress::{self, Progress};
+
+/// What training needs of a run.
+pub struct RunParts<'a> {
+    pub config: &'a Config,
+    pub options: &'a ParioOptions,
+    /// Whether the storage is a file system (a POSIX namespace).
+    pub posix: bool,
+    /// The file system's storage root (`None` on S3).
+    pub storage_root: Option<&'a str>,
+    /// Where the run started (relative paths resolve here).
+    pub cwd: &'a Path,
+}
+
+impl RunParts<'_> {
+    fn config(&self) -> &Config {
+        self.config
+    }
+
+    fn storage_root(&self) -> Option<&str> {
+        self.storage_root
+    }
+}
 
 /// The file indices a rank reads of a split.
 fn needed(s: &Sharding, rank: usize) -> Vec<usize> {
@@ -57,7 +79,7 @@ fn block_size(paths: &[String], posix: bool) -> usize {
 }
 
 /// The data's files of `split` on this rank's storage.
-fn split_dir(run: &DlioRun, split: &str) -> String {
+fn split_dir(run: &RunParts, split: &str) -> String {
     full_path(
         run.storage_root(),
         &format!("{}/{split}", run.config().dataset.data_folder),
@@ -67,7 +89,7 @@ fn split_dir(run: &DlioRun, split: &str) -> String {
 /// Lists and keeps this rank's files; every rank agrees on the outcome.
 fn rank_files(
     comm: &dyn Comm,
-    run: &DlioRun,
+    run: &RunParts,
     backend: &dyn Backend,
 ) -> Result<(Listed, Listed, TrainPlan)> {
     let config = run.config();
@@ -92,13 +114,8 @@ fn rank_files(
         } else {
             Vec::new()
         };
-        let posix = run.backend.capabilities().posix_namespace;
-        let plan = setup::plan(
-            config,
-            &run.loaded.options,
-            comm.size(),
-            block_size(&train, posix),
-        )?;
+        let posix = run.posix;
+        let plan = setup::plan(config, run.options, comm.size(), block_size(&train, posix))?;
         let rank = comm.rank();
         let kept = Listed::keep(&train, needed(&plan.train, rank)).map_err(|e| e.to_string())?;
         let kept_eval = match &plan.eval {
@@ -113,7 +130,7 @@ fn rank_files(
 /// The backend training reads with: the run's, or POSIX with O_DIRECT.
 fn reading_backend(
     comm: &dyn Comm,
-    run: &DlioRun,
+    run: &RunParts,
     outputs: &Outputs<dyn DlioSink>,
 ) -> Result<Option<Box<dyn Backend>>> {
     if !run.config().reader.odirect {
@@ -138,7 +155,7 @@ fn reading_backend(
 /// The checkpoint mechanism of a training run.
 fn checkpointer<'b>(
     config: &Config,
-    run: &DlioRun,
+    run: &RunParts,
     backend: &'b dyn Backend,
     rank: usize,
 ) -> Box<dyn Checkpointer + 'b> {
@@ -150,14 +167,14 @@ fn checkpointer<'b>(
     let writes = m.parallelism.zero_stage > 0 || rank < mp;
     let folder = full_path(run.storage_root(), &config.checkpoint.checkpoint_folder);
     let folder = CString::new(folder).unwrap_or_default();
-    let bytes = setup::model_bytes(config, &run.loaded.options);
+    let bytes = setup::model_bytes(config, run.options);
     Box::new(ModelSave::new(backend, folder, bytes, rank, writes))
 }
 
 /// Runs the training workflow; every rank returns the same outcome.
 pub fn workflow(
     comm: &dyn Comm,
-    run: &DlioRun,
+    run: &RunParts,
     outputs: &mut Outputs<dyn DlioSink>,
     backend: &dyn Backend,
     output_folder: &str,
@@ -176,7 +193,7 @@ pub fn workflow(
         backend: reader,
         train_files: &train_files,
         eval_files: &eval_files,
-        posix: run.backend.capabilities().posix_namespace,
+        posix: run.posix,
     };
     let shown = progress::wanted(true, rank).then(|| {
         let total = (plan.epochs * plan.steps) as u64;
@@ -216,7 +233,7 @@ pub fn workflow(
 /// DLIO's lines before training, and its caching warning.
 fn announce(
     outputs: &mut Outputs<dyn DlioSink>,
-    run: &DlioRun,
+    run: &RunParts,
     plan: &TrainPlan,
     comm: &dyn Comm,
     ckpt_gib: f64,
@@ -302,7 +319,7 @@ fn figures_of(comm: &dyn Comm, t: &RankTrain) -> RankFigures {
 #[allow(clippy::too_many_arguments)]
 fn finish(
     comm: &dyn Comm,
-    run: &DlioRun,
+    run: &RunParts,
     outputs: &mut Outputs<dyn DlioSink>,
     plan: &TrainPlan,
     trained: &RankTrain,
@@ -336,7 +353,7 @@ fn finish(
         report.request_latency = Percentiles::of(&requests);
         report.checkpoint_gib = ckpt_gib;
         write_summary(run, &report, &hosts, &info, per_host, folder, start);
-        let shown = crate::dlio::hydra::absolute(folder, &run.cwd);
+        let shown = crate::dlio::hydra::absolute(folder, run.cwd);
         outputs.each(|s| s.output(&format!("Saved outputs in {}", shown.display())));
         let block = metric_block(comm.size(), &report.train, report.eval.as_ref());
         outputs.each(|s| s.verbatim(&block));
@@ -381,7 +398,7 @@ fn per_node(hosts: &[Host]) -> (Vec<f64>, Vec<usize>) {
 }
 
 fn write_summary(
-    run: &DlioRun,
+    run: &RunParts,
     r: &TrainReport,
     hosts: &[Host],
     info: &HostInfo,
@@ -417,7 +434,7 @@ fn write_summary(
 
 /// Rank 0's report from every rank's figures.
 fn build_report(
-    run: &DlioRun,
+    run: &RunParts,
     plan: &TrainPlan,
     t: &RankTrain,
     all: Vec<RankFigures>,
