@@ -25,6 +25,7 @@ mod dlio;
 mod dlio_checkpoint;
 mod dlio_checkpoint_s3;
 mod dlio_train;
+mod dlio_train_s3;
 mod explain;
 mod full_and_readonly;
 mod fuzz_inputs;

@@ -275,7 +275,30 @@ fn workflows(
     }
     if run.config().workflow.train {
         let folder = report.output_folder.clone();
-        let trained = train::workflow::workflow(comm, run, outputs, backend.as_ref(), &folder)?;
+        let parts = train::workflow::RunParts {
+            config: run.config(),
+            options: &run.loaded.options,
+            posix: run.backend.capabilities().posix_namespace,
+            storage_root: run.storage_root(),
+            cwd: &run.cwd,
+        };
+        let direct = checkpoint_backend(comm, run, outputs)?;
+        let mut ckpt = checkpoint::training::checkpointer(
+            comm,
+            run.config(),
+            &run.loaded.options,
+            &run.backend,
+            run.storage_root(),
+            direct.as_deref().unwrap_or(backend.as_ref()),
+        )?;
+        let trained = train::workflow::workflow(
+            comm,
+            &parts,
+            outputs,
+            backend.as_ref(),
+            ckpt.as_mut(),
+            &folder,
+        )?;
         report.training = Some(trained);
     }
     let w = &run.config().workflow;
@@ -285,6 +308,31 @@ fn workflows(
         report.checkpoint = Some(done);
     }
     Ok(())
+}
+
+/// The backend checkpoints use when it is not the run's: POSIX with
+/// O_DIRECT (`pario.checkpoint_odirect`), built on every rank.
+fn checkpoint_backend(
+    comm: &dyn Comm,
+    run: &DlioRun,
+    outputs: &Outputs<dyn DlioSink>,
+) -> crate::error::Result<Option<Box<dyn crate::backend::Backend>>> {
+    let options = &run.loaded.options;
+    if !options.checkpoint.odirect {
+        return Ok(None);
+    }
+    let choice = checkpoint::setup::backend_choice(run.config(), options, &run.backend)
+        .map_err(Error::usage)?;
+    let context = Context {
+        comm,
+        active: true,
+        collective: false,
+        lines: outputs.task_lines(),
+    };
+    let built = choice
+        .build(&context)
+        .map_err(|e| Error::task(comm.rank(), e));
+    agree(comm, built).map(Some)
 }
 
 /// The checkpoint workflow without training; its lines to the outputs.
@@ -298,22 +346,7 @@ fn checkpoint_only(
     let rank = comm.rank();
     let root = run.storage_root();
     let options = &run.loaded.options;
-    // O_DIRECT (pario.checkpoint_odirect): a POSIX backend of its own.
-    let choice = checkpoint::setup::backend_choice(run.config(), options, &run.backend)
-        .map_err(Error::usage)?;
-    let direct = match options.checkpoint.odirect {
-        true => {
-            let context = Context {
-                comm,
-                active: true,
-                collective: false,
-                lines: outputs.task_lines(),
-            };
-            let built = choice.build(&context).map_err(|e| Error::task(rank, e));
-            Some(agree(comm, built)?)
-        }
-        false => None,
-    };
+    let direct = checkpoint_backend(comm, run, outputs)?;
     let backend = direct.as_deref().unwrap_or(backend);
     let mut say = |line: checkpoint::workflow::Said| match (rank, line) {
         (0, checkpoint::workflow::Said::Dlio(m)) => outputs.each(|s| s.output(m)),

@@ -11,7 +11,7 @@ use crate::backend::{Backend, Choice};
 use crate::comm::Comm;
 use crate::dlio::config::schema::Config;
 use crate::dlio::options::ParioOptions;
-use crate::dlio::train::checkpoint::Checkpointer;
+use crate::dlio::train::checkpoint::{Checkpointer, NoCheckpoint};
 use crate::error::{Error, Result};
 
 /// A rank's checkpoints for a training run (a collective: the sizes are
@@ -28,6 +28,22 @@ pub fn for_training<'b>(
     let mut ck = Checkpoints::new(comm, backend, settings)?;
     ck.keep = options.checkpoint.keep == Some(true);
     Ok(ck)
+}
+
+/// The step loop's checkpoints: none without `workflow.checkpoint`.
+pub fn checkpointer<'b>(
+    comm: &dyn Comm,
+    config: &Config,
+    options: &ParioOptions,
+    choice: &Choice,
+    root: Option<&str>,
+    backend: &'b dyn Backend,
+) -> Result<Box<dyn Checkpointer + 'b>> {
+    if !config.workflow.checkpoint {
+        return Ok(Box::new(NoCheckpoint));
+    }
+    let ck = for_training(comm, config, options, choice, root, backend)?;
+    Ok(Box::new(ck))
 }
 
 fn io_error(e: Error) -> io::Error {

@@ -38,6 +38,9 @@ pub struct Source<'r> {
     pub options: ReadOptions,
     pub rank: usize,
     pub shared: &'r Shared,
+    /// Reads at the end of a file go to the storage (file systems), or are
+    /// answered without a request (object stores).
+    pub sends_past_end: bool,
 }
 
 /// The PyTorch loader of one rank and one dataset (train or eval).
@@ -119,6 +122,7 @@ impl<'s, 'r: 's> TorchLoader<'s, 'r> {
                 self.source.options,
                 self.source.rank,
             );
+            reader.scratch.sends_past_end = self.source.sends_past_end;
             reader.start(files)?;
             self.inline = Some(reader);
             return Ok(());
@@ -245,6 +249,7 @@ fn worker(
     cancel: Arc<AtomicBool>,
 ) -> io::Result<ReaderStats> {
     let mut reader = SampleReader::new(source.backend, source.files, source.options, source.rank);
+    reader.scratch.sends_past_end = source.sends_past_end;
     if let Err(e) = reader.start(files) {
         let _ = done.send(Err(io::Error::new(e.kind(), e.to_string())));
         return Err(e);

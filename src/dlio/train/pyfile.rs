@@ -32,6 +32,12 @@ pub struct Scratch {
     pub latency: LatencyRecorder,
     /// Their sum, in seconds.
     pub busy: f64,
+    /// Whether a read at or past the end of the file is sent (a file
+    /// system answers it with nothing, as Python and TensorFlow expect);
+    /// an object store refuses such a range, so it is answered here.
+    pub sends_past_end: bool,
+    /// The size of the file being read.
+    pub file_size: u64,
 }
 
 impl Scratch {
@@ -44,12 +50,17 @@ impl Scratch {
             max_request: 0x7fff_f000,
             latency: LatencyRecorder::new(),
             busy: 0.0,
+            sends_past_end: true,
+            file_size: u64::MAX,
         }
     }
 
     /// One request of `len` bytes at `offset` into the sink.
     pub fn read(&mut self, file: &mut dyn File, offset: u64, len: usize) -> io::Result<usize> {
         let len = len.min(self.max_request.max(1));
+        if !self.sends_past_end && offset >= self.file_size {
+            return Ok(0);
+        }
         self.grow(len)?;
         let began = Instant::now();
         let got = file.read_at(&mut self.sink.as_mut_slice()[..len], offset);
@@ -72,6 +83,9 @@ impl Scratch {
         buf: &mut [u8],
         offset: u64,
     ) -> io::Result<usize> {
+        if !self.sends_past_end && offset >= self.file_size {
+            return Ok(0);
+        }
         let (len, began) = (buf.len(), Instant::now());
         let got = file.read_at(buf, offset);
         self.count(got, offset, len, began)
@@ -132,6 +146,7 @@ pub struct PyFile<'a> {
 impl<'a> PyFile<'a> {
     /// A file of `size` bytes opened with a buffer of `block` bytes.
     pub fn new(file: &'a mut dyn File, scratch: &'a mut Scratch, size: u64, block: usize) -> Self {
+        scratch.file_size = size;
         PyFile {
             file,
             scratch,

@@ -41,6 +41,9 @@ pub struct Inputs<'r> {
     pub backend: &'r dyn Backend,
     pub train_files: &'r dyn FileNames,
     pub eval_files: &'r dyn FileNames,
+    /// Whether the storage is a file system (reads at a file's end are
+    /// sent, as DLIO's are).
+    pub posix: bool,
 }
 
 /// A loader of either framework.
@@ -163,6 +166,7 @@ pub fn train(
         options: read_options(&plan.reading),
         rank: comm.rank(),
         shared: &shared,
+        sends_past_end: inputs.posix,
     };
     let mut trainer = Trainer {
         comm,

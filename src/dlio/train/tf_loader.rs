@@ -231,6 +231,7 @@ fn slot(
     cancel: &AtomicBool,
 ) -> ReaderStats {
     let mut scratch = Scratch::new();
+    scratch.sends_past_end = source.sends_past_end;
     let mut stats = ReaderStats::default();
     for &file in files {
         if cancel.load(Ordering::Relaxed) {
@@ -272,9 +273,9 @@ fn stream_file(
     stats: &mut ReaderStats,
     cancel: &AtomicBool,
 ) -> io::Result<bool> {
-    let (file, _) = open_read(source.backend, path, source.rank)?;
+    let (file, size) = open_read(source.backend, path, source.rank)?;
     stats.opens += 1;
-    let mut stream = RecordStream::new(file, transfer);
+    let mut stream = RecordStream::new(file, transfer, size, scratch);
     let mut listening = true;
     while listening && !cancel.load(Ordering::Relaxed) {
         match stream.next(scratch)? {

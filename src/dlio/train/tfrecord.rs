@@ -39,7 +39,15 @@ pub struct RecordStream {
 }
 
 impl RecordStream {
-    pub fn new(file: Box<dyn File>, transfer: usize) -> RecordStream {
+    /// A stream of a file of `size` bytes (what `scratch` needs to answer
+    /// reads past its end on an object store).
+    pub fn new(
+        file: Box<dyn File>,
+        transfer: usize,
+        size: u64,
+        scratch: &mut Scratch,
+    ) -> RecordStream {
+        scratch.file_size = size;
         RecordStream {
             file,
             buf: vec![0; transfer],
@@ -207,7 +215,10 @@ mod tests {
             transfer: 0,
         };
         let file = Posix::new(false).open(&c, &spec).unwrap();
-        (dir, RecordStream::new(file, transfer))
+        (
+            dir,
+            RecordStream::new(file, transfer, bytes.len() as u64, &mut Scratch::new()),
+        )
     }
 
     fn all(s: &mut RecordStream, scratch: &mut Scratch) -> Vec<u64> {

@@ -5,7 +5,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use super::checkpoint::{Checkpointer, NoCheckpoint};
+use super::checkpoint::Checkpointer;
 use super::dlio_files::{self, HostInfo, SummaryFacts};
 use super::events::{metric_block, run_lines, ToSinks};
 use super::files::{list, Listed};
@@ -16,16 +16,37 @@ use super::sampler::{Loader, Sharding};
 use super::setup;
 use crate::backend::{Backend, Context};
 use crate::comm::{agree, gather_records, Comm, Record};
-use crate::dlio::checkpoint::training::for_training;
 use crate::dlio::config::schema::Config;
 use crate::dlio::generate::full_path;
 use crate::dlio::metrics::{self, Figures};
+use crate::dlio::options::ParioOptions;
 use crate::dlio::sink::DlioSink;
-use crate::dlio::DlioRun;
 use crate::error::{Error, Result};
 use crate::latency::{merge, Percentiles};
 use crate::output::Outputs;
 use crate::progress::{self, Progress};
+
+/// What training needs of a run.
+pub struct RunParts<'a> {
+    pub config: &'a Config,
+    pub options: &'a ParioOptions,
+    /// Whether the storage is a file system (a POSIX namespace).
+    pub posix: bool,
+    /// The file system's storage root (`None` on S3).
+    pub storage_root: Option<&'a str>,
+    /// Where the run started (relative paths resolve here).
+    pub cwd: &'a Path,
+}
+
+impl RunParts<'_> {
+    fn config(&self) -> &Config {
+        self.config
+    }
+
+    fn storage_root(&self) -> Option<&str> {
+        self.storage_root
+    }
+}
 
 /// The file indices a rank reads of a split.
 fn needed(s: &Sharding, rank: usize) -> Vec<usize> {
@@ -57,7 +78,7 @@ fn block_size(paths: &[String], posix: bool) -> usize {
 }
 
 /// The data's files of `split` on this rank's storage.
-fn split_dir(run: &DlioRun, split: &str) -> String {
+fn split_dir(run: &RunParts, split: &str) -> String {
     full_path(
         run.storage_root(),
         &format!("{}/{split}", run.config().dataset.data_folder),
@@ -67,7 +88,7 @@ fn split_dir(run: &DlioRun, split: &str) -> String {
 /// Lists and keeps this rank's files; every rank agrees on the outcome.
 fn rank_files(
     comm: &dyn Comm,
-    run: &DlioRun,
+    run: &RunParts,
     backend: &dyn Backend,
 ) -> Result<(Listed, Listed, TrainPlan)> {
     let config = run.config();
@@ -92,13 +113,8 @@ fn rank_files(
         } else {
             Vec::new()
         };
-        let posix = run.backend.capabilities().posix_namespace;
-        let plan = setup::plan(
-            config,
-            &run.loaded.options,
-            comm.size(),
-            block_size(&train, posix),
-        )?;
+        let posix = run.posix;
+        let plan = setup::plan(config, run.options, comm.size(), block_size(&train, posix))?;
         let rank = comm.rank();
         let kept = Listed::keep(&train, needed(&plan.train, rank)).map_err(|e| e.to_string())?;
         let kept_eval = match &plan.eval {
@@ -113,7 +129,7 @@ fn rank_files(
 /// The backend training reads with: the run's, or POSIX with O_DIRECT.
 fn reading_backend(
     comm: &dyn Comm,
-    run: &DlioRun,
+    run: &RunParts,
     outputs: &Outputs<dyn DlioSink>,
 ) -> Result<Option<Box<dyn Backend>>> {
     if !run.config().reader.odirect {
@@ -135,28 +151,13 @@ fn reading_backend(
     agree(comm, built).map(Some)
 }
 
-/// The checkpoint mechanism of a training run (a collective).
-fn checkpointer<'b>(
-    comm: &dyn Comm,
-    run: &DlioRun,
-    backend: &'b dyn Backend,
-) -> Result<Box<dyn Checkpointer + 'b>> {
-    let config = run.config();
-    if !config.workflow.checkpoint {
-        return Ok(Box::new(NoCheckpoint));
-    }
-    let options = &run.loaded.options;
-    let root = run.storage_root();
-    let ck = for_training(comm, config, options, &run.backend, root, backend)?;
-    Ok(Box::new(ck))
-}
-
 /// Runs the training workflow; every rank returns the same outcome.
 pub fn workflow(
     comm: &dyn Comm,
-    run: &DlioRun,
+    run: &RunParts,
     outputs: &mut Outputs<dyn DlioSink>,
     backend: &dyn Backend,
+    ckpt: &mut dyn Checkpointer,
     output_folder: &str,
 ) -> Result<TrainReport> {
     let start = stamp();
@@ -164,7 +165,6 @@ pub fn workflow(
     let odirect = reading_backend(comm, run, outputs)?;
     let reader: &dyn Backend = odirect.as_deref().unwrap_or(backend);
     let rank = comm.rank();
-    let mut ckpt = checkpointer(comm, run, backend)?;
     if rank == 0 {
         announce(outputs, run, &plan, comm, ckpt.size_gib());
     }
@@ -172,6 +172,7 @@ pub fn workflow(
         backend: reader,
         train_files: &train_files,
         eval_files: &eval_files,
+        posix: run.posix,
     };
     let shown = progress::wanted(true, rank).then(|| {
         let total = (plan.epochs * plan.steps) as u64;
@@ -189,7 +190,7 @@ pub fn workflow(
         } else {
             &mut silent
         };
-        train(comm, &plan, &inputs, ckpt.as_mut(), events, counter)
+        train(comm, &plan, &inputs, ckpt, events, counter)
     };
     drop(shown);
     let removed = ckpt
@@ -214,7 +215,7 @@ pub fn workflow(
 /// DLIO's lines before training, and its caching warning.
 fn announce(
     outputs: &mut Outputs<dyn DlioSink>,
-    run: &DlioRun,
+    run: &RunParts,
     plan: &TrainPlan,
     comm: &dyn Comm,
     ckpt_gib: f64,
@@ -300,7 +301,7 @@ fn figures_of(comm: &dyn Comm, t: &RankTrain) -> RankFigures {
 #[allow(clippy::too_many_arguments)]
 fn finish(
     comm: &dyn Comm,
-    run: &DlioRun,
+    run: &RunParts,
     outputs: &mut Outputs<dyn DlioSink>,
     plan: &TrainPlan,
     trained: &RankTrain,
@@ -334,7 +335,7 @@ fn finish(
         report.request_latency = Percentiles::of(&requests);
         report.checkpoint_gib = ckpt_gib;
         write_summary(run, &report, &hosts, &info, per_host, folder, start);
-        let shown = crate::dlio::hydra::absolute(folder, &run.cwd);
+        let shown = crate::dlio::hydra::absolute(folder, run.cwd);
         outputs.each(|s| s.output(&format!("Saved outputs in {}", shown.display())));
         let block = metric_block(comm.size(), &report.train, report.eval.as_ref());
         outputs.each(|s| s.verbatim(&block));
@@ -379,7 +380,7 @@ pub fn per_node(hosts: &[Host]) -> (Vec<f64>, Vec<usize>) {
 }
 
 fn write_summary(
-    run: &DlioRun,
+    run: &RunParts,
     r: &TrainReport,
     hosts: &[Host],
     info: &HostInfo,
@@ -416,7 +417,7 @@ fn write_summary(
 
 /// Rank 0's report from every rank's figures.
 fn build_report(
-    run: &DlioRun,
+    run: &RunParts,
     plan: &TrainPlan,
     t: &RankTrain,
     all: Vec<RankFigures>,

@@ -106,6 +106,7 @@ fn run_all(
             backend: &backend,
             train_files: &files,
             eval_files: &eval,
+            posix: true,
         };
         train(comm, plan, &inputs, &mut NoCheckpoint, &mut Silent, None)
     })
@@ -207,6 +208,7 @@ fn step_checkpoints_end_blocks_and_epochs_evaluate() {
             backend: &backend,
             train_files: &files,
             eval_files: &eval_files,
+            posix: true,
         };
         // unet3d's: a model of 10240 bytes, saved by rank 0.
         let settings = Settings {
