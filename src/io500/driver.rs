@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use super::concurrent::Extension;
+use super::extension::Extension;
 use super::live::{Live, Shown};
 use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
 use super::results::{score, Line, PhaseOutcome, Score};
@@ -66,10 +66,10 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     let (outcomes, mut stopped) = run_phases(comm, r, &mut setting, listing);
     let mut concurrent = None;
     if stopped.is_none() && r.config.concurrent() && !r.cleanup {
-        let shown = Shown::concurrent(super::concurrent::stonewall(&setting));
+        let shown = Shown::concurrent(super::extension::stonewall(&setting));
         let live = Live::new(comm.rank());
         let ran = live.during(&shown, &outcomes, extended, || {
-            super::concurrent::run(comm, r, &setting, &outcomes)
+            super::extension::run(comm, r, &setting, &outcomes)
         });
         match ran {
             Ok(x) => concurrent = Some(x),

@@ -8,12 +8,12 @@
 //! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
 //! and seeds; [`verify`] checks a result file; [`find`] is the parallel find;
 //! [`storage`] is where the data lives (a file system, or S3's listings);
-//! [`concurrent`] is pario's extension, IO500#56's concurrent phase.
+//! [`extension`] is pario's extension, IO500#56's concurrent phase.
 
-pub mod concurrent;
 pub mod config;
 pub mod dirs;
 pub mod driver;
+pub mod extension;
 pub mod files;
 pub mod find;
 pub mod hash;

@@ -206,7 +206,7 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
         run_phase::check(p, &arguments(p, &setting))?;
     }
     if run.config.concurrent() {
-        super::concurrent::check(&setting)?;
+        super::extension::check(&setting)?;
     }
     Ok(run)
 }

@@ -10,19 +10,15 @@
 use super::params::Sweep;
 use super::report::{RunReport, SummaryRow, TestReport};
 use super::results::summarize;
-use super::sink::IorSink;
+use super::sink::Out;
 use super::sweep::{plan, run_step, scaling, SweepStep};
 use super::test::{Stopped, TestRun};
 use super::{IorRun, IorTest};
 use crate::comm::Comm;
 use crate::error::Error;
-use crate::output::Outputs;
 use crate::run::info::{machine, now_string, version, ParioInfo};
 use crate::run::tally::WrongData;
 use crate::tool::Finished;
-
-/// Rank 0's outputs (none on other ranks).
-pub(super) type Out = Outputs<dyn IorSink>;
 
 /// Runs every test on this task. Rank 0's report is complete; every task
 /// ends with the same outcome.

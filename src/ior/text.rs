@@ -7,7 +7,7 @@ use std::io;
 use super::report::{RunReport, SummaryRow, TestReport};
 use super::results::{PhaseResult, TaskSpread};
 use super::sink::{IorSink, PhaseDone};
-use super::stonewall::StonewallResult;
+use super::stonewall_result::StonewallResult;
 use super::sweep::{scaling_text, SweepStep};
 use super::Ior;
 use crate::latency::Percentiles;

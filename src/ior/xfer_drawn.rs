@@ -1,4 +1,4 @@
-//! The transfer loop of a drawn phase (see [`super::mix`]): each operation a
+//! The transfer loop of a drawn phase (see [`super::draws`]): each operation a
 //! read or a write, at a drawn offset, of a drawn size. Writes are laid per
 //! `-t` piece, each stamped for its own offset; reads are verified per `-t`
 //! piece, so a read checks whatever sizes wrote the data, in this phase or
@@ -16,7 +16,7 @@ mod clock;
 
 use std::path::Path;
 
-use super::mix::{Block, MixPlan, BLOCK_OPS};
+use super::draws::{Block, MixPlan, BLOCK_OPS};
 use super::xfer::{check, failure, Progress, XferOptions};
 use crate::backend::{transfer_pieces, File, Piece, Retry};
 use crate::latency::LatencyRecorder;

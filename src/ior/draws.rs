@@ -24,12 +24,12 @@ use crate::random::{mix, Permutation};
 use crate::units::parse_size;
 
 pub mod block;
-pub mod draw;
+pub mod sampler;
 #[cfg(test)]
 mod tests;
 
 pub use block::{Block, BLOCK_OPS};
-pub use draw::{Sampler, Stream};
+pub use sampler::{Sampler, Stream};
 
 /// The mix options of one test (`None`: not given).
 #[derive(Debug, Clone, Default, PartialEq)]

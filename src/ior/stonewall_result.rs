@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::results::TaskTimes;
+use super::task_times::TaskTimes;
 use crate::units::GIB;
 
 /// What stonewalling did in one phase, over all tasks.

@@ -19,6 +19,7 @@ pub mod output;
 use std::path::Path;
 use std::time::Instant;
 
+use super::dirs::{remove_under, write, EXTENSION_DIRS};
 use super::phases::{ior_easy_sizes, split_directives, words, Setting};
 use super::results::{Line, PhaseOutcome};
 use super::Io500Run;
@@ -30,9 +31,6 @@ use crate::run::info::local_time;
 
 /// The groups' names, in their order (and rank order).
 pub const GROUPS: [&str; 3] = ["write", "read", "md"];
-
-/// The directories the phase writes in, under the data directory.
-pub const DATA_DIRS: [&str; 2] = ["ior-easy-concurrent", "mdworkbench-concurrent"];
 
 /// One group's figures.
 #[derive(Debug, Clone)]
@@ -151,7 +149,7 @@ fn ior_write(s: &Setting<'_>) -> Vec<String> {
     a.extend(words(&format!(
         "-g -G {} -e -o {d}/{}/ior_file_easy",
         s.seed("concurrent-write"),
-        DATA_DIRS[0]
+        EXTENSION_DIRS[0]
     )));
     a.extend(ior_easy_sizes(s));
     a.push("-w".into());
@@ -198,7 +196,7 @@ fn md_workbench(s: &Setting<'_>) -> (Vec<String>, Vec<String>) {
     let n = s.mdw_objects;
     base.extend(words(&format!(
         "-o={d}/{} -t={waiting:.6} -O=1 --run-info-file={r}/concurrent-md.status -D=10 -G={} -P={n} -I={n}",
-        DATA_DIRS[1],
+        EXTENSION_DIRS[1],
         s.seed("concurrent-md")
     )));
     let with = |more: &str| {
@@ -277,7 +275,7 @@ fn run_groups(
     c: &concurrent::Config,
     s: &Setting<'_>,
 ) -> Result<(Option<ConcurrentReport>, Result<()>)> {
-    let write_dir = Path::new(&s.data).join(DATA_DIRS[0]);
+    let write_dir = Path::new(&s.data).join(EXTENSION_DIRS[0]);
     let made = match comm.rank() {
         0 => std::fs::create_dir_all(&write_dir)
             .map_err(|e| Error::io(0, "cannot create directory", &write_dir, &e)),
@@ -286,27 +284,16 @@ fn run_groups(
     agree(comm, made)?;
     let ran = concurrent::run::run_groups(comm, c);
     let removed = match comm.rank() {
-        0 => remove_data(&s.data),
+        0 => remove_under(&s.data, &EXTENSION_DIRS),
         _ => Ok(()),
     };
     let (report, failed) = ran?;
     let failed = agree(comm, failed);
     agree(comm, removed)?;
     if let Some(rep) = &report {
-        super::dirs::write(&s.results, "concurrent.txt", &rep.text())?;
+        write(&s.results, "concurrent.txt", &rep.text())?;
     }
     Ok((report, failed))
-}
-
-/// Rank 0 removes what the phase left in the data directory.
-pub fn remove_data(data: &str) -> Result<()> {
-    for d in DATA_DIRS {
-        let path = Path::new(data).join(d);
-        if path.exists() {
-            std::fs::remove_dir_all(&path).map_err(|e| Error::io(0, "cannot remove", &path, &e))?;
-        }
-    }
-    Ok(())
 }
 
 /// Each group's score from its tool's report (none: 0).

@@ -5,12 +5,13 @@
 
 use hdrhistogram::Histogram;
 
-use super::mix::{Distribution, MixPlan, Region, Shape, Visit};
+use super::draws::{Distribution, MixPlan, Region, Shape, Visit};
 use super::params::Ordering;
-use super::results::{MixResult, PhaseResult, TaskTimes};
+use super::results::{MixResult, PhaseResult};
+use super::task_times::TaskTimes;
 use super::test::TestRun;
 use super::timed::PhasePlan;
-use super::xfer_mix::KindLatency;
+use super::xfer_drawn::KindLatency;
 use crate::backend::Access;
 use crate::comm::agree;
 use crate::error::Result;
@@ -34,7 +35,7 @@ impl TestRun<'_> {
         if !m.active() {
             return None;
         }
-        let l = &self.layout;
+        let l = self.data.layout();
         let region = Region {
             first: if l.file_per_proc {
                 0
