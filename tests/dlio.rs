@@ -328,10 +328,6 @@ fn refusals_are_one_line_and_touch_nothing() {
         ),
         (&[gen, "--config-dir=/nonexistent/dir"], "not a directory"),
         (
-            &["workload=unet3d_h100", "++workload.workflow.train=False"],
-            "checkpoint-only",
-        ),
-        (
             &[gen, "++workload.storage.storage_type=parallel_fs"],
             "parallel_fs",
         ),

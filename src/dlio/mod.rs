@@ -348,9 +348,9 @@ fn checkpoint_only(
     let options = &run.loaded.options;
     let direct = checkpoint_backend(comm, run, outputs)?;
     let backend = direct.as_deref().unwrap_or(backend);
-    let mut say = |line: checkpoint::workflow::Said| match (rank, line) {
-        (0, checkpoint::workflow::Said::Dlio(m)) => outputs.each(|s| s.output(m)),
-        (0, checkpoint::workflow::Said::Pario(m)) => outputs.note(0, &format!("pario: {m}")),
+    let mut say = |line: checkpoint::plan::Said| match (rank, line) {
+        (0, checkpoint::plan::Said::Dlio(m)) => outputs.each(|s| s.output(m)),
+        (0, checkpoint::plan::Said::Pario(m)) => outputs.note(0, &format!("pario: {m}")),
         _ => {}
     };
     let config = run.config();

@@ -6,38 +6,12 @@
 //! keep it, and looks again; rank 0 sums, and the load is marked as
 //! cached (or refused, when asked) if half of it is still in memory.
 
-use serde::{Deserialize, Serialize};
-
 use super::engine::{checkpoint_dir, Checkpoints, Pattern};
-use super::workflow::{RunPlan, Said};
+use super::plan::{CachePolicy, RunPlan, Said};
 use crate::backend::cpath::c_path;
 use crate::comm::{agree, Comm, ReduceOp};
 use crate::error::{Error, Result};
 use crate::pagecache::{CacheReport, Residency};
-
-/// What to do about the page cache before a load.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CachePolicy {
-    /// Drop it where the node allows, and mark the load when it stays.
-    #[default]
-    Evict,
-    /// Leave it, and mark the load when it serves.
-    Keep,
-    /// Drop it, and refuse the load when it stays.
-    Refuse,
-}
-
-impl CachePolicy {
-    pub fn parse(text: &str) -> Option<CachePolicy> {
-        match text {
-            "evict" => Some(CachePolicy::Evict),
-            "keep" => Some(CachePolicy::Keep),
-            "refuse" => Some(CachePolicy::Refuse),
-            _ => None,
-        }
-    }
-}
 
 /// Checks that every file the loads read is there, whole (before the
 /// first load). A run that only reads gets a usage error.

@@ -16,6 +16,7 @@ pub mod layout;
 pub mod load;
 pub mod model;
 pub mod pickle;
+pub mod plan;
 pub mod report;
 pub mod requests;
 pub mod setup;
@@ -33,8 +34,9 @@ use super::options::ParioOptions;
 use engine::Checkpoints;
 use layout::gib;
 use model::Mode;
+use plan::Said;
 use report::CheckpointReport;
-use workflow::{OwnStep, Said};
+use workflow::OwnStep;
 
 /// What a checkpoint-only run leaves: rank 0's report (complete on rank 0)
 /// and this rank's own steps.

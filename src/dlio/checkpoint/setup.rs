@@ -5,12 +5,11 @@
 
 use std::path::Path;
 
-use super::cache::CachePolicy;
 use super::engine::{bytes_per_checkpoint, checkpoint_dir, files_of, Pattern, Settings};
 use super::model::{Dtype, Mode, Model, Parallelism, Transformer};
+use super::plan::{CachePolicy, RunPlan};
 use super::report::DurationRule;
 use super::requests::MAX_RW_COUNT;
-use super::workflow::RunPlan;
 use crate::backend::Choice;
 use crate::dlio::config::schema::{CheckpointMode, Config, Framework, StorageType};
 use crate::dlio::generate::full_path;

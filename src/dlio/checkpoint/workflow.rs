@@ -8,30 +8,15 @@
 
 use std::time::Duration;
 
-use super::cache::{before_load, CachePolicy};
+use super::cache::before_load;
 use super::engine::{checkpoint_dir, Checkpoints, Pattern};
 use super::io::Tally;
-use super::report::{figures, step, stragglers, CheckpointReport, Direction, DurationRule};
+use super::plan::{RunPlan, Said};
+use super::report::{figures, step, stragglers, CheckpointReport, Direction};
 use crate::comm::{agree, Comm};
 use crate::error::{Error, Result};
 use crate::latency::{merge, Percentiles};
 use crate::run::stop;
-
-/// How the run goes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunPlan {
-    pub writes: u64,
-    pub reads: u64,
-    /// Seconds slept before each save and load (`abs` of
-    /// `time_between_checkpoints`, as DLIO's sleep takes it).
-    pub pause: f64,
-    pub rank_sync: bool,
-    /// Ranks a reader is shifted by (0: each rank reads its own files).
-    pub shift: usize,
-    pub cache: CachePolicy,
-    pub keep: bool,
-    pub rule: DurationRule,
-}
 
 /// DLIO's time stamp (`%Y-%m-%dT%H:%M:%S.%f`, local time).
 pub fn utcnow() -> String {
@@ -49,14 +34,6 @@ pub struct OwnStep {
     pub end: String,
     pub duration: f64,
     pub throughput: f64,
-}
-
-/// A line for the outputs (rank 0): one of DLIO's `[OUTPUT]` messages,
-/// or pario's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Said<'a> {
-    Dlio(&'a str),
-    Pario(&'a str),
 }
 
 /// Which phase.
