@@ -1,5 +1,6 @@
 //! `pario compare A.json B.json`: for each figure both results have (an
-//! ior access, an mdtest operation, an md-workbench phase, an io500 phase),
+//! ior access, an mdtest operation, an md-workbench phase, an io500 phase,
+//! dlio_benchmark's AU, samples/s and checkpoint GB/s),
 //! the ratio of B's mean to A's over their repetitions, the spread of each,
 //! and a plain verdict.
 //!
@@ -106,6 +107,10 @@ pub struct Step {
 /// `compare` and `report` share.
 pub fn samples(doc: &Value) -> Result<Vec<Sample<'_>>, String> {
     let mut out = Vec::new();
+    if is_dlio(doc) {
+        dlio(doc, &mut out);
+        return Ok(out);
+    }
     let tests = doc["tests"].as_array();
     let phases = doc["phases"].as_array();
     match (tests, phases) {
@@ -125,7 +130,12 @@ pub fn samples(doc: &Value) -> Result<Vec<Sample<'_>>, String> {
                 out.push(Sample::new(name, None, "iops/s", p["rate"].as_f64(), p));
             }
         }
-        _ => return Err("not a result document of ior, mdtest, md-workbench or io500".into()),
+        _ => {
+            return Err(
+                "not a result document of ior, mdtest, md-workbench, io500 or dlio_benchmark"
+                    .into(),
+            )
+        }
     }
     Ok(out)
 }
@@ -186,6 +196,49 @@ fn mdtest<'a>(steps: &'a [Value], out: &mut Vec<Sample<'a>>) {
                 let sample = Sample::new(op, step, "ops/s", ph["rate"].as_f64(), ph);
                 out.push(Sample { figure, ..sample });
             }
+        }
+    }
+}
+
+/// Whether `doc` is dlio_benchmark's (its `--summaryFormat=JSON`).
+pub fn is_dlio(doc: &Value) -> bool {
+    doc["tool"] == "dlio_benchmark"
+}
+
+/// dlio_benchmark's figures: training's AU and samples/s per epoch (the
+/// epochs are the repetitions), evaluation's likewise, and each
+/// checkpoint's GB/s (saved during training, or saved and loaded by a
+/// checkpoint-only run).
+fn dlio<'a>(doc: &'a Value, out: &mut Vec<Sample<'a>>) {
+    let t = &doc["training"];
+    for (part, name) in [(&t["train"], "train"), (&t["eval"], "eval")] {
+        for (key, what, unit) in [("au", "AU", "%"), ("throughput", "throughput", "samples/s")] {
+            for v in part[key].as_array().into_iter().flatten() {
+                out.push(Sample::new(
+                    format!("{name} {what}"),
+                    None,
+                    unit,
+                    v.as_f64(),
+                    part,
+                ));
+            }
+        }
+    }
+    let c = &doc["checkpoint"];
+    let steps = [
+        ("checkpoint save", &t["checkpoints"]),
+        ("checkpoint save", &c["saves"]["steps"]),
+        ("checkpoint load", &c["loads"]["steps"]),
+    ];
+    for (what, list) in steps {
+        for s in list.as_array().into_iter().flatten() {
+            out.push(Sample::new(
+                what.into(),
+                None,
+                "GB/s",
+                s["throughput"].as_f64(),
+                s,
+            ));
         }
     }
 }
@@ -385,6 +438,26 @@ mod tests {
             values: values.to_vec(),
         };
         BTreeMap::from([("test 0 write".to_string(), f)])
+    }
+
+    #[test]
+    fn dlio_training_figures_are_per_epoch() {
+        let doc = serde_json::json!({
+            "tool": "dlio_benchmark",
+            "training": {
+                "train": {"au": [50.0, 60.0], "throughput": [10.0, 12.0]},
+                "eval": null,
+                "checkpoints": [{"throughput": 1.5}],
+            },
+            "checkpoint": null,
+        });
+        let f = figures(&doc).unwrap();
+        let names: Vec<&str> = f.keys().map(String::as_str).collect();
+        assert_eq!(names, ["checkpoint save", "train AU", "train throughput"]);
+        assert_eq!(f["train AU"].values, [50.0, 60.0]);
+        assert_eq!(f["train AU"].unit, "%");
+        assert_eq!(f["train throughput"].unit, "samples/s");
+        assert_eq!(f["checkpoint save"].values, [1.5]);
     }
 
     #[test]

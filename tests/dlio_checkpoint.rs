@@ -497,3 +497,27 @@ fn an_interrupted_run_removes_what_it_wrote() {
     );
     assert!(!d.join("checkpoints").exists());
 }
+
+/// `pario compare` takes two runs' JSON, each checkpoint a repetition;
+/// `pario report` refuses them in one line.
+#[test]
+fn compare_takes_two_runs_and_report_refuses_them() {
+    let dir = common::scratch("dlio-ckpt-compare");
+    let d = dir.path();
+    for name in ["a.json", "b.json"] {
+        let json = format!("--summaryFile={name}");
+        let extra = ["--summaryFormat=JSON", json.as_str()];
+        run(d, 4, &args(ZERO3, "2", "2", &extra)).ok();
+    }
+    let r = common::pario(d, &["compare", "a.json", "b.json"]);
+    r.ok();
+    for figure in ["checkpoint save", "checkpoint load"] {
+        let line = r.stdout.lines().find(|l| l.starts_with(figure));
+        let line = line.unwrap_or_else(|| panic!("{figure}: {}", r.stdout));
+        assert!(line.contains("(n=2)"), "{line}");
+    }
+    let r = common::pario(d, &["report", "a.json", "-o", "r.html"]);
+    r.fails(2, "pario report does not read those yet");
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(!d.join("r.html").exists());
+}

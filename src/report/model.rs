@@ -65,6 +65,11 @@ impl Loaded {
         let file = std::path::Path::new(path)
             .file_name()
             .map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
+        if crate::compare::is_dlio(&doc) {
+            return Err(format!(
+                "{path}: a dlio_benchmark result: pario report does not read those yet (pario compare does)"
+            ));
+        }
         let walked = samples(&doc).map_err(|e| format!("{path}: {e}"))?;
         let tool = Tool::of(&doc);
         let figures = collect(&walked);
