@@ -11,6 +11,7 @@
 //! and [`metrics`] computes its figures as DLIO does.
 
 pub mod args;
+pub mod built;
 pub mod checkpoint;
 pub mod config;
 pub mod dataset;
@@ -29,8 +30,8 @@ pub mod workloads;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::backend::{Choice, Context};
-use crate::comm::{agree, broadcast_value, Comm};
+use crate::backend::Choice;
+use crate::comm::{broadcast_value, Comm};
 use crate::error::{Error, UsageError};
 use crate::options::Grammar;
 use crate::output::{NotesOnly, Outputs, Summary, Text};
@@ -232,18 +233,7 @@ fn workflows(
     // by each process when it parsed).
     let folder = broadcast_value(comm, 0, &report.output_folder)?;
     report.output_folder = folder;
-    let context = Context {
-        comm,
-        active: true,
-        collective: false,
-        lines: outputs.task_lines(),
-    };
-    let backend = agree(
-        comm,
-        run.backend
-            .build(&context)
-            .map_err(|e| Error::task(comm.rank(), e)),
-    )?;
+    let backend = built::on_every_rank(comm, &run.backend, outputs.task_lines())?;
     if comm.rank() == 0 {
         let mut mode = Vec::new();
         let w = &run.config().workflow;
@@ -323,16 +313,7 @@ fn checkpoint_backend(
     }
     let choice = checkpoint::setup::backend_choice(run.config(), options, &run.backend)
         .map_err(Error::usage)?;
-    let context = Context {
-        comm,
-        active: true,
-        collective: false,
-        lines: outputs.task_lines(),
-    };
-    let built = choice
-        .build(&context)
-        .map_err(|e| Error::task(comm.rank(), e));
-    agree(comm, built).map(Some)
+    built::on_every_rank(comm, &choice, outputs.task_lines()).map(Some)
 }
 
 /// The checkpoint workflow without training; its lines to the outputs.

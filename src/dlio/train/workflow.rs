@@ -14,8 +14,9 @@ use super::report::{self, gather, RankFigures, TrainReport};
 use super::run::{train, Inputs, RankTrain};
 use super::sampler::{Loader, Sharding};
 use super::setup;
-use crate::backend::{Backend, Context};
+use crate::backend::Backend;
 use crate::comm::{agree, gather_records, Comm, Record};
+use crate::dlio::built::on_every_rank;
 use crate::dlio::config::schema::Config;
 use crate::dlio::generate::full_path;
 use crate::dlio::metrics::{self, Figures};
@@ -139,16 +140,7 @@ fn reading_backend(
         .into_iter()
         .collect();
     let choice = crate::backend::configure("POSIX", &options).map_err(Error::usage)?;
-    let context = Context {
-        comm,
-        active: true,
-        collective: false,
-        lines: outputs.task_lines(),
-    };
-    let built = choice
-        .build(&context)
-        .map_err(|e| Error::task(comm.rank(), e));
-    agree(comm, built).map(Some)
+    on_every_rank(comm, &choice, outputs.task_lines()).map(Some)
 }
 
 /// Runs the training workflow; every rank returns the same outcome.
