@@ -1,5 +1,6 @@
 //! `pario compare A.json B.json`: for each figure both results have (an
-//! ior access, an mdtest operation, an md-workbench phase, an io500 phase),
+//! ior access, an mdtest operation, an md-workbench phase, an io500 phase,
+//! dlio_benchmark's AU, samples/s and checkpoint GB/s),
 //! the ratio of B's mean to A's over their repetitions, the spread of each,
 //! and a plain verdict.
 //!
@@ -11,6 +12,7 @@
 
 use std::collections::BTreeMap;
 
+mod dlio;
 mod results;
 
 use serde::Serialize;
@@ -246,7 +248,10 @@ fn run(args: &[String]) -> Result<String, String> {
     let [a_path, b_path] = &a.files[..] else {
         return Err(TWO_FILES.into());
     };
-    let load = |path: &str| ResultFile::read(path).map(|doc| figures(&doc));
+    let load = |path: &str| match dlio::read(path)? {
+        Some(r) => Ok(collect(&dlio::samples(&r))),
+        None => ResultFile::read(path).map(|doc| figures(&doc)),
+    };
     let rows = compare(&load(a_path)?, &load(b_path)?);
     if rows.is_empty() {
         return Err(format!("{a_path} and {b_path} have no figure in common"));

@@ -22,6 +22,10 @@ mod aio;
 mod compare;
 mod concurrent;
 mod dlio;
+mod dlio_checkpoint;
+mod dlio_checkpoint_s3;
+mod dlio_train;
+mod dlio_train_s3;
 mod explain;
 mod full_and_readonly;
 mod fuzz_inputs;
@@ -60,7 +64,9 @@ mod layers;
 // Real components started by the tests: mpirun (`--features mpi`), parallel
 // HDF5 (`--features hdf5`), a browser.
 mod concurrent_mpi;
+mod dlio_checkpoint_mpi;
 mod dlio_mpi;
+mod dlio_train_mpi;
 mod hdf5;
 mod hdf5_reference;
 mod integrity_mpi;

@@ -42,6 +42,9 @@ struct Io500Layout {
 
 const NOT_A_RESULT: &str = "not a result document of ior, mdtest, md-workbench or io500";
 
+/// What the readers other than `compare` say of a dlio_benchmark result.
+const DLIO: &str = "a dlio_benchmark result: pario report does not read those yet (pario compare does)";
+
 impl ResultFile {
     /// The file at `path`; an error is one line naming the file and, when
     /// the file has the wrong layout, the field.
@@ -55,6 +58,9 @@ impl ResultFile {
     /// invalid type: ...`).
     pub fn parse(text: &[u8]) -> Result<ResultFile, String> {
         let doc: serde_json::Value = serde_json::from_slice(text).map_err(|e| e.to_string())?;
+        if super::dlio::is_dlio(&doc) {
+            return Err(DLIO.into());
+        }
         let io500 = Io500Layout::deserialize(&doc).map_err(|_| NOT_A_RESULT.to_string())?;
         match (io500.config_hash, ToolReport::kind_of(&doc)) {
             (Some(_), _) => tools::typed(&doc).map(ResultFile::Io500),
