@@ -5,13 +5,16 @@
 
 use std::process::ExitCode;
 
+mod reference;
+mod version;
+
 use crate::dlio::Dlio;
 use crate::engine::{self, report_failure};
 use crate::error::{Error, UsageError};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
-use crate::options::{ArgKind, Grammar};
+use crate::options::{ArgKind, Documented, Grammar};
 use crate::run::stop;
 use crate::tool::{self, Parsed, Tool};
 
@@ -25,6 +28,8 @@ pub trait Command: Sync {
     fn options(&self) -> Vec<Spelling>;
     /// Parses and checks `args` without running anything: the usage error.
     fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError>;
+    /// Its option table as its reference documents it.
+    fn documented(&self) -> Vec<Documented>;
 }
 
 /// One way to give an option on a command line (`-b`, `--posix.odirect`,
@@ -56,6 +61,10 @@ impl<T: Tool> Command for T {
 
     fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError> {
         self.parse(program, args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        self.grammar().documented()
     }
 }
 
@@ -132,6 +141,10 @@ impl Command for DlioCommand {
             _ => Command::check(&Dlio, program, args),
         }
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        Command::documented(&Dlio)
+    }
 }
 
 /// `pario report`: results as one HTML page.
@@ -156,6 +169,10 @@ impl Command for Report {
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::report::args::parse(args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::report::args::grammar().documented()
     }
 }
 
@@ -182,6 +199,10 @@ impl Command for Compare {
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::compare::parse(args).map(|_| ())
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::compare::grammar().documented()
+    }
 }
 
 /// `pario concurrent`: tool command lines at once on shares of the tasks.
@@ -206,6 +227,10 @@ impl Command for Concurrent {
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::concurrent::parse(args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::concurrent::grammar().documented()
     }
 }
 
@@ -232,13 +257,22 @@ impl Command for Io500 {
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::io500::options::check(args)
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::io500::options::grammar().documented()
+    }
 }
 
 /// The `main` of a tool's own binary (`ior`, `mdtest`).
 pub fn main(tool: &dyn Command) -> ExitCode {
     let mut args = std::env::args();
     let program = args.next().unwrap_or_else(|| tool.name().into());
-    tool.main(&program, args.collect())
+    let args: Vec<String> = args.collect();
+    if version::asked(&args) {
+        print!("{}", version::text(tool.name()));
+        return ExitCode::SUCCESS;
+    }
+    tool.main(&program, args)
 }
 
 /// Parses, then runs on every task of the engine.
@@ -277,7 +311,15 @@ fn pario_help() -> String {
     }
     text.push_str(
         "\nTasks run as threads of one process: set PARIO_TASKS=N (or ior's -N;\n\
-         mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).\n",
+         mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).\n\n\
+         Help and versions:\n\
+         \x20 pario help TOOL            a tool's options (as TOOL -h)\n\
+         \x20 pario help --man PAGE      a man page: ior, mdtest, md-workbench, io500,\n\
+         \x20                            dlio_benchmark or pario\n\
+         \x20 pario help --markdown      the guide's option reference\n\
+         \x20 pario help --completions S bash, zsh or fish completions\n\
+         \x20 pario help --write DIR     all of them, into DIR/docs and DIR/completions\n\
+         \x20 TOOL --version             versions, build features and MPI library\n",
     );
     text
 }
@@ -286,16 +328,24 @@ fn pario_help() -> String {
 pub fn pario_main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
+        Some("help") if args.len() > 0 => reference::main(&args.collect::<Vec<_>>()),
         Some("-h" | "--help" | "help") | None => {
             print!("{}", pario_help());
             ExitCode::SUCCESS
         }
         Some("-V" | "--version") => {
-            println!("pario {}", env!("CARGO_PKG_VERSION"));
+            print!("{}", version::text("pario"));
             ExitCode::SUCCESS
         }
         Some(name) => match TOOLS.iter().find(|t| t.name() == name) {
-            Some(tool) => tool.main(&format!("pario {name}"), args.collect()),
+            Some(tool) => {
+                let args: Vec<String> = args.collect();
+                if version::asked(&args) {
+                    print!("{}", version::text(name));
+                    return ExitCode::SUCCESS;
+                }
+                tool.main(&format!("pario {name}"), args)
+            }
             None => {
                 eprintln!("pario: error: unknown tool '{name}' (try 'pario --help')");
                 ExitCode::from(2)
