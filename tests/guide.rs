@@ -20,7 +20,7 @@ fn console_blocks(text: &str) -> Vec<Vec<String>> {
     let mut continued = false;
     for line in text.lines() {
         match (&mut current, line.trim_start()) {
-            (None, l) if l == "```console" => current = Some(Vec::new()),
+            (None, "```console") => current = Some(Vec::new()),
             (Some(_), "```") => blocks.extend(current.take()),
             (Some(commands), l) if continued => {
                 let last = commands.last_mut().expect("a command");
