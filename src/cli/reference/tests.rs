@@ -41,8 +41,5 @@ fn a_page_lists_every_spelling_of_its_table() {
         }
     }
     let md = markdown::reference(&pages(), &backends());
-    assert!(
-        md.contains("| `-b`, `--blockSize` | `1048576` |"),
-        "{md}"
-    );
+    assert!(md.contains("| `-b`, `--blockSize` | `1048576` |"), "{md}");
 }
