@@ -6,13 +6,16 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+mod reference;
+mod version;
+
 use crate::dlio::Dlio;
 use crate::engine::{self, report_failure};
 use crate::error::{Error, UsageError};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
-use crate::options::{ArgKind, Grammar};
+use crate::options::{ArgKind, Documented, Grammar};
 use crate::run::stop;
 use crate::tool::{self, Parsed, Tool};
 
@@ -26,6 +29,8 @@ pub trait Command: Sync {
     fn options(&self) -> Vec<Spelling>;
     /// Parses and checks `args` without running anything: the usage error.
     fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError>;
+    /// Its option table as its reference documents it.
+    fn documented(&self) -> Vec<Documented>;
 }
 
 /// One way to give an option on a command line (`-b`, `--posix.odirect`,
@@ -57,6 +62,10 @@ impl<T: Tool> Command for T {
 
     fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError> {
         self.parse(program, args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        self.grammar().documented()
     }
 }
 
@@ -133,6 +142,10 @@ impl Command for DlioCommand {
             _ => Command::check(&Dlio, program, args),
         }
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        Command::documented(&Dlio)
+    }
 }
 
 /// `pario report`: results as one HTML page.
@@ -157,6 +170,10 @@ impl Command for Report {
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::report::args::parse(args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::report::args::grammar().documented()
     }
 }
 
@@ -183,6 +200,10 @@ impl Command for Compare {
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::compare::parse(args).map(|_| ())
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::compare::grammar().documented()
+    }
 }
 
 /// `pario concurrent`: tool command lines at once on shares of the tasks.
@@ -207,6 +228,10 @@ impl Command for Concurrent {
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::concurrent::parse(args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::concurrent::grammar().documented()
     }
 }
 
@@ -233,6 +258,10 @@ impl Command for Io500 {
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::io500::options::check(args)
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::io500::options::grammar().documented()
+    }
 }
 
 /// The arguments as text. One that is not UTF-8 is refused: read with
@@ -251,6 +280,10 @@ pub fn main(tool: &dyn Command) -> ExitCode {
     let program = args.next().map(|p| p.to_string_lossy().into_owned());
     let program = program.unwrap_or_else(|| tool.name().into());
     match text_args(args) {
+        Ok(args) if version::asked(&args) => {
+            print!("{}", version::text(tool.name()));
+            ExitCode::SUCCESS
+        }
         Ok(args) => tool.main(&program, args),
         Err(e) => report_failure(tool.name(), &Error::Usage(e)),
     }
@@ -292,7 +325,15 @@ fn pario_help() -> String {
     }
     text.push_str(
         "\nTasks run as threads of one process: set PARIO_TASKS=N (or ior's -N;\n\
-         mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).\n",
+         mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).\n\n\
+         Help and versions:\n\
+         \x20 pario help TOOL            a tool's options (as TOOL -h)\n\
+         \x20 pario help --man PAGE      a man page: ior, mdtest, md-workbench, io500,\n\
+         \x20                            dlio_benchmark or pario\n\
+         \x20 pario help --markdown      the guide's option reference\n\
+         \x20 pario help --completions S bash, zsh or fish completions\n\
+         \x20 pario help --write DIR     all of them, into DIR/docs and DIR/completions\n\
+         \x20 TOOL --version             versions, build features and MPI library\n",
     );
     text
 }
@@ -305,16 +346,24 @@ pub fn pario_main() -> ExitCode {
     };
     let mut args = args.into_iter();
     match args.next().as_deref() {
+        Some("help") if args.len() > 0 => reference::main(&args.collect::<Vec<_>>()),
         Some("-h" | "--help" | "help") | None => {
             print!("{}", pario_help());
             ExitCode::SUCCESS
         }
         Some("-V" | "--version") => {
-            println!("pario {}", env!("CARGO_PKG_VERSION"));
+            print!("{}", version::text("pario"));
             ExitCode::SUCCESS
         }
         Some(name) => match TOOLS.iter().find(|t| t.name() == name) {
-            Some(tool) => tool.main(&format!("pario {name}"), args.collect()),
+            Some(tool) => {
+                let args: Vec<String> = args.collect();
+                if version::asked(&args) {
+                    print!("{}", version::text(name));
+                    return ExitCode::SUCCESS;
+                }
+                tool.main(&format!("pario {name}"), args)
+            }
             None => {
                 eprintln!("pario: error: unknown tool '{name}' (try 'pario --help')");
                 ExitCode::from(2)

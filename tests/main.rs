@@ -59,7 +59,9 @@ mod sweep;
 
 // The source and documents themselves.
 mod docs;
+mod guide;
 mod layers;
+mod reference;
 
 // Real components started by the tests: mpirun (`--features mpi`), parallel
 // HDF5 (`--features hdf5`), a browser.

@@ -8,12 +8,14 @@
 
 mod field;
 mod help;
+mod reference;
 pub mod script;
 
 pub use field::{
     blank_keeps, count, given_text, non_empty, on, on_value, parsed, set, shown, some, some_text,
     text, trimmed, Field, Set, Setter, Shown,
 };
+pub use reference::Documented;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -242,7 +242,7 @@ pub fn assert_clean(run: &Run, what: &str) {
     );
 }
 
-/// The options IO500's ior-easy write and read phases share (README,
+/// The options IO500's ior-easy write and read phases share (docs/ior.md,
 /// "Fixed-time runs"), in `easy/` (which the caller creates), with the
 /// transfer and block sizes each test scales down. Add `-w -D ...` or `-r -R`.
 pub fn ior_easy<'a>(transfer: &'a str, block: &'a str) -> Vec<&'a str> {
