@@ -31,6 +31,7 @@ mod interpose;
 mod io500;
 mod io500_concurrent;
 mod io500_find;
+mod io500_preflight;
 mod ior_cli;
 mod ior_compat;
 mod launch;

@@ -7,7 +7,8 @@
 //! ([`run_phase`] runs one and takes its figures); [`results`] judges and
 //! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
 //! and seeds; [`verify`] checks a result file; [`find`] is the parallel find;
-//! [`storage`] is where the data lives (a file system, or S3's listings);
+//! [`preflight`] checks a run before its first phase; [`storage`] is
+//! where the data lives (a file system, or S3's listings);
 //! [`extension`] is pario's extension, IO500#56's concurrent phase.
 
 pub mod config;
@@ -21,6 +22,7 @@ pub mod json;
 pub mod live;
 pub mod options;
 pub mod phases;
+pub mod preflight;
 pub mod results;
 pub mod run_phase;
 pub mod storage;
@@ -67,6 +69,8 @@ pub struct Io500Run {
     /// `--cleanup`: only the removal phases.
     pub cleanup: bool,
     pub verbose: u32,
+    /// `--system=FILE`.
+    pub system_file: Option<String>,
 }
 
 impl Io500Run {

@@ -39,6 +39,8 @@ pub struct CommandLine {
     pub dry_run: bool,
     pub cleanup: bool,
     pub verbose: u32,
+    /// `--system=FILE`: the system description written there too.
+    pub system_file: Option<String>,
     /// Backend options are phases' business (their `api` keys): none here.
     module_options: BTreeMap<String, String>,
 }
@@ -124,6 +126,17 @@ pub fn grammar() -> Grammar<CommandLine> {
                 }),
             ),
         ),
+        long_value(
+            &["system"],
+            "also write the clients' system description (system.json) to FILE",
+            shown(
+                "FILE",
+                set(|c, s| {
+                    c.system_file = Some(non_empty(s.value(), "file name")?);
+                    Ok(())
+                }),
+            ),
+        ),
         flag(
             'v',
             &["verbose"],
@@ -192,6 +205,7 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
         dry_run: c.dry_run,
         cleanup: c.cleanup,
         verbose: c.verbose,
+        system_file: c.system_file.clone(),
     };
     let setting = Setting {
         config: &run.config,
@@ -201,6 +215,10 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
         stonewall: run.stonewall(),
         mdw_objects: run.configured_mdw_objects().unwrap_or(1),
     };
+    let dirs = super::dirs::Dirs::of(&run.config, &setting.timestamp);
+    if let Some(why) = super::preflight::check_dirs(&run.config, &dirs.data, &dirs.results) {
+        return Err(UsageError(why));
+    }
     for p in PHASES.iter() {
         super::storage::refuse(&run.config.api_for(p.name, p.group)).map_err(UsageError)?;
         run_phase::check(p, &arguments(p, &setting))?;

@@ -73,7 +73,7 @@ pub fn cpu() -> Cpu {
 }
 
 /// The processors `/proc/cpuinfo` lists.
-fn cpu_of(cpuinfo: &str) -> Cpu {
+pub fn cpu_of(cpuinfo: &str) -> Cpu {
     let value = |line: &str, key: &str| -> Option<String> {
         let (k, v) = line.split_once(':')?;
         (k.trim() == key).then(|| v.trim().to_string())
@@ -113,7 +113,7 @@ pub fn memory_bytes() -> u64 {
     memory_of(&read("/proc/meminfo").unwrap_or_default())
 }
 
-fn memory_of(meminfo: &str) -> u64 {
+pub fn memory_of(meminfo: &str) -> u64 {
     let line = meminfo.lines().find_map(|l| l.strip_prefix("MemTotal:"));
     let kib = line.and_then(|l| l.split_whitespace().next()?.parse::<u64>().ok());
     kib.unwrap_or(0).saturating_mul(1024)
@@ -197,7 +197,10 @@ mod tests {
 
     #[test]
     fn meminfo_gives_bytes() {
-        assert_eq!(memory_of("MemTotal:       24683584 kB\nMemFree: 1 kB\n"), 24683584 * 1024);
+        assert_eq!(
+            memory_of("MemTotal:       24683584 kB\nMemFree: 1 kB\n"),
+            24683584 * 1024
+        );
         assert_eq!(memory_of("MemTotal: lots\n"), 0);
         assert!(memory_bytes() > 0);
     }

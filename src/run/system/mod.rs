@@ -50,7 +50,10 @@ pub struct Build {
 
 impl Build {
     pub fn this() -> Build {
-        let features = [("mpi", cfg!(feature = "mpi")), ("hdf5", cfg!(feature = "hdf5"))];
+        let features = [
+            ("mpi", cfg!(feature = "mpi")),
+            ("hdf5", cfg!(feature = "hdf5")),
+        ];
         Build {
             version: env!("CARGO_PKG_VERSION").to_string(),
             features: features

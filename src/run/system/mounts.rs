@@ -179,7 +179,9 @@ fn unescape(field: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let octal = bytes.get(i + 1..i + 4).filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
         match (bytes[i], octal) {
             (b'\\', Some(d)) => {
                 let v = d.iter().fold(0u32, |v, b| v * 8 + u32::from(b - b'0'));
@@ -262,7 +264,7 @@ fn tool_within(program: &str, args: &[&str], limit: Duration) -> Option<String> 
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let mut stdout = child.stdout.take()?;
+    let stdout = child.stdout.take()?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut text = String::new();
@@ -282,8 +284,19 @@ fn tool_within(program: &str, args: &[&str], limit: Duration) -> Option<String> 
         }
     };
     let text = rx.recv_timeout(Duration::from_secs(1)).ok()?;
-    let lines: Vec<&str> = text.lines().map(str::trim_end).filter(|l| !l.is_empty()).collect();
-    (ended && !lines.is_empty()).then(|| lines.iter().take(30).copied().collect::<Vec<_>>().join("\n"))
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    (ended && !lines.is_empty()).then(|| {
+        lines
+            .iter()
+            .take(30)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 fn find_program(program: &str) -> Option<PathBuf> {
@@ -325,10 +338,22 @@ bad line
         let mounts = parse_mountinfo(SAMPLE);
         let at = |p: &str, dev| holding(&mounts, Path::new(p), dev).unwrap();
         assert_eq!(at("/lustre/fs 1/io500/data", None).fs_type, "lustre");
-        assert_eq!(at("/home2/x", None).fs_type, "ext4", "a prefix of names, not of text");
-        assert_eq!(at("/dev/shm/x", None).dev, (0, 27), "the later of two stacked");
+        assert_eq!(
+            at("/home2/x", None).fs_type,
+            "ext4",
+            "a prefix of names, not of text"
+        );
+        assert_eq!(
+            at("/dev/shm/x", None).dev,
+            (0, 27),
+            "the later of two stacked"
+        );
         assert_eq!(at("/dev/shm/x", Some((0, 23))).dev, (0, 23), "its device's");
-        assert_eq!(at("/dev/shm/x", Some((9, 9))).dev, (0, 27), "no device matches");
+        assert_eq!(
+            at("/dev/shm/x", Some((9, 9))).dev,
+            (0, 27),
+            "no device matches"
+        );
     }
 
     #[test]
