@@ -9,13 +9,15 @@ use crate::common::{disk_scratch, entries, io500, tool_env};
 use crate::io500::config;
 use tempfile::tempdir;
 
+/// resultdir/T1 inside datadir/T1 (datadir/results/T1 would not be: the
+/// timestamps part them).
 #[test]
 fn a_results_directory_inside_the_data_directory_is_refused() {
     let dir = tempdir().unwrap();
     let cfg = config(dir.path(), "");
     let d = dir.path().display();
     let text = std::fs::read_to_string(&cfg).unwrap();
-    let text = text.replace(&format!("{d}/results"), &format!("{d}/data/./results"));
+    let text = text.replace(&format!("{d}/results"), &format!("{d}/data/T1/./results"));
     std::fs::write(&cfg, text).unwrap();
     let r = io500(dir.path(), 2, &[&cfg, "--timestamp=T1"]);
     r.fails(2, "is inside datadir");

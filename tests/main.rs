@@ -29,6 +29,7 @@ mod fuzz_options;
 mod integrity;
 mod interpose;
 mod io500;
+mod io500_bundle;
 mod io500_concurrent;
 mod io500_find;
 mod io500_preflight;

@@ -6,11 +6,12 @@
 //! and builds each tool's command line; [`driver`] runs them on every task
 //! ([`run_phase`] runs one and takes its figures); [`results`] judges and
 //! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
-//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find;
-//! [`preflight`] checks a run before its first phase; [`storage`] is
+//! and seeds; [`verify`] checks a result file (or a [`bundle`], the
+//! submission archive); [`find`] is the parallel find; [`preflight`] checks a run before its first phase; [`storage`] is
 //! where the data lives (a file system, or S3's listings);
 //! [`extension`] is pario's extension, IO500#56's concurrent phase.
 
+pub mod bundle;
 pub mod config;
 pub mod dirs;
 pub mod driver;

@@ -25,6 +25,8 @@ pub enum Action {
     },
     ConfigHash,
     Verify(String),
+    /// `--bundle DIR`: the result directory packed for submission.
+    Bundle(String),
     #[default]
     Run,
 }
@@ -66,7 +68,7 @@ pub fn grammar() -> Grammar<CommandLine> {
             Ok(())
         })
     };
-    let specs: Vec<OptSpec<CommandLine>> = vec![
+    let mut specs: Vec<OptSpec<CommandLine>> = vec![
         long_flag(
             &["dry-run"],
             "check, create the directories, print each phase's command; run nothing",
@@ -126,6 +128,40 @@ pub fn grammar() -> Grammar<CommandLine> {
                 }),
             ),
         ),
+        flag(
+            'v',
+            &["verbose"],
+            "more output (repeatable)",
+            count(|c| &mut c.verbose),
+        ),
+    ];
+    specs.extend(submission());
+    Grammar {
+        operand: Some(|c, s| match c.config_file.is_empty() {
+            true => {
+                c.config_file = s.value().to_string();
+                Ok(())
+            }
+            false => Err(format!("'{}': only one configuration file", s.value())),
+        }),
+        ..Grammar::new("io500", specs)
+    }
+}
+
+/// The options around a submission: the archive, the system description.
+fn submission() -> Vec<OptSpec<CommandLine>> {
+    vec![
+        long_value(
+            &["bundle"],
+            "pack a result directory into DIR.tar with a SHA256SUMS list (--verify reads it)",
+            shown(
+                "DIR",
+                set(|c, s| {
+                    c.action = Action::Bundle(non_empty(s.value(), "result directory")?);
+                    Ok(())
+                }),
+            ),
+        ),
         long_value(
             &["system"],
             "also write the clients' system description (system.json) to FILE",
@@ -137,23 +173,7 @@ pub fn grammar() -> Grammar<CommandLine> {
                 }),
             ),
         ),
-        flag(
-            'v',
-            &["verbose"],
-            "more output (repeatable)",
-            count(|c| &mut c.verbose),
-        ),
-    ];
-    Grammar {
-        operand: Some(|c, s| match c.config_file.is_empty() {
-            true => {
-                c.config_file = s.value().to_string();
-                Ok(())
-            }
-            false => Err(format!("'{}': only one configuration file", s.value())),
-        }),
-        ..Grammar::new("io500", specs)
-    }
+    ]
 }
 
 /// `io500 -h`.
@@ -168,7 +188,13 @@ pub fn parse(args: &[String]) -> Result<CommandLine, UsageError> {
     if parsed.help {
         c.action = Action::Help;
     }
-    if c.config_file.is_empty() && !matches!(c.action, Action::Help) {
+    // A bundle carries its configuration.
+    let alone = match &c.action {
+        Action::Help | Action::Bundle(_) => true,
+        Action::Verify(file) => super::bundle::is_archive(file),
+        _ => false,
+    };
+    if c.config_file.is_empty() && !alone {
         return Err(UsageError(
             "no configuration file (io500 CONFIG.ini; see io500 -h)".into(),
         ));
@@ -241,7 +267,22 @@ pub fn main(args: &[String]) -> ExitCode {
             ExitCode::SUCCESS
         }
         Action::Verify(file) => verify::main(&c.config_file, file),
+        Action::Bundle(dir) => bundle(dir),
         _ => run(&c),
+    }
+}
+
+/// `--bundle DIR`: the archive made, its members listed.
+fn bundle(dir: &str) -> ExitCode {
+    match super::bundle::pack(dir) {
+        Ok((archive, members)) => {
+            for (name, bytes) in members {
+                println!("{bytes:>12}  {name}");
+            }
+            println!("The submission archive: {}", archive.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => report_failure("io500", &Error::Usage(UsageError(e))),
     }
 }
 
