@@ -107,6 +107,9 @@ fn random_reads_within_memory_warn_unless_direct() {
     }
     // Under the harness's default blockSize (9920000m) it never fits.
     assert_eq!(random_reads(&config(""), 1, 1 << 40), None);
+    // Fake nodes of one host share its memory: counted once.
+    assert_eq!(system(&["a", "a"], "tmpfs").memory_bytes(), 4 * gib);
+    assert_eq!(system(&["a", "b"], "tmpfs").memory_bytes(), 8 * gib);
     let found = findings(&c, &system(&["a", "b"], "tmpfs"), 4);
     assert_eq!(found.len(), 2, "{found:?}");
 }

@@ -172,12 +172,20 @@ impl System {
         }))
     }
 
-    /// The clients' memory, all nodes together.
+    /// The clients' memory, all hosts together: fake nodes on one host
+    /// (`IOR_FAKE_NODES`) share its memory, so a host counts once.
     pub fn memory_bytes(&self) -> u64 {
-        self.clients
-            .iter()
-            .map(|c| c.node.memory_bytes.saturating_mul(c.hosts.len() as u64))
-            .fold(0, u64::saturating_add)
+        let mut seen: Vec<&str> = Vec::new();
+        let mut total = 0u64;
+        for c in &self.clients {
+            for h in &c.hosts {
+                if !seen.contains(&h.as_str()) {
+                    seen.push(h);
+                    total = total.saturating_add(c.node.memory_bytes);
+                }
+            }
+        }
+        total
     }
 
     /// Every node's view of the data's file system, with its host.
