@@ -3,6 +3,7 @@
 //! outcome to an exit status (0 ok, 1 runtime failure, 2 bad options, 3
 //! wrong data).
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use crate::dlio::Dlio;
@@ -234,11 +235,25 @@ impl Command for Io500 {
     }
 }
 
+/// The arguments as text. One that is not UTF-8 is refused: read with
+/// its bytes replaced, it would name another file than the one given.
+pub fn text_args(args: impl IntoIterator<Item = OsString>) -> Result<Vec<String>, UsageError> {
+    let text = |arg: OsString| {
+        arg.into_string()
+            .map_err(|arg| UsageError(format!("argument {arg:?} is not UTF-8 text")))
+    };
+    args.into_iter().map(text).collect()
+}
+
 /// The `main` of a tool's own binary (`ior`, `mdtest`).
 pub fn main(tool: &dyn Command) -> ExitCode {
-    let mut args = std::env::args();
-    let program = args.next().unwrap_or_else(|| tool.name().into());
-    tool.main(&program, args.collect())
+    let mut args = std::env::args_os();
+    let program = args.next().map(|p| p.to_string_lossy().into_owned());
+    let program = program.unwrap_or_else(|| tool.name().into());
+    match text_args(args) {
+        Ok(args) => tool.main(&program, args),
+        Err(e) => report_failure(tool.name(), &Error::Usage(e)),
+    }
 }
 
 /// Parses, then runs on every task of the engine.
@@ -284,7 +299,11 @@ fn pario_help() -> String {
 
 /// `pario <tool> ...`.
 pub fn pario_main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
+    let args = match text_args(std::env::args_os().skip(1)) {
+        Ok(args) => args,
+        Err(e) => return report_failure("pario", &Error::Usage(e)),
+    };
+    let mut args = args.into_iter();
     match args.next().as_deref() {
         Some("-h" | "--help" | "help") | None => {
             print!("{}", pario_help());

@@ -247,22 +247,6 @@ const ALLOWED_IMPORTS: &[(&str, &str, &str)] = &[(
      describes itself with the registry's types (BackendInfo, Config)",
 )];
 
-/// Groups of files that still import each other while another branch of
-/// issue 38 takes them apart: a group the check finds passes if all its
-/// files are in one entry. An entry no group matches any more fails the
-/// check: remove it.
-const PENDING: &[(&[&str], &str)] = &[(
-    &[
-        "backend/s3/client.rs",
-        "backend/s3/config.rs",
-        "backend/s3/libs3.rs",
-        "backend/s3/list.rs",
-        "backend/s3/object.rs",
-        "backend/s3/per_file.rs",
-    ],
-    "pending: backend options (src/backend)",
-)];
-
 /// The library's files (under `src/`) and their texts.
 fn sources() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -293,28 +277,14 @@ fn no_cycle_between_files() {
         targets.retain(|to| !to.starts_with(prefix));
     }
     let groups = source::cycles(&edges);
-    let pending_for = |group: &[String]| {
-        PENDING
-            .iter()
-            .position(|(files, _)| group.iter().all(|f| files.contains(&f.as_str())))
-    };
     let mut wrong = Vec::new();
     for group in &groups {
-        if pending_for(group).is_none() {
-            let within = |f: &String| -> Vec<String> {
-                let to = edges[f].iter().filter(|t| group.contains(t));
-                to.map(|t| format!("{f} -> {t}")).collect()
-            };
-            let imports: Vec<String> = group.iter().flat_map(within).collect();
-            wrong.push(format!("files import each other: {}", imports.join(", ")));
-        }
-    }
-    for (i, (files, why)) in PENDING.iter().enumerate() {
-        if !groups.iter().any(|g| pending_for(g) == Some(i)) {
-            wrong.push(format!(
-                "no cycle left in {files:?} ({why}): remove it from PENDING"
-            ));
-        }
+        let within = |f: &String| -> Vec<String> {
+            let to = edges[f].iter().filter(|t| group.contains(t));
+            to.map(|t| format!("{f} -> {t}")).collect()
+        };
+        let imports: Vec<String> = group.iter().flat_map(within).collect();
+        wrong.push(format!("files import each other: {}", imports.join(", ")));
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
