@@ -1,10 +1,12 @@
-//! `io500 CONFIG.ini --verify RESULT.txt`: recomputes the configuration's
+//! `io500 CONFIG.ini --verify RESULT.txt` (or `--verify BUNDLE.tar`, see
+//! [`bundle`]): recomputes the configuration's
 //! hash and each score's hash from the values in the result file, as the
 //! official verifier does, and says which match.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
+use super::bundle;
 use super::config::Config;
 use super::files::{number, read_score, value, Section, CONFIG_HASH, RUN, VERSION};
 use super::hash;
@@ -68,15 +70,15 @@ pub fn checks(config: &Config, result: &Sections) -> Result<Vec<(String, String,
     Ok(out)
 }
 
-/// Prints each check; exit 0 when every hash matches, 1 otherwise, 2 when a
-/// file cannot be read or lacks what the hashes need.
+/// Prints each check; exit 0 when every hash (and an archive's every
+/// checksum) matches, 1 otherwise, 2 when a file cannot be read or lacks
+/// what the hashes need.
 pub fn main(config_file: &str, result_file: &str) -> ExitCode {
-    let read = |f: &str| std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"));
-    let loaded = read(config_file).and_then(|text| {
-        let config = Config::parse(config_file, &text).map_err(|e| e.to_string())?;
-        Ok((config, read(result_file)?))
-    });
-    let (config, result) = match loaded {
+    let loaded = match super::bundle::is_archive(result_file) {
+        true => from_archive(config_file, result_file),
+        false => from_files(config_file, result_file),
+    };
+    let (config, result, mut ok) = match loaded {
         Ok(v) => v,
         Err(e) => {
             eprintln!("io500: error: {e}");
@@ -90,7 +92,6 @@ pub fn main(config_file: &str, result_file: &str) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut ok = true;
     for (what, expected, found) in checked {
         let matches = expected.eq_ignore_ascii_case(&found);
         ok &= matches;
@@ -105,4 +106,36 @@ pub fn main(config_file: &str, result_file: &str) -> ExitCode {
         true => ExitCode::SUCCESS,
         false => ExitCode::from(1),
     }
+}
+
+fn read(file: &str) -> Result<String, String> {
+    std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))
+}
+
+/// The configuration and the result file, each as given.
+fn from_files(config_file: &str, result_file: &str) -> Result<(Config, String, bool), String> {
+    let text = read(config_file)?;
+    let config = Config::parse(config_file, &text).map_err(|e| e.to_string())?;
+    Ok((config, read(result_file)?, true))
+}
+
+/// An archive of `--bundle`: its checksums printed and judged, then its
+/// `result.txt` against the configuration given, else its own.
+fn from_archive(config_file: &str, archive: &str) -> Result<(Config, String, bool), String> {
+    let members = bundle::unpack(archive)?;
+    let problems = bundle::check_sums(&members).map_err(|e| format!("{archive}: {e}"))?;
+    for p in &problems {
+        println!("checksums: MISMATCH: {p}");
+    }
+    if problems.is_empty() {
+        println!("checksums: OK ({} files)", members.len() - 1);
+    }
+    let inside =
+        |name: &str| bundle::text_of(&members, name).map_err(|e| format!("{archive}: {e}"));
+    let (name, text) = match config_file.is_empty() {
+        true => ("config-orig.ini", inside("config-orig.ini")?),
+        false => (config_file, read(config_file)?),
+    };
+    let config = Config::parse(name, &text).map_err(|e| e.to_string())?;
+    Ok((config, inside("result.txt")?, problems.is_empty()))
 }
