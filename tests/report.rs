@@ -44,7 +44,7 @@ fn fixed_results_are_compared_in_the_overview_and_charted_per_figure() {
     check_self_contained(&html);
     // The overview comes first, each result named by its file (their
     // workloads are the same), b against a as compare says: write 1260
-    // against a median of 1050, the ranges apart; read within the noise.
+    // against a median of 1050, but two repetitions a side cannot tell.
     let overview = html.find("<table class=\"overview\"").unwrap();
     assert!(overview < html.find("<svg").unwrap());
     assert!(overview_of(&html, "a").contains("baseline"));
@@ -53,11 +53,12 @@ fn fixed_results_are_compared_in_the_overview_and_charted_per_figure() {
     let write = &write[..write.find("</tr>").unwrap()];
     assert!(write.contains("<b>1.23 GiB/s</b>"), "{write}");
     assert!(
-        write.contains("<b>×1.20</b> faster, beyond the noise"),
+        write.contains("<b>×1.20</b> too few repetitions to tell"),
         "{write}"
     );
     let read = &b_rows[b_rows.find("<td>read</td>").unwrap()..];
-    assert!(read.contains("<b>×1.01</b> within the noise"), "{read}");
+    assert!(read.contains("<b>×1.01</b> too few"), "{read}");
+    assert!(read.contains("cv 1.37 %, 2 repetitions"), "{read}");
     // Two figures: two charts, each with both results' repetitions.
     assert_eq!(html.matches("<svg").count(), 2);
     let write = html
@@ -91,9 +92,30 @@ fn fixed_results_are_compared_in_the_overview_and_charted_per_figure() {
     assert!(overview_of(&html, "after").contains("baseline"));
     let before = overview_of(&html, "before");
     assert!(
-        before.contains("<b>×0.83</b> slower, beyond the noise"),
+        before.contains("<b>×0.83</b> too few repetitions to tell"),
         "{before}"
     );
+}
+
+#[test]
+fn four_repetitions_a_side_get_the_verdict_compare_gives() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let out = d.join("r.html");
+    let a = crate::compare::four_repetitions(d, "a");
+    let b = crate::compare::four_repetitions(d, "b");
+    pario(d, &["report", &a, &b, "-o", out.to_str().unwrap()]).ok();
+    let html = std::fs::read_to_string(&out).unwrap();
+    let b_rows = overview_of(&html, "b4");
+    let write = &b_rows[b_rows.find("<td>write</td>").unwrap()..];
+    let write = &write[..write.find("</tr>").unwrap()];
+    assert!(
+        write.contains("<b>×1.20</b> faster, beyond the noise <small"),
+        "{write}"
+    );
+    assert!(write.contains("95 %: ×1.12–×1.29"), "{write}");
+    let read = &b_rows[b_rows.find("<td>read</td>").unwrap()..];
+    assert!(read.contains("<b>×1.01</b> within the noise"), "{read}");
 }
 
 #[test]
