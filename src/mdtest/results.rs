@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::comm::Record;
 use crate::latency::Percentiles;
+use crate::series::Timeline;
 use crate::stats::{Deviation, Stats};
 
 /// The operations, in mdtest's table order.
@@ -135,7 +136,7 @@ impl Record for TaskIteration {
 }
 
 /// One phase of one iteration, over all tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PhaseResult {
     pub operation: &'static str,
     /// Items handled by all tasks (tree rows: directories of one tree).
@@ -155,6 +156,9 @@ pub struct PhaseResult {
     /// time includes their waits. `None` on backends that never do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retries: Option<u64>,
+    /// Items over time, per task and in total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
 }
 
 /// Reduces one iteration's samples of `op` (tasks in rank order; only the
@@ -184,6 +188,7 @@ pub fn reduce(op: Op, tasks: &[TaskIteration]) -> Option<PhaseResult> {
         },
         latency: None,
         interrupted: None,
+        timeline: None,
         retries: tasks
             .iter()
             .filter_map(|t| t[i].retries)
@@ -228,6 +233,7 @@ pub fn summarize(iterations: &[Vec<TaskIteration>]) -> Vec<SummaryRow> {
                         latency: None,
                         interrupted: None,
                         retries: None,
+                        timeline: None,
                     })
                 })
                 .collect();
