@@ -119,6 +119,40 @@ fn four_repetitions_a_side_get_the_verdict_compare_gives() {
 }
 
 #[test]
+fn the_overview_as_csv() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let a = crate::compare::four_repetitions(d, "a");
+    let b = crate::compare::four_repetitions(d, "b");
+    let r = pario(d, &["report", &a, &b, "--csv", "o.csv"]);
+    r.ok();
+    assert!(r.stdout.starts_with("wrote o.csv ("), "{}", r.stdout);
+    let text = std::fs::read_to_string(d.join("o.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "result,tool,file,workload,figure,unit,repetitions,median,min,max,cv,\
+         ratio_to_baseline,interval_low,interval_high,verdict"
+    );
+    // Two results of two figures each; the baseline compared with nothing.
+    assert_eq!(lines.len(), 5, "{text}");
+    let write_b = lines
+        .iter()
+        .find(|l| l.starts_with("b4,") && l.contains(",test 0 write,"));
+    let cells: Vec<&str> = write_b.unwrap().rsplitn(5, ',').collect();
+    assert_eq!(cells[0], "faster");
+    assert_eq!(&cells[1][..5], "1.285");
+    assert_eq!(&cells[2][..5], "1.122");
+    assert_eq!(&cells[3][..5], "1.200");
+    assert!(lines[1].ends_with(",,,,"), "{}", lines[1]);
+    // With -o too, both are written; without either, one line and exit 2.
+    let r = pario(d, &["report", &a, "-o", "r.html", "--csv", "o.csv"]);
+    assert!(r.stdout.contains("; wrote o.csv ("), "{}", r.stdout);
+    pario(d, &["report", &a]).fails(2, "no output file");
+    std::fs::remove_file(d.join("r.html")).unwrap();
+}
+
+#[test]
 fn real_results_chart_latency_and_details() {
     let dir = tempdir().unwrap();
     let d = dir.path();

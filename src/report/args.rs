@@ -9,7 +9,7 @@ use crate::options::{long_value, non_empty, set, shown, value, Grammar, ModuleOp
 
 const USAGE: &str =
     "Usage: pario report [--label NAME] RESULT.json [SIDE.csv ...] [[--label NAME] RESULT.json ...]
-                    -o report.html [--baseline RESULT] [--images DIR]
+                    -o report.html [--baseline RESULT] [--images DIR] [--csv FILE]
 
 One self-contained HTML page (inline SVG, no script, nothing fetched) for
 results of ior (-O summaryFormat=JSON), mdtest and md-workbench
@@ -48,6 +48,8 @@ pub struct Input {
 pub struct Args {
     pub out: Option<String>,
     pub images: Option<String>,
+    /// `--csv FILE`: the overview's rows as CSV.
+    pub csv: Option<String>,
     pub baseline: Option<String>,
     pub results: Vec<Input>,
     /// A `--label` waiting for the result it names.
@@ -110,6 +112,17 @@ pub fn grammar() -> Grammar<Args> {
                 "DIR",
                 set(|a: &mut Args, s| {
                     a.images = Some(non_empty(s.value(), "directory for the images")?);
+                    Ok(())
+                }),
+            ),
+        ),
+        long_value(
+            &["csv"],
+            "the overview's rows also as CSV (with or without -o)",
+            shown(
+                "FILE",
+                set(|a: &mut Args, s| {
+                    a.csv = Some(non_empty(s.value(), "CSV file")?);
                     Ok(())
                 }),
             ),
