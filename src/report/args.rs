@@ -181,8 +181,10 @@ pub fn parse(args: &[String]) -> Result<Args, UsageError> {
             "--label {label} names no result (give it before the result file)"
         )));
     }
-    if a.out.is_none() {
-        return Err(UsageError::new("no output file: -o report.html"));
+    if a.out.is_none() && a.csv.is_none() {
+        return Err(UsageError::new(
+            "no output file: -o report.html (or --csv FILE)",
+        ));
     }
     if a.results.is_empty() {
         return Err(UsageError::new(
