@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::comm::Record;
 
@@ -175,13 +175,13 @@ impl Ticker {
 
 /// A phase's counts over time for the JSON: each task's bins and their sum,
 /// at one width.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timeline {
     /// Seconds per bin; the first bin starts at the phase's start.
     #[serde(rename = "binSeconds")]
     pub bin_seconds: f64,
     /// What each bin counts (`transfers`, `items`, `operations`).
-    pub unit: &'static str,
+    pub unit: String,
     /// Every task's bins summed.
     pub total: Vec<u64>,
     /// Each task's bins, in rank order.
@@ -202,7 +202,7 @@ impl Timeline {
         }
         Timeline {
             bin_seconds: width,
-            unit,
+            unit: unit.into(),
             total,
             tasks: wide.iter().map(|s| s.counts().to_vec()).collect(),
         }

@@ -26,6 +26,7 @@ mod explain;
 mod full_and_readonly;
 mod fuzz_inputs;
 mod fuzz_options;
+mod fuzz_results;
 mod integrity;
 mod interpose;
 mod io500;

@@ -5,25 +5,16 @@
 use std::time::Instant;
 
 use super::extension::Extension;
+use super::finished::Finished;
 use super::live::{Live, Shown};
 use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
-use super::results::{score, Line, PhaseOutcome, Score};
+use super::results::{score, Line, PhaseOutcome};
 use super::run_phase::{self, Places};
 use super::{Io500Run, Mode, OFFICIAL_RUNTIME};
 use crate::backend::listing::Listing;
 use crate::comm::{agree, broadcast_value, Comm};
 use crate::error::{Error, Result};
 use crate::run::info::local_time;
-
-/// What rank 0 knows at the end of a run.
-pub struct Finished {
-    pub procs: usize,
-    pub outcomes: Vec<PhaseOutcome>,
-    pub score: Score,
-    pub extended: Option<Score>,
-    /// pario's concurrent phase (`[concurrent] run = TRUE`).
-    pub concurrent: Option<Extension>,
-}
 
 /// Runs the workflow on this task. Rank 0 prints and writes the results.
 pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {

@@ -16,6 +16,7 @@ pub mod driver;
 pub mod extension;
 pub mod files;
 pub mod find;
+pub mod finished;
 pub mod hash;
 pub mod json;
 pub mod live;

@@ -10,7 +10,7 @@
 //! Over repetitions: max, min, mean and population standard deviation; the
 //! summary OPs column divides by the total time, as IOR's does.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::stonewall_result::StonewallResult;
 use super::task_times::{KindTally, TaskTimes};
@@ -19,27 +19,30 @@ use crate::latency::Percentiles;
 use crate::pagecache::CacheReport;
 use crate::series::Timeline;
 use crate::stats::{Deviation, Stats};
-use crate::units::{KIB, MIB};
+use crate::units::{StaticName, KIB, MIB};
 
 /// One row of the Results table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseResult {
-    pub access: &'static str,
-    #[serde(rename = "bwMiB")]
+    #[serde(deserialize_with = "access")]
+    pub access: StaticName,
+    #[serde(rename = "bwMiB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_mib: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub iops: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub latency: f64,
-    #[serde(rename = "blockKiB")]
+    #[serde(rename = "blockKiB", deserialize_with = "crate::units::nan_if_null")]
     pub block_kib: f64,
-    #[serde(rename = "xferKiB")]
+    #[serde(rename = "xferKiB", deserialize_with = "crate::units::nan_if_null")]
     pub xfer_kib: f64,
-    #[serde(rename = "openTime")]
+    #[serde(rename = "openTime", deserialize_with = "crate::units::nan_if_null")]
     pub open: f64,
-    #[serde(rename = "wrRdTime")]
+    #[serde(rename = "wrRdTime", deserialize_with = "crate::units::nan_if_null")]
     pub wr_rd: f64,
-    #[serde(rename = "closeTime")]
+    #[serde(rename = "closeTime", deserialize_with = "crate::units::nan_if_null")]
     pub close: f64,
-    #[serde(rename = "totalTime")]
+    #[serde(rename = "totalTime", deserialize_with = "crate::units::nan_if_null")]
     pub total: f64,
     pub iteration: u64,
     /// Bytes actually moved by all tasks.
@@ -78,29 +81,36 @@ pub struct PhaseResult {
 }
 
 /// The figures of one kind of operation in a drawn phase.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KindFigures {
     pub ops: u64,
     pub bytes: u64,
     /// Over the phase's total time, as the row's bandwidth.
-    #[serde(rename = "bwMiB")]
+    #[serde(rename = "bwMiB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_mib: f64,
     /// Over the phase's transfer time, as the row's IOPS.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub iops: f64,
     #[serde(rename = "latencyPercentiles", skip_serializing_if = "Option::is_none")]
     pub latency_percentiles: Option<Percentiles>,
 }
 
 /// A drawn phase, per kind, and what it was asked to draw.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MixResult {
     pub read: KindFigures,
     pub write: KindFigures,
     /// The share of operations that read, in percent (rwmixRead counts
     /// operations), and of bytes.
-    #[serde(rename = "readPercentOps")]
+    #[serde(
+        rename = "readPercentOps",
+        deserialize_with = "crate::units::nan_if_null"
+    )]
     pub read_pct_ops: f64,
-    #[serde(rename = "readPercentBytes")]
+    #[serde(
+        rename = "readPercentBytes",
+        deserialize_with = "crate::units::nan_if_null"
+    )]
     pub read_pct_bytes: f64,
     /// `rwmixRead` as asked.
     #[serde(rename = "rwmixRead")]
@@ -164,17 +174,26 @@ impl PhaseResult {
 
 /// Per phase, the fastest and slowest task's open, transfer and close times
 /// (seconds), and which task was slowest overall.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskSpread {
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub open_min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub open_max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub xfer_min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub xfer_max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub close_min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub close_max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub total_min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub total_max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub total_mean: f64,
     /// The task with the longest open-to-close time.
     pub slowest: usize,
@@ -232,6 +251,17 @@ pub fn outliers(tasks: &[TaskTimes], threshold: f64) -> Vec<(usize, f64)> {
         .map(|(r, t)| (r, t.close_end - t.open_start))
         .filter(|(_, total)| (total - spread.total_mean).abs() > threshold)
         .collect()
+}
+
+/// A row's access read back: one of the names [`access_name`] gives, or
+/// a drawn phase's `mixed`.
+fn access<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let names = [
+        access_name(Access::Write),
+        access_name(Access::Read),
+        "mixed",
+    ];
+    crate::units::one_of(d, &names)
 }
 
 pub fn access_name(access: Access) -> &'static str {

@@ -8,9 +8,8 @@ use std::io;
 use hdrhistogram::Histogram;
 
 use super::params::IorParams;
-use super::report::{RunReport, TestReport};
+use super::report::{RunReport, SweepStep, TestReport};
 use super::results::PhaseResult;
-use super::sweep::SweepStep;
 use super::task_times::TaskTimes;
 use crate::output::{LogSink, NotesOnly, Outputs};
 use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};

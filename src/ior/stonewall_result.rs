@@ -1,13 +1,13 @@
 //! What stonewalling did in an ior phase (`-D`, wear-out and status files
 //! are in [`crate::run::stonewall`]): IO500 reads these numbers.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::task_times::TaskTimes;
 use crate::units::GIB;
 
 /// What stonewalling did in one phase, over all tasks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StonewallResult {
     /// Whether any task stopped at the deadline.
     pub hit: bool,
@@ -19,13 +19,16 @@ pub struct StonewallResult {
     /// Bytes per task when the tasks stopped.
     #[serde(rename = "minDataBytes")]
     pub data_min: u64,
-    #[serde(rename = "meanDataBytes")]
+    #[serde(
+        rename = "meanDataBytes",
+        deserialize_with = "crate::units::nan_if_null"
+    )]
     pub data_mean: f64,
     /// Seconds from the start of the transfers to the stop (slowest task).
-    #[serde(rename = "time")]
+    #[serde(rename = "time", deserialize_with = "crate::units::nan_if_null")]
     pub time: f64,
     /// Bandwidth up to the stop: all tasks' bytes at the stop over `time`.
-    #[serde(rename = "bwMiB")]
+    #[serde(rename = "bwMiB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_mib: f64,
 }
 

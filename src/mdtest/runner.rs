@@ -201,7 +201,7 @@ impl<'a> Run<'a> {
             self.report.fs = c_path(&root)
                 .ok()
                 .and_then(|c| backend.namespace().fs_usage(&c));
-            self.report.pario.set_backend(backend);
+            self.report.header.pario.set_backend(backend);
             let report = &self.report;
             self.out.each(|s| s.run_started(report));
             self.describe();

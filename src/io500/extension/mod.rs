@@ -25,6 +25,7 @@ use super::results::{Line, PhaseOutcome};
 use super::Io500Run;
 use crate::comm::{agree, Comm};
 use crate::concurrent::report::GroupRun;
+use crate::concurrent::tools::ToolReport;
 use crate::concurrent::{self, ConcurrentReport, Group, Kind};
 use crate::error::{Error, Result};
 use crate::run::info::local_time;
@@ -350,14 +351,10 @@ fn group_score(kind: Kind, run: Option<&GroupRun>) -> (f64, &'static str) {
 
 /// md-workbench's error count in a group's report.
 fn md_errors(run: &GroupRun) -> u64 {
-    let phases = run.report.as_ref().and_then(|r| r["phases"].as_array());
-    phases
-        .into_iter()
-        .flatten()
-        .filter_map(|p| p["errors"].as_object())
-        .flat_map(|e| e.values())
-        .filter_map(|v| v.as_u64())
-        .sum()
+    match &run.report {
+        Some(ToolReport::MdWorkbench(r)) => r.phases.iter().map(|p| p.counts.errors.total()).sum(),
+        _ => 0,
+    }
 }
 
 impl Extension {

@@ -1,11 +1,10 @@
 //! The concurrent phase in the result files, after the official content:
 //! its lines on stdout and in `result_summary.txt` (after the score
 //! lines), its section of `result.txt` (after `[SCORE]`/`[SCOREX]`, marked
-//! as an extension), and its object in `result.json` (`extensions`).
+//! as an extension); its object in `result.json` (`extensions`) is
+//! `io500::json::ConcurrentJson`.
 
 use std::fmt::Write as _;
-
-use serde_json::{json, Value};
 
 use super::Extension;
 use crate::io500::results::{key_value, Line};
@@ -84,54 +83,5 @@ impl Extension {
         );
         let _ = writeln!(s, "{}", key_value("t_end", &self.t_end));
         s
-    }
-
-    /// Its object in `result.json`'s `extensions`.
-    pub fn json(&self) -> Value {
-        let (mut invalid, mut warnings) = (Vec::new(), Vec::new());
-        for line in &self.lines {
-            match line {
-                Line::Invalid(why) => invalid.push(why.clone()),
-                Line::Warning(why) => warnings.push(why.clone()),
-                Line::Value(..) => {}
-            }
-        }
-        let groups: Vec<Value> = self
-            .groups
-            .iter()
-            .map(|g| {
-                json!({
-                    "name": g.name,
-                    "tool": g.tool,
-                    "share": g.share,
-                    "tasks": g.tasks,
-                    "first_rank": g.first_rank,
-                    "last_rank": g.last_rank,
-                    "exe": g.exe,
-                    "score": g.score,
-                    "unit": g.unit,
-                    "score_per_task": g.per_task(),
-                    "start_s": g.start,
-                    "end_s": g.end,
-                })
-            })
-            .collect();
-        json!({
-            "scored": false,
-            "about": "IO500#56's concurrent phase: outside the IO500 score and its hashes",
-            "score": self.score,
-            "formula": "procs x geometric mean over the groups of score / tasks",
-            "valid": invalid.is_empty(),
-            "invalid": invalid,
-            "warnings": warnings,
-            "procs": self.tasks,
-            "stonewall_s": self.stonewall,
-            "t_start": self.t_start,
-            "t_end": self.t_end,
-            "t_delta_s": self.t_delta,
-            "groups": groups,
-            "overlap": self.report.as_ref().map(|r| r.overlap),
-            "report": self.report,
-        })
     }
 }
