@@ -129,7 +129,11 @@ fn preflight(comm: &dyn Comm, r: &Io500Run, data: &str, on_fs: bool) -> Result<O
     if let (Some(s), false) = (&system, r.cleanup) {
         let planned = super::plan::ini::rates(&r.config_text);
         let mut found = super::preflight::findings(&r.config, s, comm.size());
-        found.extend(super::preflight::short_writes(&r.config, &planned, r.stonewall()));
+        found.extend(super::preflight::short_writes(
+            &r.config,
+            &planned,
+            r.stonewall(),
+        ));
         for f in found {
             match f {
                 Finding::Warning(w) => eprintln!("io500: warning: {w}"),

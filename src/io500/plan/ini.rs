@@ -21,7 +21,10 @@ const RATE: &str = "# plan-rate ";
 impl PlanRate {
     /// Its comment line.
     pub fn line(&self) -> String {
-        format!("{RATE}{} = {:.6} over {} tasks", self.phase, self.rate, self.tasks)
+        format!(
+            "{RATE}{} = {:.6} over {} tasks",
+            self.phase, self.rate, self.tasks
+        )
     }
 
     /// The rate of one task (the plan assumes each task keeps its rate).
@@ -128,7 +131,10 @@ fn set(lines: &mut Vec<String>, c: &Change) {
     match (found, end_of_section) {
         (true, _) => {}
         (false, Some(at)) => lines.insert(at, new),
-        (false, None) => match lines.iter().rposition(|l| header_of(l).as_deref() == Some(&section)) {
+        (false, None) => match lines
+            .iter()
+            .rposition(|l| header_of(l).as_deref() == Some(&section))
+        {
             Some(at) => lines.insert(at + 1, new),
             None => {
                 lines.push(String::new());
@@ -166,7 +172,9 @@ mod tests {
             tasks: 2,
         }];
         let out = rewrite(text, &changes, "# io500 --plan here", &probed);
-        assert!(out.starts_with("# io500 --plan here\n# plan-rate ior-easy-write = 1.500000 over 2 tasks\n# mine\n"));
+        assert!(out.starts_with(
+            "# io500 --plan here\n# plan-rate ior-easy-write = 1.500000 over 2 tasks\n# mine\n"
+        ));
         let c = Config::parse("out.ini", &out).unwrap();
         assert_eq!(c.value("ior-easy", "blockSize"), "8m");
         assert_eq!(c.value("ior-easy", "transferSize"), "1m");

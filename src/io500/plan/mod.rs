@@ -73,7 +73,10 @@ pub fn run(comm: &dyn Comm, r: &Io500Run, out: Option<&str>) -> Result<()> {
         true => Ok(()),
         false => Err(Error::task(
             0,
-            format!("probes failed (sizes left as configured): {}", failed.join(", ")),
+            format!(
+                "probes failed (sizes left as configured): {}",
+                failed.join(", ")
+            ),
         )),
     }
 }

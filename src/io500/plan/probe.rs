@@ -2,7 +2,7 @@
 //! stonewall, through the run's own phase runner, in a directory of their
 //! own under the data directory that is removed afterwards.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::comm::{agree, broadcast_value, Comm};
 use crate::error::{Error, Result};
@@ -29,7 +29,7 @@ pub fn probe(comm: &dyn Comm, r: &Io500Run, seconds: u64) -> Result<Vec<PhaseOut
     };
     let (outcomes, stopped) = run_phases(comm, r, &mut setting, None, show);
     let met = comm.barrier();
-    agree(comm, remove(comm.rank(), &root, made))?;
+    agree(comm, remove(comm.rank(), &root, made.as_deref()))?;
     met?;
     match stopped {
         Some(e) => Err(e),
@@ -38,14 +38,14 @@ pub fn probe(comm: &dyn Comm, r: &Io500Run, seconds: u64) -> Result<Vec<PhaseOut
 }
 
 /// Rank 0 makes the probes' directory (new, or empty as a data directory
-/// must be) with its data and result directories; whether it made it.
-fn make(rank: usize, root: &str) -> Result<bool> {
+/// must be) with its data and result directories; the topmost directory
+/// it made (removed at the end), if any.
+fn make(rank: usize, root: &str) -> Result<Option<PathBuf>> {
     if rank != 0 {
-        return Ok(false);
+        return Ok(None);
     }
     let path = Path::new(root);
-    let existed = path.exists();
-    if existed {
+    if path.exists() {
         let entries = std::fs::read_dir(path).map_err(|e| Error::io(0, "cannot read", path, &e))?;
         if entries.count() > 0 {
             return Err(Error::task(
@@ -54,16 +54,22 @@ fn make(rank: usize, root: &str) -> Result<bool> {
             ));
         }
     }
+    let top = path
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .last();
+    let top = top.map(Path::to_path_buf);
     for d in ["data/ior-easy", "data/ior-hard", "results"] {
         let dir = path.join(d);
         std::fs::create_dir_all(&dir)
             .map_err(|e| Error::io(0, "cannot create directory", &dir, &e))?;
     }
-    Ok(!existed)
+    Ok(top)
 }
 
-/// Rank 0 removes what the probes made (their directory was empty).
-fn remove(rank: usize, root: &str, made: bool) -> Result<()> {
+/// Rank 0 removes what the probes made: their data and results (their
+/// directory was empty), and the directories made for them.
+fn remove(rank: usize, root: &str, made: Option<&Path>) -> Result<()> {
     if rank != 0 {
         return Ok(());
     }
@@ -73,9 +79,14 @@ fn remove(rank: usize, root: &str, made: bool) -> Result<()> {
             std::fs::remove_dir_all(&dir).map_err(|e| Error::io(0, "cannot remove", &dir, &e))?;
         }
     }
-    if made {
-        let gone = std::fs::remove_dir(root);
-        gone.map_err(|e| Error::io(0, "cannot remove", Path::new(root), &e))?;
+    let Some(top) = made else {
+        return Ok(());
+    };
+    for dir in Path::new(root).ancestors() {
+        std::fs::remove_dir(dir).map_err(|e| Error::io(0, "cannot remove", dir, &e))?;
+        if dir == top {
+            break;
+        }
     }
     Ok(())
 }

@@ -81,7 +81,10 @@ pub fn sizing(config: &Config, p: &Phase, rate: f64, stonewall: u64, tasks: usiz
     let (key, value, line) = match p.kind {
         Kind::Ior if p.group == "ior-easy" => {
             let bytes = rate * GIB * stonewall as f64 * MARGIN / tasks as f64;
-            let t = config.get_size("ior-easy", "transferSize").unwrap_or(1).max(1);
+            let t = config
+                .get_size("ior-easy", "transferSize")
+                .unwrap_or(1)
+                .max(1);
             let block = ((bytes / t as f64).ceil() as u64).max(1) * t;
             let value = match block % (1 << 20) {
                 0 => format!("{}m", block >> 20),
@@ -104,9 +107,13 @@ pub fn sizing(config: &Config, p: &Phase, rate: f64, stonewall: u64, tasks: usiz
             ("segmentCount", segments.to_string(), line)
         }
         _ => {
-            let n = ((rate * 1000.0 * stonewall as f64 * MARGIN / tasks as f64).ceil() as u64)
-                .max(1);
-            ("n", n.to_string(), format!("{} = n {n}", head("kIOPS", "1000")))
+            let n =
+                ((rate * 1000.0 * stonewall as f64 * MARGIN / tasks as f64).ceil() as u64).max(1);
+            (
+                "n",
+                n.to_string(),
+                format!("{} = n {n}", head("kIOPS", "1000 IOPS/kIOPS")),
+            )
         }
     };
     let line = format!("{line} (configured: {})", config.value(p.group, key));
@@ -190,7 +197,11 @@ fn stonewalled(p: &Probe, stonewall: u64, probe: u64) -> f64 {
 /// times more); find by the files the mdtest phases made; md-workbench by
 /// its objects (from the stonewall, at most 60 s).
 fn factor(p: &Probe, probes: &[Probe], stonewall: u64, probe: u64) -> f64 {
-    let writer = |group: &str| probes.iter().find(|w| w.phase.write && w.phase.group == group);
+    let writer = |group: &str| {
+        probes
+            .iter()
+            .find(|w| w.phase.write && w.phase.group == group)
+    };
     let of_group = |group: &str| writer(group).map_or(1.0, |w| stonewalled(w, stonewall, probe));
     match p.phase.kind {
         _ if p.phase.write || p.phase.name == "ior-rnd4K-easy-read" => {
@@ -206,7 +217,11 @@ fn factor(p: &Probe, probes: &[Probe], stonewall: u64, probe: u64) -> f64 {
             let made = |g: &str| writer(g).map_or(0.0, |w| w.score * w.seconds);
             let files: f64 = groups.iter().map(|g| made(g)).sum();
             let scaled: f64 = groups.iter().map(|g| made(g) * of_group(g)).sum();
-            if files > 0.0 { scaled / files } else { 1.0 }
+            if files > 0.0 {
+                scaled / files
+            } else {
+                1.0
+            }
         }
         Kind::MdWorkbench => stonewall.min(60) as f64 / probe.min(60) as f64,
         Kind::Timestamp => 1.0,
@@ -221,7 +236,18 @@ pub fn text(plan: &Plan) -> String {
         "\nProposed sizes: each write phase sized to last stonewall-time x {MARGIN} at its probed rate\n"
     );
     for s in &plan.sizes {
-        out.push_str(&format!("  {}\n    -> [{}] {} = {}\n", s.line, s.change.section, s.change.key, s.change.value));
+        out.push_str(&format!(
+            "  {}\n    -> [{}] {} = {}\n",
+            s.line, s.change.section, s.change.key, s.change.value
+        ));
+    }
+    let short = plan.times.iter().filter(|t| t.probe < plan.probe as f64);
+    for t in short.filter(|t| plan.sizes.iter().any(|s| s.rate.phase == t.phase)) {
+        out.push_str(&format!(
+            "  note: {}'s probe ran out of its configured size before its {} s stonewall: \
+             its rate is a short run's (a larger size probes better)\n",
+            t.phase, plan.probe
+        ));
     }
     for u in &plan.kept {
         out.push_str(&format!("  {u}: its size is left as configured\n"));
@@ -249,8 +275,12 @@ pub fn text(plan: &Plan) -> String {
 /// (`None`: not a size the plan sets).
 pub fn configured_amount(config: &Config, p: &Phase) -> Option<f64> {
     match (p.kind, p.group) {
-        (Kind::Ior, "ior-easy") => Some(parse_size(config.get("ior-easy", "blockSize")?).ok()? as f64),
-        (Kind::Ior, _) => Some(config.get_uint(p.group, "segmentCount")? as f64 * HARD_SEGMENT as f64),
+        (Kind::Ior, "ior-easy") => {
+            Some(parse_size(config.get("ior-easy", "blockSize")?).ok()? as f64)
+        }
+        (Kind::Ior, _) => {
+            Some(config.get_uint(p.group, "segmentCount")? as f64 * HARD_SEGMENT as f64)
+        }
         (Kind::Mdtest, _) => Some(config.get_uint(p.group, "n")? as f64),
         _ => None,
     }
