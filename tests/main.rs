@@ -37,6 +37,7 @@ mod io500;
 mod io500_bundle;
 mod io500_concurrent;
 mod io500_find;
+mod io500_plan;
 mod io500_preflight;
 mod ior_cli;
 mod ior_compat;

@@ -59,7 +59,7 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         }
     }
     let began = local_time();
-    let (outcomes, mut stopped) = run_phases(comm, r, &mut setting, listing);
+    let (outcomes, mut stopped) = run_phases(comm, r, &mut setting, listing, print_outcome);
     let mut concurrent = None;
     if stopped.is_none() && r.config.concurrent() && !r.cleanup {
         let shown = Shown::concurrent(super::extension::stonewall(&setting));
@@ -127,7 +127,14 @@ fn preflight(comm: &dyn Comm, r: &Io500Run, data: &str, on_fs: bool) -> Result<O
     let system = System::gather(comm, on_fs.then(|| Path::new(data)))?;
     let mut refused = Ok(());
     if let (Some(s), false) = (&system, r.cleanup) {
-        for f in super::preflight::findings(&r.config, s, comm.size()) {
+        let planned = super::plan::ini::rates(&r.config_text);
+        let mut found = super::preflight::findings(&r.config, s, comm.size());
+        found.extend(super::preflight::short_writes(
+            &r.config,
+            &planned,
+            r.stonewall(),
+        ));
+        for f in found {
             match f {
                 Finding::Warning(w) => eprintln!("io500: warning: {w}"),
                 Finding::Refusal(why) => refused = Err(Error::Usage(UsageError(why))),
@@ -174,12 +181,15 @@ fn failed_phases(outcomes: &[PhaseOutcome]) -> Vec<String> {
         .collect()
 }
 
-/// Every phase of the run in order, until a signal stops one.
-fn run_phases(
+/// Every phase of the run in order, until a signal stops one; rank 0
+/// shows each outcome with `show` (the run's result lines, or `--plan`'s
+/// probe lines).
+pub(super) fn run_phases(
     comm: &dyn Comm,
     r: &Io500Run,
     setting: &mut Setting<'_>,
     listing: Option<&dyn Listing>,
+    show: fn(&PhaseOutcome, bool),
 ) -> (Vec<PhaseOutcome>, Option<Error>) {
     let extended = r.mode == Mode::Extended;
     let chosen: Vec<&'static Phase> = PHASES
@@ -206,7 +216,7 @@ fn run_phases(
             setting.mdw_objects = mdw_objects(o.score, setting.stonewall, comm.size());
         }
         if comm.rank() == 0 {
-            print_outcome(&o, extended);
+            show(&o, extended);
         }
         outcomes.push(o);
     }

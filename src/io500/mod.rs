@@ -24,6 +24,7 @@ pub mod json;
 pub mod live;
 pub mod options;
 pub mod phases;
+pub mod plan;
 pub mod preflight;
 pub mod results;
 pub mod run_phase;

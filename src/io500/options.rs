@@ -43,6 +43,8 @@ pub struct CommandLine {
     pub verbose: u32,
     /// `--system=FILE`: the system description written there too.
     pub system_file: Option<String>,
+    /// `--plan[=OUT.ini]`: probe and plan instead of running.
+    pub plan: Option<Option<String>>,
     /// Backend options are phases' business (their `api` keys): none here.
     module_options: BTreeMap<String, String>,
 }
@@ -148,9 +150,22 @@ pub fn grammar() -> Grammar<CommandLine> {
     }
 }
 
-/// The options around a submission: the archive, the system description.
+/// The options around a submission: the plan, the archive, the system
+/// description.
 fn submission() -> Vec<OptSpec<CommandLine>> {
     vec![
+        long_flag(
+            &["plan"],
+            "probe each phase for a few seconds, then propose sizes that last the stonewall \
+             and predict the run's time; --plan=OUT.ini also writes the planned configuration",
+            Field::boxed(|c: &mut CommandLine, s| {
+                c.plan = Some(match s {
+                    crate::options::Setting::Value(v) => Some(non_empty(v, "file name")?),
+                    crate::options::Setting::Repeat => None,
+                });
+                Ok(())
+            }),
+        ),
         long_value(
             &["bundle"],
             "pack a result directory into DIR.tar with a SHA256SUMS list (--verify reads it)",
@@ -314,11 +329,18 @@ fn run(c: &CommandLine) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
+    let plan = c.plan.as_ref().map(Option::as_deref);
+    if let Some(why) = plan.and_then(|out| super::plan::refusal(&run, out)) {
+        return report_failure("io500", &Error::Usage(UsageError(why)));
+    }
     let tasks = match engine::tasks_from_env() {
         Ok(n) => n.unwrap_or(1),
         Err(e) => return report_failure("io500", &Error::Usage(e)),
     };
     stop::install("io500");
-    let code = engine::run_tasks("io500", tasks, |comm| driver::run(comm, &run));
+    let code = engine::run_tasks("io500", tasks, |comm| match plan {
+        Some(out) => super::plan::run(comm, &run, out),
+        None => driver::run(comm, &run),
+    });
     engine::after_signal("io500", code)
 }

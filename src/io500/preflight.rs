@@ -1,12 +1,17 @@
 //! Checks before the first phase, for runs that would cost hours and prove
 //! nothing: a results directory inside the data directory (refused before
 //! anything is made), a data directory each node has its own copy of, and
-//! random 4 KiB reads that the clients' memory can serve. Each finding is
-//! one line saying what to change.
+//! random 4 KiB reads that the clients' memory can serve, and (when the
+//! configuration comes from `--plan`) a write phase too small to last the
+//! stonewall at its probed rate. Each finding is one line saying what to
+//! change.
 
 use std::path::{Component, PathBuf};
 
 use super::config::Config;
+use super::phases::by_name;
+use super::plan::ini::PlanRate;
+use super::plan::sizing::{configured_amount, per_task_amount, sizing};
 use super::storage::is_s3;
 use crate::run::system::mounts::Reach;
 use crate::run::system::System;
@@ -123,6 +128,47 @@ pub fn random_reads(config: &Config, tasks: usize, memory: u64) -> Option<String
             human_bytes(memory)
         )
     })
+}
+
+/// Each write phase whose configured size, at the rate a plan probed
+/// (`rates`, read from the configuration's `# plan-rate` lines), ends
+/// before the stonewall: a warning, or a refusal when it ends before half
+/// of it (no slower storage than probed makes that run valid).
+pub fn short_writes(config: &Config, rates: &[PlanRate], stonewall: u64) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rate in rates {
+        let Some(p) = by_name(&rate.phase).filter(|p| p.write) else {
+            continue;
+        };
+        let amount = configured_amount(config, p);
+        let per_second = per_task_amount(rate, p);
+        let (Some(amount), true) = (amount, per_second > 0.0 && config.run_for(p.name, p.group))
+        else {
+            continue;
+        };
+        let lasts = amount / per_second;
+        if lasts >= stonewall as f64 {
+            continue;
+        }
+        let wanted = sizing(config, p, rate.rate, stonewall, rate.tasks).change;
+        let why = format!(
+            "{}: [{}] {} = {} lasts about {lasts:.1} s at the planned {:.6} {} over {} tasks, \
+             less than stonewall-time {stonewall} s; set it to {} (what --plan proposes)",
+            p.name,
+            p.group,
+            wanted.key,
+            config.value(p.group, wanted.key),
+            rate.rate,
+            p.unit(),
+            rate.tasks,
+            wanted.value
+        );
+        out.push(match lasts * 2.0 < stonewall as f64 {
+            true => Finding::Refusal(why),
+            false => Finding::Warning(why),
+        });
+    }
+    out
 }
 
 #[cfg(test)]

@@ -113,3 +113,32 @@ fn random_reads_within_memory_warn_unless_direct() {
     let found = findings(&c, &system(&["a", "b"], "tmpfs"), 4);
     assert_eq!(found.len(), 2, "{found:?}");
 }
+
+#[test]
+fn a_write_size_too_small_for_the_planned_rate_is_found() {
+    let rate = |phase: &str, rate: f64| PlanRate {
+        phase: phase.into(),
+        rate,
+        tasks: 2,
+    };
+    // 1 GiB/s over 2 tasks: 512 MiB a task a second.
+    let c = config(
+        "[debug]\nstonewall-time = 10\n[ior-easy]\nblockSize = 4096m\n[mdtest-easy]\nn = 1000\n",
+    );
+    let found = short_writes(&c, &[rate("ior-easy-write", 1.0)], 10);
+    let [Finding::Warning(w)] = found.as_slice() else {
+        panic!("{found:?}");
+    };
+    assert!(w.contains("blockSize = 4096m lasts about 8.0 s"), "{w}");
+    assert!(w.contains("set it to 7680m"), "{w}");
+    // 1000 files at 1 kIOPS over 2 tasks: 2 s of 10: refused.
+    let found = short_writes(&c, &[rate("mdtest-easy-write", 1.0)], 10);
+    assert!(
+        matches!(found.as_slice(), [Finding::Refusal(r)] if r.contains("n = 1000 lasts about 2.0 s"))
+    );
+    // Long enough, not a write phase, or not running: nothing.
+    assert!(short_writes(&c, &[rate("ior-easy-write", 0.5)], 10).is_empty());
+    assert!(short_writes(&c, &[rate("ior-easy-read", 9.0)], 10).is_empty());
+    let off = config("[mdtest-easy]\nn = 1\nrun = FALSE\n");
+    assert!(short_writes(&off, &[rate("mdtest-easy-write", 9.0)], 10).is_empty());
+}

@@ -1,0 +1,299 @@
+//! The plan's arithmetic, from the probes' figures: each write phase's
+//! size for stonewall-time x margin at its probed rate, and each phase's
+//! predicted time (its probe's time scaled by how much more the run does).
+
+use super::ini::{Change, PlanRate};
+use crate::io500::config::Config;
+use crate::io500::phases::{Kind, Phase};
+use crate::units::parse_size;
+
+/// How much longer than the stonewall each write phase is sized to last.
+pub const MARGIN: f64 = 1.5;
+
+/// ior-hard's transfer, block and segment size (the harness's fixed 47008).
+const HARD_SEGMENT: u64 = 47_008;
+
+const GIB: f64 = 1_073_741_824.0;
+
+/// What one phase's probe measured.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    pub phase: &'static Phase,
+    /// Its wall time (the phase's `t_delta`).
+    pub seconds: f64,
+    /// Its score: GiB/s or kIOPS.
+    pub score: f64,
+    /// It ran (not `run = FALSE`, not failed).
+    pub ran: bool,
+}
+
+/// A write phase's proposed size and the arithmetic behind it.
+#[derive(Debug, Clone)]
+pub struct Sizing {
+    pub rate: PlanRate,
+    pub change: Change,
+    /// The arithmetic, as printed.
+    pub line: String,
+}
+
+/// A phase's predicted time in the run.
+#[derive(Debug, Clone)]
+pub struct Predicted {
+    pub phase: &'static str,
+    pub probe: f64,
+    pub factor: f64,
+    pub seconds: f64,
+}
+
+/// The whole plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub stonewall: u64,
+    pub probe: u64,
+    pub tasks: usize,
+    pub sizes: Vec<Sizing>,
+    pub times: Vec<Predicted>,
+    /// Phases that could not be sized (no rate), with why.
+    pub kept: Vec<String>,
+}
+
+/// The probe length for a stonewall: a tenth of it, 1 to 5 s (so a plan
+/// for 300 s costs a few percent of the run).
+pub fn probe_seconds(stonewall: u64) -> u64 {
+    (stonewall / 10).clamp(1, 5)
+}
+
+/// The rate as printed (6 decimals): the arithmetic starts from it, so a
+/// reader can redo it.
+fn printed(rate: f64) -> f64 {
+    format!("{rate:.6}").parse().unwrap_or(0.0)
+}
+
+/// The size of `p` that lasts `stonewall` x MARGIN at `rate` on `tasks`.
+pub fn sizing(config: &Config, p: &Phase, rate: f64, stonewall: u64, tasks: usize) -> Sizing {
+    let rate = printed(rate);
+    let head = |unit: &str, per: &str| {
+        format!(
+            "{}: {rate:.6} {unit} x {per} x {stonewall} s x {MARGIN} / {tasks} tasks",
+            p.name
+        )
+    };
+    let (key, value, line) = match p.kind {
+        Kind::Ior if p.group == "ior-easy" => {
+            let bytes = rate * GIB * stonewall as f64 * MARGIN / tasks as f64;
+            let t = config
+                .get_size("ior-easy", "transferSize")
+                .unwrap_or(1)
+                .max(1);
+            let block = ((bytes / t as f64).ceil() as u64).max(1) * t;
+            let value = match block % (1 << 20) {
+                0 => format!("{}m", block >> 20),
+                _ => block.to_string(),
+            };
+            let line = format!(
+                "{} = {bytes:.0} bytes a task; in whole transfers of {}: blockSize = {value}",
+                head("GiB/s", "1073741824 B/GiB"),
+                config.value("ior-easy", "transferSize")
+            );
+            ("blockSize", value, line)
+        }
+        Kind::Ior => {
+            let bytes = rate * GIB * stonewall as f64 * MARGIN / tasks as f64;
+            let segments = ((bytes / HARD_SEGMENT as f64).ceil() as u64).max(1);
+            let line = format!(
+                "{} / {HARD_SEGMENT} B a segment = segmentCount {segments}",
+                head("GiB/s", "1073741824 B/GiB")
+            );
+            ("segmentCount", segments.to_string(), line)
+        }
+        _ => {
+            let n =
+                ((rate * 1000.0 * stonewall as f64 * MARGIN / tasks as f64).ceil() as u64).max(1);
+            (
+                "n",
+                n.to_string(),
+                format!("{} = n {n}", head("kIOPS", "1000 IOPS/kIOPS")),
+            )
+        }
+    };
+    let line = format!("{line} (configured: {})", config.value(p.group, key));
+    Sizing {
+        rate: PlanRate {
+            phase: p.name.to_string(),
+            rate,
+            tasks,
+        },
+        change: Change {
+            section: p.group,
+            key,
+            value,
+        },
+        line,
+    }
+}
+
+impl Plan {
+    /// The plan from the probes of every phase, run `probe` s each.
+    pub fn of(config: &Config, probes: &[Probe], stonewall: u64, probe: u64, tasks: usize) -> Plan {
+        let mut sizes = Vec::new();
+        let mut kept = Vec::new();
+        for p in probes.iter().filter(|p| p.phase.write) {
+            match (p.ran, p.score > 0.0) {
+                (true, true) => sizes.push(sizing(config, p.phase, p.score, stonewall, tasks)),
+                (false, _) => kept.push(format!("{}: did not run", p.phase.name)),
+                (true, false) => kept.push(format!("{}: no rate measured", p.phase.name)),
+            }
+        }
+        let times = probes
+            .iter()
+            .map(|p| {
+                let factor = factor(p, probes, stonewall, probe);
+                let seconds = if p.ran { p.seconds * factor } else { 0.0 };
+                Predicted {
+                    phase: p.phase.name,
+                    probe: p.seconds,
+                    factor,
+                    seconds,
+                }
+            })
+            .collect();
+        Plan {
+            stonewall,
+            probe,
+            tasks,
+            sizes,
+            times,
+            kept,
+        }
+    }
+
+    /// The predicted wall time of every phase together.
+    pub fn total(&self) -> f64 {
+        self.times.iter().map(|t| t.seconds).sum()
+    }
+
+    pub fn changes(&self) -> Vec<Change> {
+        self.sizes.iter().map(|s| s.change.clone()).collect()
+    }
+
+    pub fn rates(&self) -> Vec<PlanRate> {
+        self.sizes.iter().map(|s| s.rate.clone()).collect()
+    }
+}
+
+/// A phase that lasts its stonewall (the write phases, the random reads)
+/// ran min(t, probe) s up to it in the probe: the run's lasts `stonewall`
+/// s up to it, the wear-out after it in proportion.
+fn stonewalled(p: &Probe, stonewall: u64, probe: u64) -> f64 {
+    match p.seconds > 0.0 {
+        true => stonewall as f64 / p.seconds.min(probe as f64),
+        false => 1.0,
+    }
+}
+
+/// How many times longer `p` runs in the run than in its probe: a write
+/// phase and the random reads by the stonewall; a read, stat or delete of
+/// what a write phase made by that phase's factor (the run makes that many
+/// times more); find by the files the mdtest phases made; md-workbench by
+/// its objects (from the stonewall, at most 60 s).
+fn factor(p: &Probe, probes: &[Probe], stonewall: u64, probe: u64) -> f64 {
+    let writer = |group: &str| {
+        probes
+            .iter()
+            .find(|w| w.phase.write && w.phase.group == group)
+    };
+    let of_group = |group: &str| writer(group).map_or(1.0, |w| stonewalled(w, stonewall, probe));
+    match p.phase.kind {
+        _ if p.phase.write || p.phase.name == "ior-rnd4K-easy-read" => {
+            stonewalled(p, stonewall, probe)
+        }
+        Kind::Find => {
+            let groups: &[&str] = match p.phase.name {
+                "find-easy" => &["mdtest-easy"],
+                "find-hard" => &["mdtest-hard"],
+                _ => &["mdtest-easy", "mdtest-hard"],
+            };
+            // Weighted by the files each group's probe made.
+            let made = |g: &str| writer(g).map_or(0.0, |w| w.score * w.seconds);
+            let files: f64 = groups.iter().map(|g| made(g)).sum();
+            let scaled: f64 = groups.iter().map(|g| made(g) * of_group(g)).sum();
+            if files > 0.0 {
+                scaled / files
+            } else {
+                1.0
+            }
+        }
+        Kind::MdWorkbench => stonewall.min(60) as f64 / probe.min(60) as f64,
+        Kind::Timestamp => 1.0,
+        _ => of_group(p.phase.group),
+    }
+}
+
+/// The plan as printed: the sizes with their arithmetic, then each
+/// phase's predicted time.
+pub fn text(plan: &Plan) -> String {
+    let mut out = format!(
+        "\nProposed sizes: each write phase sized to last stonewall-time x {MARGIN} at its probed rate\n"
+    );
+    for s in &plan.sizes {
+        out.push_str(&format!(
+            "  {}\n    -> [{}] {} = {}\n",
+            s.line, s.change.section, s.change.key, s.change.value
+        ));
+    }
+    let short = plan.times.iter().filter(|t| t.probe < plan.probe as f64);
+    for t in short.filter(|t| plan.sizes.iter().any(|s| s.rate.phase == t.phase)) {
+        out.push_str(&format!(
+            "  note: {}'s probe ran out of its configured size before its {} s stonewall: \
+             its rate is a short run's (a larger size probes better)\n",
+            t.phase, plan.probe
+        ));
+    }
+    for u in &plan.kept {
+        out.push_str(&format!("  {u}: its size is left as configured\n"));
+    }
+    out.push_str(&format!(
+        "\nPredicted wall time: each phase's probe time x how many times more it does in the run\n  {:<22}{:>10}{:>10}{:>14}\n",
+        "phase", "probe s", "factor", "predicted s"
+    ));
+    for t in &plan.times {
+        out.push_str(&format!(
+            "  {:<22}{:>10.3}{:>10.3}{:>14.1}\n",
+            t.phase, t.probe, t.factor, t.seconds
+        ));
+    }
+    let total = plan.total();
+    out.push_str(&format!(
+        "  {:<42}{total:>14.1}\nPredicted wall time of the run: {total:.0} s ({:.1} min)\n",
+        "total",
+        total / 60.0
+    ));
+    out
+}
+
+/// Bytes or items a task writes with `config`'s sizes in write phase `p`
+/// (`None`: not a size the plan sets).
+pub fn configured_amount(config: &Config, p: &Phase) -> Option<f64> {
+    match (p.kind, p.group) {
+        (Kind::Ior, "ior-easy") => {
+            Some(parse_size(config.get("ior-easy", "blockSize")?).ok()? as f64)
+        }
+        (Kind::Ior, _) => {
+            Some(config.get_uint(p.group, "segmentCount")? as f64 * HARD_SEGMENT as f64)
+        }
+        (Kind::Mdtest, _) => Some(config.get_uint(p.group, "n")? as f64),
+        _ => None,
+    }
+}
+
+/// One task's amount a second at a planned rate (bytes or items).
+pub fn per_task_amount(rate: &PlanRate, p: &Phase) -> f64 {
+    let unit = match p.kind {
+        Kind::Ior => GIB,
+        _ => 1000.0,
+    };
+    rate.per_task() * unit
+}
+
+#[cfg(test)]
+mod tests;
