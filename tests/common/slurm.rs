@@ -42,7 +42,21 @@ fn run(cmd: &mut Command, what: &str) -> Result<Output, String> {
 }
 
 impl Cluster {
+    /// A cluster on this machine. Its ports are picked free a moment before
+    /// the daemons bind them, and another process (an S3 server or an
+    /// mpirun of a test beside) may take one meanwhile: then the daemons
+    /// are stopped and started again on other ports.
     pub fn start() -> Result<Cluster, String> {
+        for _ in 0..4 {
+            match Cluster::start_once() {
+                Err(e) if e.contains("Address already in use") => continue,
+                started => return started,
+            }
+        }
+        Cluster::start_once()
+    }
+
+    fn start_once() -> Result<Cluster, String> {
         let dir = tempfile::Builder::new()
             .prefix("pario-slurm")
             .tempdir()
@@ -136,19 +150,28 @@ impl Cluster {
         cmd
     }
 
-    /// Waits (polling, up to a minute) until the node takes jobs.
+    /// Waits (polling, up to a minute) until the node takes jobs; a daemon
+    /// that lost its port ends the wait at once.
     fn wait_idle(&self) -> Result<(), String> {
+        let log = |name: &str| std::fs::read_to_string(self.path(name)).unwrap_or_default();
         let end = Instant::now() + Duration::from_secs(60);
         while Instant::now() < end {
             let out = self.command("sinfo").args(["-h", "-o", "%t"]).output();
             if out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "idle") {
                 return Ok(());
             }
+            if ["slurmd", "slurmctld"]
+                .iter()
+                .any(|d| log(&format!("log/{d}.log")).contains("Address already in use"))
+            {
+                break;
+            }
             std::thread::sleep(Duration::from_millis(200));
         }
         Err(format!(
-            "the node never became idle; slurmd's log:\n{}",
-            std::fs::read_to_string(self.path("log/slurmd.log")).unwrap_or_default()
+            "the node never became idle; slurmd's log:\n{}slurmctld's log:\n{}",
+            log("log/slurmd.log"),
+            log("log/slurmctld.log")
         ))
     }
 
