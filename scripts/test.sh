@@ -85,7 +85,7 @@ finish() {
 # checking that they load LIBRARY (the MPI they were built for).
 keep_bins() {
     mkdir -p "$1"
-    cp target/debug/{ior,mdtest,md-workbench,io500,pario} "$1"/
+    cp target/debug/{ior,mdtest,md-workbench,io500,pario,dlio_benchmark} "$1"/
     if ! ldd "$1/ior" | grep -q "$2"; then
         echo "the programs in $1 do not load $2" >&2
         exit 1
