@@ -3,7 +3,11 @@
 //! outcome to an exit status (0 ok, 1 runtime failure, 2 bad options, 3
 //! wrong data).
 
+use std::ffi::OsString;
 use std::process::ExitCode;
+
+mod reference;
+mod version;
 
 use crate::dlio::Dlio;
 use crate::engine::{self, report_failure};
@@ -11,7 +15,7 @@ use crate::error::{Error, UsageError};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
-use crate::options::{ArgKind, Grammar};
+use crate::options::{ArgKind, Documented, Grammar};
 use crate::run::stop;
 use crate::tool::{self, Parsed, Tool};
 
@@ -25,6 +29,8 @@ pub trait Command: Sync {
     fn options(&self) -> Vec<Spelling>;
     /// Parses and checks `args` without running anything: the usage error.
     fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError>;
+    /// Its option table as its reference documents it.
+    fn documented(&self) -> Vec<Documented>;
 }
 
 /// One way to give an option on a command line (`-b`, `--posix.odirect`,
@@ -56,6 +62,10 @@ impl<T: Tool> Command for T {
 
     fn check(&self, program: &str, args: &[String]) -> Result<(), UsageError> {
         self.parse(program, args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        self.grammar().documented()
     }
 }
 
@@ -132,6 +142,10 @@ impl Command for DlioCommand {
             _ => Command::check(&Dlio, program, args),
         }
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        Command::documented(&Dlio)
+    }
 }
 
 /// `pario report`: results as one HTML page.
@@ -156,6 +170,10 @@ impl Command for Report {
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::report::args::parse(args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::report::args::grammar().documented()
     }
 }
 
@@ -182,6 +200,10 @@ impl Command for Compare {
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::compare::parse(args).map(|_| ())
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::compare::grammar().documented()
+    }
 }
 
 /// `pario concurrent`: tool command lines at once on shares of the tasks.
@@ -206,6 +228,10 @@ impl Command for Concurrent {
 
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::concurrent::parse(args).map(|_| ())
+    }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::concurrent::grammar().documented()
     }
 }
 
@@ -232,13 +258,35 @@ impl Command for Io500 {
     fn check(&self, _program: &str, args: &[String]) -> Result<(), UsageError> {
         crate::io500::options::check(args)
     }
+
+    fn documented(&self) -> Vec<Documented> {
+        crate::io500::options::grammar().documented()
+    }
+}
+
+/// The arguments as text. One that is not UTF-8 is refused: read with
+/// its bytes replaced, it would name another file than the one given.
+pub fn text_args(args: impl IntoIterator<Item = OsString>) -> Result<Vec<String>, UsageError> {
+    let text = |arg: OsString| {
+        arg.into_string()
+            .map_err(|arg| UsageError(format!("argument {arg:?} is not UTF-8 text")))
+    };
+    args.into_iter().map(text).collect()
 }
 
 /// The `main` of a tool's own binary (`ior`, `mdtest`).
 pub fn main(tool: &dyn Command) -> ExitCode {
-    let mut args = std::env::args();
-    let program = args.next().unwrap_or_else(|| tool.name().into());
-    tool.main(&program, args.collect())
+    let mut args = std::env::args_os();
+    let program = args.next().map(|p| p.to_string_lossy().into_owned());
+    let program = program.unwrap_or_else(|| tool.name().into());
+    match text_args(args) {
+        Ok(args) if version::asked(&args) => {
+            print!("{}", version::text(tool.name()));
+            ExitCode::SUCCESS
+        }
+        Ok(args) => tool.main(&program, args),
+        Err(e) => report_failure(tool.name(), &Error::Usage(e)),
+    }
 }
 
 /// Parses, then runs on every task of the engine.
@@ -277,25 +325,45 @@ fn pario_help() -> String {
     }
     text.push_str(
         "\nTasks run as threads of one process: set PARIO_TASKS=N (or ior's -N;\n\
-         mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).\n",
+         mdtest's -N is a stride, so mdtest takes PARIO_TASKS only).\n\n\
+         Help and versions:\n\
+         \x20 pario help TOOL            a tool's options (as TOOL -h)\n\
+         \x20 pario help --man PAGE      a man page: ior, mdtest, md-workbench, io500,\n\
+         \x20                            dlio_benchmark or pario\n\
+         \x20 pario help --markdown      the guide's option reference\n\
+         \x20 pario help --completions S bash, zsh or fish completions\n\
+         \x20 pario help --write DIR     all of them, into DIR/docs and DIR/completions\n\
+         \x20 TOOL --version             versions, build features and MPI library\n",
     );
     text
 }
 
 /// `pario <tool> ...`.
 pub fn pario_main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
+    let args = match text_args(std::env::args_os().skip(1)) {
+        Ok(args) => args,
+        Err(e) => return report_failure("pario", &Error::Usage(e)),
+    };
+    let mut args = args.into_iter();
     match args.next().as_deref() {
+        Some("help") if args.len() > 0 => reference::main(&args.collect::<Vec<_>>()),
         Some("-h" | "--help" | "help") | None => {
             print!("{}", pario_help());
             ExitCode::SUCCESS
         }
         Some("-V" | "--version") => {
-            println!("pario {}", env!("CARGO_PKG_VERSION"));
+            print!("{}", version::text("pario"));
             ExitCode::SUCCESS
         }
         Some(name) => match TOOLS.iter().find(|t| t.name() == name) {
-            Some(tool) => tool.main(&format!("pario {name}"), args.collect()),
+            Some(tool) => {
+                let args: Vec<String> = args.collect();
+                if version::asked(&args) {
+                    print!("{}", version::text(name));
+                    return ExitCode::SUCCESS;
+                }
+                tool.main(&format!("pario {name}"), args)
+            }
             None => {
                 eprintln!("pario: error: unknown tool '{name}' (try 'pario --help')");
                 ExitCode::from(2)

@@ -1,5 +1,6 @@
 //! `pario compare A.json B.json`: for each figure both results have (an
-//! ior access, an mdtest operation, an md-workbench phase, an io500 phase),
+//! ior access, an mdtest operation, an md-workbench phase, an io500 phase,
+//! dlio_benchmark's AU, samples/s and checkpoint GB/s),
 //! the ratio of B's mean to A's over their repetitions, the spread of each,
 //! and a plain verdict.
 //!
@@ -11,9 +12,15 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-use serde_json::Value;
+mod dlio;
+mod results;
 
+use serde::Serialize;
+
+pub use crate::concurrent::tools::Step;
+pub use results::{ResultFile, Sample, Source};
+
+use crate::concurrent::tools;
 use crate::error::UsageError;
 use crate::options::{long_flag, on, Grammar, ModuleOptions, Setting};
 
@@ -77,127 +84,14 @@ impl Verdict {
     }
 }
 
-/// One repetition of a figure in a result document: the figure's name and
-/// unit, its value, and the JSON object it was read from (the row of ior's
-/// Results, mdtest's phase, md-workbench's phase, io500's phase), where the
-/// report finds the rest of what that repetition says.
-pub struct Sample<'a> {
-    pub figure: String,
-    /// The figure without its step: what a sweep's steps have in common
-    /// (`test 0 write`, `File creation`).
-    pub what: String,
-    /// The step of a sweep (ior's `-O sweep`, mdtest's `-f/-l/-s`) the
-    /// sample is from.
-    pub step: Option<Step>,
-    pub unit: String,
-    pub value: Option<f64>,
-    pub source: &'a Value,
-}
-
-/// A sweep's step: its tasks and, when the document says, its nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Step {
-    pub tasks: u64,
-    pub nodes: Option<u64>,
-}
-
-/// Every repetition of every figure of a result document of any of pario's
-/// tools, in document order: the one walk over the tools' layouts that
-/// `compare` and `report` share.
-pub fn samples(doc: &Value) -> Result<Vec<Sample<'_>>, String> {
-    let mut out = Vec::new();
-    let tests = doc["tests"].as_array();
-    let phases = doc["phases"].as_array();
-    match (tests, phases) {
-        (Some(tests), _) if tests.iter().any(|t| t["Results"].is_array()) => ior(tests, &mut out),
-        (Some(steps), _) => mdtest(steps, &mut out),
-        (None, Some(phases)) if phases.iter().any(|p| p["name"].is_string()) => {
-            for p in phases {
-                let (name, unit) = (text(&p["name"]), text(&p["unit"]));
-                out.push(Sample::new(name, None, &unit, p["score"].as_f64(), p));
-            }
-            let total = doc["score"]["total"].as_f64();
-            out.push(Sample::new("score".into(), None, "", total, &doc["score"]));
-        }
-        (None, Some(phases)) => {
-            for p in phases {
-                let name = text(&p["phase"]);
-                out.push(Sample::new(name, None, "iops/s", p["rate"].as_f64(), p));
-            }
-        }
-        _ => return Err("not a result document of ior, mdtest, md-workbench or io500".into()),
-    }
-    Ok(out)
-}
-
-impl<'a> Sample<'a> {
-    /// A sample whose figure is what it measures (no step in its name).
-    fn new(
-        what: String,
-        step: Option<Step>,
-        unit: &str,
-        value: Option<f64>,
-        source: &'a Value,
-    ) -> Self {
-        Sample {
-            figure: what.clone(),
-            what,
-            step,
-            unit: unit.into(),
-            value,
-            source,
-        }
-    }
-}
-
-/// ior's rows: a figure per test and access (per step of a sweep, whose
-/// steps are one test each).
-fn ior<'a>(tests: &'a [Value], out: &mut Vec<Sample<'a>>) {
-    for t in tests {
-        let sweep = &t["sweepStep"];
-        let step = sweep["tasks"].as_u64().map(|tasks| Step {
-            tasks,
-            nodes: sweep["nodes"].as_u64(),
-        });
-        let test = match step {
-            Some(s) => format!("{} at {} tasks", t["TestID"], s.tasks),
-            None => t["TestID"].to_string(),
-        };
-        for r in t["Results"].as_array().into_iter().flatten() {
-            let access = text(&r["access"]);
-            let what = format!("test {} {access}", t["TestID"]);
-            let sample = Sample::new(what, step, "MiB/s", r["bwMiB"].as_f64(), r);
-            out.push(Sample {
-                figure: format!("test {test} {access}"),
-                ..sample
-            });
-        }
-    }
-}
-
-/// mdtest's phases: a figure per step (task count) and operation.
-fn mdtest<'a>(steps: &'a [Value], out: &mut Vec<Sample<'a>>) {
-    for s in steps {
-        let step = s["tasks"].as_u64().map(|tasks| Step { tasks, nodes: None });
-        for it in s["iterations"].as_array().into_iter().flatten() {
-            for ph in it["phases"].as_array().into_iter().flatten() {
-                let op = text(&ph["operation"]);
-                let figure = format!("{} tasks: {op}", s["tasks"]);
-                let sample = Sample::new(op, step, "ops/s", ph["rate"].as_f64(), ph);
-                out.push(Sample { figure, ..sample });
-            }
-        }
-    }
-}
-
-/// The figures of a result document of any of pario's tools, by name.
-pub fn figures(doc: &Value) -> Result<BTreeMap<String, Figure>, String> {
-    Ok(collect(&samples(doc)?))
+/// The figures of a result file, by name.
+pub fn figures(doc: &ResultFile) -> BTreeMap<String, Figure> {
+    collect(&doc.samples())
 }
 
 /// The samples' values gathered per figure (a sample without a value adds
 /// nothing).
-pub fn collect(samples: &[Sample<'_>]) -> BTreeMap<String, Figure> {
+pub fn collect<S>(samples: &[tools::Sample<S>]) -> BTreeMap<String, Figure> {
     let mut out: BTreeMap<String, Figure> = BTreeMap::new();
     for s in samples {
         if let Some(v) = s.value {
@@ -211,10 +105,6 @@ pub fn collect(samples: &[Sample<'_>]) -> BTreeMap<String, Figure> {
         }
     }
     out
-}
-
-fn text(v: &Value) -> String {
-    v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
 
 fn spread(values: &[f64]) -> Spread {
@@ -358,10 +248,9 @@ fn run(args: &[String]) -> Result<String, String> {
     let [a_path, b_path] = &a.files[..] else {
         return Err(TWO_FILES.into());
     };
-    let load = |path: &str| -> Result<BTreeMap<String, Figure>, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-        let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-        figures(&doc).map_err(|e| format!("{path}: {e}"))
+    let load = |path: &str| match dlio::read(path)? {
+        Some(r) => Ok(collect(&dlio::samples(&r))),
+        None => ResultFile::read(path).map(|doc| figures(&doc)),
     };
     let rows = compare(&load(a_path)?, &load(b_path)?);
     if rows.is_empty() {

@@ -296,3 +296,15 @@ where
     }
     rank0.unwrap_or_else(|| Err(Error::Comm("no task ran".into())))
 }
+
+/// The first line of the MPI library's version, in a build with MPI
+/// (`MPI_Get_library_version` may be called before MPI starts).
+pub fn mpi_library() -> Option<String> {
+    #[cfg(feature = "mpi")]
+    {
+        let text = mpi::environment::library_version().ok()?;
+        comm::library_line(&text)
+    }
+    #[cfg(not(feature = "mpi"))]
+    None
+}

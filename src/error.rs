@@ -4,8 +4,21 @@ use std::path::Path;
 
 /// A usage error: one line naming the option and the reason. Exit status 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
+#[error("{}", one_line(.0))]
 pub struct UsageError(pub String);
+
+/// The text on one line: a line break or another control character (from
+/// a value as the user gave it) shown escaped (`\n`).
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    let shown = |c: char| match c.is_control() {
+        true => c.escape_default().to_string(),
+        false => c.to_string(),
+    };
+    text.chars().map(shown).collect::<String>().into()
+}
 
 impl UsageError {
     pub fn new(message: impl Into<String>) -> Self {
@@ -80,3 +93,15 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_usage_error_is_one_line_whatever_the_value() {
+        let e = UsageError::new("-o a\nb\r\u{1b}: 'x' is \"bad\"");
+        assert_eq!(e.to_string(), "-o a\\nb\\r\\u{1b}: 'x' is \"bad\"");
+        assert_eq!(UsageError::new("-t 3x: no").to_string(), "-t 3x: no");
+    }
+}

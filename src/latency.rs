@@ -10,7 +10,7 @@
 //! increment, so recording can stay on by default.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 use crate::comm::{Comm, CommError};
@@ -147,16 +147,22 @@ pub fn merge(
 }
 
 /// The percentiles reported per phase, in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     pub count: u64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub p50: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub p90: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub p99: f64,
-    #[serde(rename = "p99.9")]
+    #[serde(rename = "p99.9", deserialize_with = "crate::units::nan_if_null")]
     pub p999: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub mean: f64,
 }
 

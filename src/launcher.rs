@@ -102,7 +102,7 @@ pub fn refusal(l: &Launched, why: &str) -> String {
 
 /// The launcher and batch job a run belongs to, so that its results can be
 /// traced back to them (`pario.job` in JSON, a `Job` line in the header).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Job {
     /// `mpirun (Open MPI)`, `mpiexec (hydra: MPICH, Intel MPI)`, `srun`,
     /// `srun --mpi=pmi2`, `a PMI launcher (MPICH, Intel MPI)`, `mpirun_rsh

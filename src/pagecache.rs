@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Ranges up to this many bytes in total are examined whole.
 pub const EXAMINE_WHOLE: u64 = 4 << 30;
@@ -19,7 +19,7 @@ pub const SAMPLE_WINDOW: u64 = crate::units::MIB;
 pub const SAMPLE_WINDOWS: u64 = 1024;
 
 /// Resident bytes among the bytes examined.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Residency {
     /// Bytes found in the page cache.
     pub resident: u64,
@@ -45,7 +45,7 @@ impl Residency {
 }
 
 /// What a read phase found in the page cache, over all tasks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CacheReport {
     /// Before the read (before any eviction).
     #[serde(rename = "cachedBeforeRead")]

@@ -1,6 +1,6 @@
 //! Summary statistics over repetitions, iterations or tasks.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which standard deviation [`Stats::of`] computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,11 +18,15 @@ pub enum Deviation {
 
 /// Maximum, minimum, mean and standard deviation of a series (all 0 for an
 /// empty one). Every tool's summary uses it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub mean: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub stddev: f64,
 }
 

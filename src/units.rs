@@ -102,6 +102,57 @@ pub fn serialize_seconds<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S
     }
 }
 
+/// A figure read back from a report: JSON has no NaN or infinity, and
+/// serde_json writes them as `null` (md-workbench's deviation of one rank,
+/// a rate over no time), so a `null` reads back as NaN.
+pub fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let v: Option<f64> = serde::Deserialize::deserialize(d)?;
+    Ok(v.unwrap_or(f64::NAN))
+}
+
+/// A part of a report flattened into it, read with the path of a field
+/// it gets wrong in the error (`#[serde(flatten, deserialize_with =
+/// "with_path")]`): serde reads a flattened part from what it buffered,
+/// beyond where serde_path_to_error sees.
+pub fn with_path<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    serde_path_to_error::deserialize(d).map_err(serde::de::Error::custom)
+}
+
+/// A name from a fixed set that a report writes (an access, an operation,
+/// a signal) and reads back with [`one_of`]. An alias, because serde's
+/// derive borrows a field spelt `&str` from its input.
+pub type StaticName = &'static str;
+
+/// A name read back from a report that writes one of `names` (a `&'static
+/// str` field: an access, an operation, a signal): the same static name, or
+/// an error that lists them.
+pub fn one_of<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    names: &[&'static str],
+) -> Result<&'static str, D::Error> {
+    let text: String = serde::Deserialize::deserialize(d)?;
+    name_among(&text, names)
+}
+
+/// `text` as the static name among `names` it is, or an error that lists
+/// them.
+pub fn name_among<E: serde::de::Error>(
+    text: &str,
+    names: &[&'static str],
+) -> Result<&'static str, E> {
+    match names.iter().find(|n| **n == text) {
+        Some(name) => Ok(name),
+        None => Err(E::custom(format!(
+            "unknown value {text:?}, expected one of {}",
+            names.join(", ")
+        ))),
+    }
+}
+
 /// A duration of `secs` seconds (longer than any clock counts: the longest).
 pub fn duration_of(secs: f64) -> std::time::Duration {
     std::time::Duration::try_from_secs_f64(secs).unwrap_or(std::time::Duration::MAX)

@@ -128,12 +128,11 @@ fn every_tools_result_has_its_figures() {
 fn results_without_a_common_figure_are_refused() {
     let dir = tempdir().unwrap();
     let a = format!("{DATA}/a.json");
-    std::fs::write(
-        dir.path().join("other.json"),
-        r#"{"phases": [{"phase": "precreate", "rate": 5.0}]}"#,
-    )
-    .unwrap();
-    pario(dir.path(), &["compare", &a, "other.json"]).fails(2, "no figure in common");
+    let other = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/report/md-workbench.json"
+    );
+    pario(dir.path(), &["compare", &a, other]).fails(2, "no figure in common");
     std::fs::write(dir.path().join("odd.json"), "{}").unwrap();
     pario(dir.path(), &["compare", &a, "odd.json"]).fails(2, "not a result document");
 }

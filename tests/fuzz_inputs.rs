@@ -251,3 +251,59 @@ fn concurrent_group_files_are_read_or_refused_in_one_line() {
         vec![path]
     });
 }
+
+/// What Linux shows a node's describer: mountinfo (an escaped mount
+/// point, optional fields, a Lustre source), cpuinfo of x86 and Arm,
+/// meminfo; as this machine and others write them.
+const PROC_FILES: &[&str] = &[
+    "22 27 0:21 / /proc rw,relatime - proc proc rw\n\
+     25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=24683584k\n\
+     27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard,resv_strict\n\
+     61 27 0:52 / /lustre/fs\\0401 rw,flock shared:5 master:2 - lustre 10.0.0.1@o2ib:/fs1 rw\n\
+     62 27 0:53 / /home rw - nfs4 srv:/export/home rw,vers=4.2\n",
+    "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\nphysical id\t: 0\n\
+     siblings\t: 2\ncpu cores\t: 2\n\nprocessor\t: 1\nmodel name\t: AMD EPYC\nphysical id\t: 0\n",
+    "processor : 0\nBogoMIPS : 108.00\nFeatures : fp asimd\nModel : Raspberry Pi 4 Model B\n",
+    "MemTotal:       24683584 kB\nMemFree:         1076472 kB\nCached:   20031720 kB\n",
+];
+
+#[test]
+fn proc_files_are_read_without_panic() {
+    use pario::run::system::{host, mounts};
+    let tokens = [
+        " - ",
+        " ",
+        ":",
+        "\\",
+        "\\040",
+        "\\777",
+        "\\0",
+        "MemTotal:",
+        "processor",
+        "physical id",
+        "model name",
+        "\t: ",
+        "0:0",
+        "4294967296:1",
+        "/",
+        "\n",
+    ];
+    fuzz::run(
+        "the system's /proc readers",
+        cases(1500),
+        move |rng| String::from_utf8_lossy(&fuzz::input(rng, PROC_FILES, &tokens)).into_owned(),
+        |text| {
+            for m in mounts::parse_mountinfo(text) {
+                assert!(!m.fs_type.is_empty(), "{m:?}");
+                let _ = mounts::holding(
+                    std::slice::from_ref(&m),
+                    std::path::Path::new("/a/b"),
+                    Some(m.dev),
+                );
+            }
+            let cpu = host::cpu_of(text);
+            assert!(cpu.logical >= 1 && cpu.sockets >= 1, "{cpu:?}");
+            let _ = host::memory_of(text);
+        },
+    );
+}

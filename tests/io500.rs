@@ -11,7 +11,7 @@ use crate::common::{entries, io500};
 use tempfile::tempdir;
 
 /// A configuration that runs every phase in seconds.
-fn config(dir: &Path, extra: &str) -> String {
+pub(crate) fn config(dir: &Path, extra: &str) -> String {
     let text = format!(
         "[global]\ndatadir = {d}/data\nresultdir = {d}/results\n\n[debug]\nstonewall-time = 1\n\n\
          [ior-easy]\ntransferSize = 64k\nblockSize = 2m\n\n[mdtest-easy]\nn = 300\n\n\

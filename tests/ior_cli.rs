@@ -532,6 +532,17 @@ fn help_and_pario_front_end() {
     let help = ior(dir.path(), 1, &["-h"]);
     help.ok();
     assert!(help.stdout.starts_with("Synopsis ior"));
+    // Every backend's options with their defaults (the list is checked
+    // in src/ior/options/tests.rs), the same for --help.
+    for line in [
+        "\n  --aio.max-pending=128 ",
+        "\n  --S3-curl.bucket=test-bucket ",
+    ] {
+        assert!(help.stdout.contains(line), "{line:?}");
+    }
+    let long = ior(dir.path(), 1, &["--help"]);
+    long.ok();
+    assert_eq!(long.stdout, help.stdout);
     let via_pario = pario(dir.path(), &["ior", "-t", "4k", "-b", "8k", "-o", "p"]);
     via_pario.ok();
     assert!(via_pario

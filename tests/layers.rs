@@ -1,6 +1,9 @@
 //! The architecture, checked: the top-level modules of `src/` form layers
 //! (ARCHITECTURE.md draws them), every import goes down or sideways within a
-//! layer, there is no cycle, and no tool imports another tool.
+//! layer, there is no cycle between modules nor between files, no tool
+//! imports another tool, and no function is longer than a screen.
+
+mod source;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -207,16 +210,10 @@ fn has_unsafe(text: &str) -> bool {
 
 #[test]
 fn unsafe_only_in_the_listed_modules() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let found: BTreeSet<String> = files
-        .iter()
-        .filter(|f| has_unsafe(&std::fs::read_to_string(f).expect("read a source file")))
-        .map(|f| {
-            let relative = f.strip_prefix(&src).expect("under src");
-            relative.to_string_lossy().replace('\\', "/")
-        })
+    let found: BTreeSet<String> = sources()
+        .into_iter()
+        .filter(|(_, text)| has_unsafe(text))
+        .map(|(file, _)| file)
         .collect();
     let listed = listed_unsafe_modules();
     let unlisted: Vec<_> = found.difference(&listed).collect();
@@ -239,4 +236,88 @@ fn unsafe_is_found_in_code_not_in_comments() {
         "//! without `unsafe`\nlet x = 1; // unsafe here\n"
     ));
     assert!(!has_unsafe("let unsafe_ish = 1;"));
+}
+
+/// Imports the file check does not count, each because the domain needs
+/// it: (importing file, imported files' prefix, why).
+const ALLOWED_IMPORTS: &[(&str, &str, &str)] = &[(
+    "backend/registry.rs",
+    "backend/",
+    "the registry lists every backend (its INFO), and each backend \
+     describes itself with the registry's types (BackendInfo, Config)",
+)];
+
+/// The library's files (under `src/`) and their texts.
+fn sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let read = |f: &PathBuf| {
+        let relative = f.strip_prefix(&src).expect("under src");
+        let text = std::fs::read_to_string(f).expect("read a source file");
+        (relative.to_string_lossy().replace('\\', "/"), text)
+    };
+    files.iter().map(read).collect()
+}
+
+/// No two files import each other, directly or through others. A file's
+/// imports are the items it names (`use` trees, `crate::`, `super::` and
+/// `self::` paths, names a `use` brought in), each counted for the file
+/// that defines it (through `pub use`). A module's own file (`mod.rs`, or
+/// `x.rs` beside `x/`) naming its submodules' items is not counted: that is
+/// how a module presents its parts; a submodule naming its parent's items
+/// is.
+#[test]
+fn no_cycle_between_files() {
+    let mut edges = source::Files::new(sources()).edges();
+    for (from, prefix, _) in ALLOWED_IMPORTS {
+        let targets = edges
+            .get_mut(*from)
+            .expect("an allowed import's file exists");
+        targets.retain(|to| !to.starts_with(prefix));
+    }
+    let groups = source::cycles(&edges);
+    let mut wrong = Vec::new();
+    for group in &groups {
+        let within = |f: &String| -> Vec<String> {
+            let to = edges[f].iter().filter(|t| group.contains(t));
+            to.map(|t| format!("{f} -> {t}")).collect()
+        };
+        let imports: Vec<String> = group.iter().flat_map(within).collect();
+        wrong.push(format!("files import each other: {}", imports.join(", ")));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The longest a function may be, from `fn` to its closing brace: a screen.
+const MOST_LINES: usize = 100;
+
+/// Functions still longer while another branch splits them: (file, name,
+/// why). An entry that is no longer long fails the check: remove it.
+const LONG_PENDING: &[(&str, &str, &str)] = &[];
+
+#[test]
+fn no_function_longer_than_a_screen() {
+    let mut long = Vec::new();
+    let mut pending: Vec<_> = LONG_PENDING.iter().collect();
+    for (file, text) in sources() {
+        for (name, line, lines) in source::long_functions(&text, MOST_LINES) {
+            let known = pending
+                .iter()
+                .position(|(f, n, _)| *f == file && *n == name);
+            match known {
+                Some(i) => drop(pending.remove(i)),
+                None => long.push(format!("src/{file}:{line} {name}: {lines} lines")),
+            }
+        }
+    }
+    let stale = pending.iter().map(|(f, n, why)| {
+        format!("{f} {n} is no longer over {MOST_LINES} lines ({why}): remove it from LONG_PENDING")
+    });
+    long.extend(stale);
+    assert!(
+        long.is_empty(),
+        "functions over {MOST_LINES} lines (split them):\n{}",
+        long.join("\n")
+    );
 }

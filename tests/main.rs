@@ -22,15 +22,22 @@ mod aio;
 mod compare;
 mod concurrent;
 mod dlio;
+mod dlio_checkpoint;
+mod dlio_checkpoint_s3;
+mod dlio_train;
+mod dlio_train_s3;
 mod explain;
 mod full_and_readonly;
 mod fuzz_inputs;
 mod fuzz_options;
+mod fuzz_results;
 mod integrity;
 mod interpose;
 mod io500;
+mod io500_bundle;
 mod io500_concurrent;
 mod io500_find;
+mod io500_preflight;
 mod ior_cli;
 mod ior_compat;
 mod launch;
@@ -54,12 +61,16 @@ mod sweep;
 
 // The source and documents themselves.
 mod docs;
+mod guide;
 mod layers;
+mod reference;
 
 // Real components started by the tests: mpirun (`--features mpi`), parallel
 // HDF5 (`--features hdf5`), a browser.
 mod concurrent_mpi;
+mod dlio_checkpoint_mpi;
 mod dlio_mpi;
+mod dlio_train_mpi;
 mod hdf5;
 mod hdf5_reference;
 mod integrity_mpi;

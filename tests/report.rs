@@ -203,16 +203,19 @@ fn images_are_written_as_svg_and_png() {
     pario(dir.path(), &args).ok();
     let mut names: Vec<String> = common::entries(&img);
     names.sort();
-    assert_eq!(
-        names,
-        [
-            "01-ior-write.png",
-            "01-ior-write.svg",
-            "02-ior-read.png",
-            "02-ior-read.svg"
-        ]
-    );
-    for chart in ["01-ior-write", "02-ior-read"] {
+    // Each chart named by its title: the figure and the workload both
+    // results share.
+    let shared = "1-mib-transfers-4-mib-blocks-shared-file-2-tasks";
+    let charts = [
+        format!("01-ior-write-{shared}"),
+        format!("02-ior-read-{shared}"),
+    ];
+    let files: Vec<String> = charts
+        .iter()
+        .flat_map(|c| [format!("{c}.png"), format!("{c}.svg")])
+        .collect();
+    assert_eq!(names, files);
+    for chart in charts {
         let svg = std::fs::read_to_string(img.join(format!("{chart}.svg"))).unwrap();
         assert!(svg.starts_with("<svg width=\"580\""), "{}", &svg[..200]);
         let height: u32 = svg["<svg width=\"580\" height=\"".len()..]

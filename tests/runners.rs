@@ -35,7 +35,7 @@ impl LogSink for Recorder {}
 
 impl IorSink for Recorder {
     fn run_started(&mut self, r: &RunReport) -> io::Result<()> {
-        self.push(format!("run started: {} tasks", r.pario.tasks))
+        self.push(format!("run started: {} tasks", r.header.pario.tasks))
     }
     fn test_started(&mut self, t: &TestReport) -> io::Result<()> {
         self.push(format!("test {} started", t.test_id))
@@ -61,7 +61,7 @@ impl IorSink for Recorder {
 
 impl MdtestSink for Recorder {
     fn run_started(&mut self, r: &MdtestReport) -> io::Result<()> {
-        self.push(format!("run started: {} tasks", r.pario.tasks))
+        self.push(format!("run started: {} tasks", r.header.pario.tasks))
     }
     fn sweep_started(&mut self, tasks: usize, total: u64, kind: &str) -> io::Result<()> {
         self.push(format!("{tasks} tasks, {total} {kind}"))

@@ -11,6 +11,7 @@ use common::{finish, rows, Run};
 use std::path::Path;
 use std::process::Command;
 
+mod completion;
 mod errors;
 mod ior_lines;
 mod transport;
@@ -102,17 +103,36 @@ const fn mpi(tasks: usize, args: &'static [&'static str]) -> Trip {
 }
 
 impl Trip {
-    /// Its ior arguments (no `-a`), on objects under `prefix`.
+    /// Its ior arguments (no `-a`), on objects under `prefix`, kept (`-k`)
+    /// for [`Trip::check`] to weigh.
     pub fn command(&self, prefix: &str) -> Vec<String> {
         let o = format!("s3://{BUCKET}/{prefix}/file");
-        let all = ["-o", &o, "-w", "-r", "-W", "-R"]
+        let all = ["-o", &o, "-w", "-r", "-W", "-R", "-k"]
             .into_iter()
             .chain(self.args.iter().copied());
         all.map(String::from).collect()
     }
 
-    /// A write and a read row, every byte as written, the requests in
-    /// flight shown in the header, nothing left under `prefix`.
+    /// The bytes a run stores: `-b` times `-s` on each of its tasks (the
+    /// header's `tasks` line: under mpirun, the ranks).
+    fn stored(&self, run: &Run) -> u64 {
+        let value = |flag: &str| {
+            let at = self.args.iter().position(|a| *a == flag);
+            at.map_or(1, |i| pario::units::parse_size(self.args[i + 1]).unwrap())
+        };
+        let tasks: u64 = run
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("tasks")?.trim_start().strip_prefix(':'))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("the header's tasks line");
+        value("-b") * value("-s") * tasks
+    }
+
+    /// A write and a read row, every byte as written, the objects kept
+    /// holding all that was written and no more (a completed upload's
+    /// size), the requests in flight shown in the header; then the
+    /// objects removed, nothing left under `prefix`.
     pub fn check(&self, run: &Run, server: &Server, prefix: &str) {
         run.ok();
         assert_eq!(rows(&run.stdout).len(), 2, "{:?}", self.args);
@@ -129,6 +149,14 @@ impl Trip {
             let shown = format!("max-pending {n}");
             assert!(run.stdout.contains(&shown), "{}", run.stdout);
         }
+        let client = server.client();
+        let (kept, _) = client
+            .list(BUCKET, &format!("{prefix}/"), None, None)
+            .unwrap();
+        let stored: u64 = kept.iter().map(|o| o.size).sum();
+        assert_eq!(stored, self.stored(run), "{args:?}: {kept:?}");
+        let keys: Vec<String> = kept.into_iter().map(|o| o.key).collect();
+        client.delete_many(BUCKET, &keys).unwrap();
         server.assert_clean(&format!("{prefix}/"));
     }
 }

@@ -10,12 +10,14 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 
 use super::namespace::{Namespace, PosixNamespace};
-use super::posix::{open_test_file, Posix, DIRECT_ALIGNMENT};
+use super::posix::{self, open_test_file, Posix, PosixOptions, DIRECT_ALIGNMENT};
 use super::ring::{self, Completion, Extras, Ring};
 use super::{
-    Access, Backend, BackendInfo, Capabilities, Config, Context, CreateSpec, File, ModuleOption,
-    OpenSpec, Queue, Settings, Status,
+    Access, Backend, BackendInfo, Capabilities, Config, Context, CreateSpec, File, OpenSpec, Queue,
+    Status, Typed,
 };
+use crate::options::{long_flag, long_value, on, parsed, OptSpec};
+use crate::units::parse_count;
 
 /// Interposers that reach a program through the C library (their library
 /// names, lower case): io_uring's transfers pass them by.
@@ -42,47 +44,93 @@ pub const INFO: BackendInfo = BackendInfo {
         stores_data: true,
         posix_namespace: true,
     },
-    options: &[
-        ModuleOption {
-            name: "aio.max-pending",
-            flag: false,
-            default: "128",
-            help: "Requests in flight at most (the queue depth), 1 or more",
-        },
-        ModuleOption {
-            name: "aio.granularity",
-            flag: false,
-            default: "16",
-            help: "Requests submitted together, at most max-pending",
-        },
-        ModuleOption {
-            name: "aio.fixed-buffers",
-            flag: true,
-            default: "",
-            help: "pario: register the buffers with io_uring once (pinned; fixed reads and writes)",
-        },
-        ModuleOption {
-            name: "aio.fixed-files",
-            flag: true,
-            default: "",
-            help: "pario: register each file with io_uring once",
-        },
-        ModuleOption {
-            name: "aio.sqpoll",
-            flag: false,
-            default: "0",
-            help: "pario: a kernel thread polls the submissions, idle after this many ms (0: off)",
-        },
-        ModuleOption {
-            name: "aio.iopoll",
-            flag: true,
-            default: "",
-            help:
-                "pario: busy-poll completions (needs --posix.odirect and a device with poll queues)",
-        },
-    ],
-    configure,
+    options: &Typed {
+        table: options,
+        configure,
+    },
 };
+
+/// AIO's options: POSIX's (its files are opened as POSIX opens them) and
+/// the ring's.
+#[derive(Debug, Clone, Copy)]
+pub struct AioOptions {
+    pub posix: PosixOptions,
+    /// Requests in flight at most.
+    pub max_pending: usize,
+    /// Requests submitted together.
+    pub granularity: usize,
+    pub fixed_buffers: bool,
+    pub fixed_files: bool,
+    /// Milliseconds a submission-polling kernel thread idles; 0: none.
+    pub sqpoll: u64,
+    pub iopoll: bool,
+}
+
+impl Default for AioOptions {
+    fn default() -> Self {
+        AioOptions {
+            posix: PosixOptions::default(),
+            max_pending: 128,
+            granularity: 16,
+            fixed_buffers: false,
+            fixed_files: false,
+            sqpoll: 0,
+            iopoll: false,
+        }
+    }
+}
+
+/// io_uring's limit on a ring's entries.
+const MOST_PENDING: usize = 32768;
+
+/// `--aio.max-pending`: IOR asks for 8 or more; pario also takes 1 to 7
+/// (queue depth 1 is how the ring's own cost is measured against POSIX).
+fn depth(value: &str) -> Result<usize, String> {
+    match parse_count(value)? as usize {
+        0 => Err("at least 1".into()),
+        n if n > MOST_PENDING => Err(format!("at most {MOST_PENDING} (io_uring's limit)")),
+        n => Ok(n),
+    }
+}
+
+/// AIO's module options, POSIX's first.
+fn options() -> Vec<OptSpec<AioOptions>> {
+    let own: Vec<OptSpec<AioOptions>> = vec![
+        long_value(
+            &["aio.max-pending"],
+            "Requests in flight at most (the queue depth), 1 or more",
+            parsed(|o| &mut o.max_pending, depth),
+        ),
+        long_value(
+            &["aio.granularity"],
+            "Requests submitted together, at most max-pending",
+            parsed(|o| &mut o.granularity, |v| Ok(parse_count(v)? as usize)),
+        ),
+        long_flag(
+            &["aio.fixed-buffers"],
+            "pario: register the buffers with io_uring once (pinned; fixed reads and writes)",
+            on(|o| &mut o.fixed_buffers),
+        ),
+        long_flag(
+            &["aio.fixed-files"],
+            "pario: register each file with io_uring once",
+            on(|o| &mut o.fixed_files),
+        ),
+        long_value(
+            &["aio.sqpoll"],
+            "pario: a kernel thread polls the submissions, idle after this many ms (0: off)",
+            parsed(|o| &mut o.sqpoll, parse_count),
+        ),
+        long_flag(
+            &["aio.iopoll"],
+            "pario: busy-poll completions (needs --posix.odirect and a device with poll queues)",
+            on(|o| &mut o.iopoll),
+        ),
+    ];
+    let posix = posix::options().into_iter();
+    let posix = posix.map(|s| s.lifted(|o: &mut AioOptions| &mut o.posix));
+    posix.chain(own).collect()
+}
 
 /// AIO's options, checked.
 #[derive(Debug)]
@@ -93,40 +141,19 @@ struct AioConfig {
     extras: Extras,
 }
 
-fn number(settings: &Settings<'_>, name: &str, default: usize) -> Result<usize, String> {
-    match settings.values.get(name) {
-        None => Ok(default),
-        Some(v) => crate::units::parse_count(v)
-            .map(|n| n as usize)
-            .map_err(|e| format!("--{name}={v}: {e}")),
-    }
-}
-
-fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
-    let max_pending = number(settings, "aio.max-pending", 128)?;
-    let granularity = number(settings, "aio.granularity", 16)?;
-    // IOR asks for 8 or more; pario also takes 1 to 7 (queue depth 1 is
-    // how the ring's own cost is measured against POSIX).
-    if max_pending == 0 {
-        return Err("--aio.max-pending=0: at least 1".into());
-    }
-    if max_pending > 32768 {
-        return Err(format!(
-            "--aio.max-pending={max_pending}: at most 32768 (io_uring's limit)"
-        ));
-    }
+fn configure(o: AioOptions) -> Result<Box<dyn Config>, String> {
+    let (max_pending, granularity) = (o.max_pending, o.granularity);
     if granularity == 0 || granularity > max_pending {
         return Err(format!(
             "--aio.granularity={granularity}: from 1 to max-pending ({max_pending})"
         ));
     }
-    let direct = settings.flag("posix.odirect")?;
-    let sqpoll = number(settings, "aio.sqpoll", 0)?;
+    let direct = o.posix.odirect;
     let extras = Extras {
-        fixed_buffers: settings.flag("aio.fixed-buffers")?,
-        fixed_file: settings.flag("aio.fixed-files")?,
-        sqpoll_ms: (sqpoll > 0).then_some(sqpoll.min(u32::MAX as usize) as u32),
-        iopoll: settings.flag("aio.iopoll")?,
+        fixed_buffers: o.fixed_buffers,
+        fixed_file: o.fixed_files,
+        sqpoll_ms: (o.sqpoll > 0).then_some(o.sqpoll.min(u64::from(u32::MAX)) as u32),
+        iopoll: o.iopoll,
     };
     if extras.iopoll && !direct {
         return Err(

@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use super::namespace::{Namespace, NoNamespace};
 use super::{
-    Backend, BackendInfo, BatchResult, Capabilities, Config, Context, CreateSpec, File,
-    ModuleOption, OpenSpec, Piece, Settings, Status,
+    Backend, BackendInfo, BatchResult, Capabilities, Config, Context, CreateSpec, File, OpenSpec,
+    Piece, Status, Typed,
 };
+use crate::options::{long_flag, long_value, on, parsed, OptSpec};
+use crate::units::parse_size;
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "DUMMY",
@@ -19,51 +21,61 @@ pub const INFO: BackendInfo = BackendInfo {
         stores_data: false,
         posix_namespace: false,
     },
-    options: &[
-        ModuleOption {
-            name: "dummy.delay-create",
-            flag: false,
-            default: "0",
-            help: "Delay per create in usec",
-        },
-        ModuleOption {
-            name: "dummy.delay-close",
-            flag: false,
-            default: "0",
-            help: "Delay per close in usec",
-        },
-        ModuleOption {
-            name: "dummy.delay-sync",
-            flag: false,
-            default: "0",
-            help: "Delay for sync in usec",
-        },
-        ModuleOption {
-            name: "dummy.delay-xfer",
-            flag: false,
-            default: "0",
-            help: "Delay per xfer in usec",
-        },
-        ModuleOption {
-            name: "dummy.delay-only-rank0",
-            flag: true,
-            default: "",
-            help: "Delay only Rank0",
-        },
-    ],
-    configure,
+    options: &Typed {
+        table: options,
+        configure,
+    },
 };
 
-fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
-    let usec = |name: &str| settings.number(name).map(Duration::from_micros);
+/// DUMMY's options: delays in microseconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DummyOptions {
+    pub delay_create: u64,
+    pub delay_close: u64,
+    pub delay_sync: u64,
+    pub delay_xfer: u64,
+    pub delay_only_rank0: bool,
+}
+
+fn options() -> Vec<OptSpec<DummyOptions>> {
+    vec![
+        long_value(
+            &["dummy.delay-create"],
+            "Delay per create in usec",
+            parsed(|o| &mut o.delay_create, parse_size),
+        ),
+        long_value(
+            &["dummy.delay-close"],
+            "Delay per close in usec",
+            parsed(|o| &mut o.delay_close, parse_size),
+        ),
+        long_value(
+            &["dummy.delay-sync"],
+            "Delay for sync in usec",
+            parsed(|o| &mut o.delay_sync, parse_size),
+        ),
+        long_value(
+            &["dummy.delay-xfer"],
+            "Delay per xfer in usec",
+            parsed(|o| &mut o.delay_xfer, parse_size),
+        ),
+        long_flag(
+            &["dummy.delay-only-rank0"],
+            "Delay only Rank0",
+            on(|o| &mut o.delay_only_rank0),
+        ),
+    ]
+}
+
+fn configure(o: DummyOptions) -> Result<Box<dyn Config>, String> {
     Ok(Box::new(Dummy {
         delays: Delays {
-            create: usec("dummy.delay-create")?,
-            close: usec("dummy.delay-close")?,
-            sync: usec("dummy.delay-sync")?,
-            xfer: usec("dummy.delay-xfer")?,
+            create: Duration::from_micros(o.delay_create),
+            close: Duration::from_micros(o.delay_close),
+            sync: Duration::from_micros(o.delay_sync),
+            xfer: Duration::from_micros(o.delay_xfer),
         },
-        only_rank0: settings.flag("dummy.delay-only-rank0")?,
+        only_rank0: o.delay_only_rank0,
     }))
 }
 

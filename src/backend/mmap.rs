@@ -6,14 +6,14 @@ use std::ffi::CStr;
 use std::fs::OpenOptions;
 use std::io;
 
-use memmap2::{Advice, MmapMut, MmapOptions};
+use memmap2::{Advice, MmapMut};
 
 use super::cpath::path_of;
 use super::namespace::{Namespace, PosixNamespace};
 use super::{
-    posix, Access, Backend, BackendInfo, Capabilities, Config, Context, File, ModuleOption,
-    OpenSpec, Settings,
+    posix, Access, Backend, BackendInfo, Capabilities, Config, Context, File, OpenSpec, Typed,
 };
+use crate::options::{long_flag, on, OptSpec};
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "MMAP",
@@ -24,38 +24,37 @@ pub const INFO: BackendInfo = BackendInfo {
         stores_data: true,
         posix_namespace: true,
     },
-    options: &[
-        ModuleOption {
-            name: "mmap.madv_dont_need",
-            flag: true,
-            default: "",
-            help: "Use advise don't need",
-        },
-        ModuleOption {
-            name: "mmap.madv_pattern",
-            flag: true,
-            default: "",
-            help: "Use advise to indicate the pattern random/sequential",
-        },
-    ],
-    configure,
+    options: &Typed {
+        table: options,
+        configure: |o| Ok(Box::new(o)),
+    },
 };
 
-fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
-    Ok(Box::new(MmapConfig {
-        dont_need: settings.flag("mmap.madv_dont_need")?,
-        advise_pattern: settings.flag("mmap.madv_pattern")?,
-    }))
+/// MMAP's options: they are its configuration (the backend is too).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MmapOptions {
+    /// `madvise(DONTNEED)` at close.
+    pub dont_need: bool,
+    /// `madvise` of the access pattern.
+    pub advise_pattern: bool,
 }
 
-/// MMAP's options, checked (the backend is the configuration itself).
-#[derive(Debug, Clone, Copy)]
-struct MmapConfig {
-    dont_need: bool,
-    advise_pattern: bool,
+fn options() -> Vec<OptSpec<MmapOptions>> {
+    vec![
+        long_flag(
+            &["mmap.madv_dont_need"],
+            "Use advise don't need",
+            on(|o| &mut o.dont_need),
+        ),
+        long_flag(
+            &["mmap.madv_pattern"],
+            "Use advise to indicate the pattern random/sequential",
+            on(|o| &mut o.advise_pattern),
+        ),
+    ]
 }
 
-impl Config for MmapConfig {
+impl Config for MmapOptions {
     fn build(&self, _: &Context<'_>) -> Result<Box<dyn Backend>, String> {
         Ok(Box::new(Mmap {
             dont_need: self.dont_need,
@@ -110,13 +109,21 @@ impl Backend for Mmap {
             // this handle reads, and another process truncating it makes an
             // access beyond the new end raise SIGBUS, which ends the run.
             // pario's own tasks write disjoint ranges.
-            Access::Write => unsafe { MmapOptions::new().len(length as usize).map_mut(&file)? },
+            Access::Write => unsafe {
+                memmap2::MmapOptions::new()
+                    .len(length as usize)
+                    .map_mut(&file)?
+            },
             // SAFETY: a private copy-on-write (MAP_PRIVATE) mapping, so that
             // read handles have the same type as write handles; it is never
             // written, so it keeps showing the file's pages. `length` is the
             // file's size just read; as above, a truncation by another
             // process while the file is mapped raises SIGBUS.
-            Access::Read => unsafe { MmapOptions::new().len(length as usize).map_copy(&file)? },
+            Access::Read => unsafe {
+                memmap2::MmapOptions::new()
+                    .len(length as usize)
+                    .map_copy(&file)?
+            },
         };
         if self.advise_pattern {
             map.advise(if spec.sequential {

@@ -2,11 +2,13 @@
 //!
 //! A backend opens files and moves bytes; the runners decide what, where and
 //! when. Each backend is one module that exports a [`BackendInfo`]: its name,
-//! its capabilities, its module options (`--posix.odirect`) and how its
-//! options become a typed configuration. Adding a backend is one new module
-//! plus one line in [`registry::registry`].
+//! its capabilities, and its module options (`--posix.odirect`): a typed
+//! options struct with one table ([`Typed`]) and the check that makes them
+//! its configuration. Adding a backend is one new module plus one line in
+//! [`registry::registry`]; adding an option, a field and a row of its table.
 
 pub mod aio;
+pub mod config;
 pub mod cpath;
 pub mod dummy;
 pub mod listing;
@@ -26,12 +28,9 @@ pub mod mpiio;
 use std::ffi::CStr;
 use std::io;
 
-pub use crate::options::ModuleOption;
+pub use config::{BackendInfo, Capabilities, Config, Context, Demands, Given, Typed};
 pub use namespace::{FsUsage, Namespace};
-pub use registry::{
-    all_module_options, configure, registry, BackendInfo, Capabilities, Choice, Config, Context,
-    Demands, Settings,
-};
+pub use registry::{all_module_options, configure, options_of, registry, Choice};
 pub use transfer::{read_fully, transfer_pieces, write_fully, Retry};
 
 /// What a file is opened for.

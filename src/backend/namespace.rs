@@ -7,7 +7,7 @@
 use std::ffi::CStr;
 use std::io;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::cpath::path_of;
 use crate::pagecache::{self, Residency};
@@ -102,7 +102,7 @@ impl Namespace for NoNamespace {
 }
 
 /// Capacity and use of the file system holding the test files.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FsUsage {
     #[serde(rename = "totalBytes")]
     pub total_bytes: u64,

@@ -11,8 +11,9 @@ use super::cpath::path_of;
 use super::namespace::{Namespace, PosixNamespace};
 use super::{
     read_fully, Access, Backend, BackendInfo, Capabilities, Config, Context, CreateSpec, File,
-    ModuleOption, OpenSpec, Retry, Settings, Status,
+    OpenSpec, Retry, Status, Typed,
 };
+use crate::options::{long_flag, on, OptSpec};
 
 /// Alignment demanded under O_DIRECT: the page size, which satisfies every
 /// common device's logical block size.
@@ -26,40 +27,40 @@ pub const INFO: BackendInfo = BackendInfo {
         stores_data: true,
         posix_namespace: true,
     },
-    options: &[
-        ModuleOption {
-            name: "posix.odirect",
-            flag: true,
-            default: "",
-            help: "Direct I/O Mode (O_DIRECT: sizes and offsets must be multiples of 4 KiB)",
-        },
-        ModuleOption {
-            name: "posix.evict",
-            flag: true,
-            default: "",
-            help: "Sync and drop the test files from the page cache before each read (fadvise DONTNEED)",
-        },
-    ],
-    configure,
+    options: &Typed {
+        table: options,
+        configure: |o| Ok(Box::new(o)),
+    },
 };
 
-/// POSIX's options, checked.
-#[derive(Debug)]
-struct PosixConfig {
-    direct: bool,
-    evict: bool,
+/// POSIX's options (AIO's too): they are its configuration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PosixOptions {
+    /// `--posix.odirect`: `O_DIRECT`.
+    pub odirect: bool,
+    /// `--posix.evict`: drop the files from the page cache before a read.
+    pub evict: bool,
 }
 
-fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
-    Ok(Box::new(PosixConfig {
-        direct: settings.flag("posix.odirect")?,
-        evict: settings.flag("posix.evict")?,
-    }))
+/// POSIX's module options.
+pub fn options() -> Vec<OptSpec<PosixOptions>> {
+    vec![
+        long_flag(
+            &["posix.odirect"],
+            "Direct I/O Mode (O_DIRECT: sizes and offsets must be multiples of 4 KiB)",
+            on(|o| &mut o.odirect),
+        ),
+        long_flag(
+            &["posix.evict"],
+            "Sync and drop the test files from the page cache before each read (fadvise DONTNEED)",
+            on(|o| &mut o.evict),
+        ),
+    ]
 }
 
-impl Config for PosixConfig {
+impl Config for PosixOptions {
     fn alignment(&self) -> Option<u64> {
-        self.direct.then_some(DIRECT_ALIGNMENT)
+        self.odirect.then_some(DIRECT_ALIGNMENT)
     }
 
     fn evicts(&self) -> bool {
@@ -67,7 +68,7 @@ impl Config for PosixConfig {
     }
 
     fn build(&self, _: &Context<'_>) -> Result<Box<dyn Backend>, String> {
-        Ok(Box::new(Posix::new(self.direct)))
+        Ok(Box::new(Posix::new(self.odirect)))
     }
 }
 

@@ -3,126 +3,12 @@
 //! ([`configure`]) is separate from construction ([`Choice::build`], which a
 //! run calls on every task).
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use super::config::{BackendInfo, Capabilities, Config, Context, Demands, Given};
 use super::Backend;
-use crate::comm::Comm;
-use crate::console::TaskLines;
 use crate::options::ModuleOption;
-
-/// What a backend can do, as data: the tools' checks, their help and
-/// mdtest's choice of APIs follow from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Capabilities {
-    /// Collective transfers (`-c`): every task makes the same calls.
-    pub collective: bool,
-    /// The metadata calls mdtest makes (create, stat, rename, mknod, syncfs).
-    pub metadata: bool,
-    /// It keeps what is written, so data can be verified and cached.
-    pub stores_data: bool,
-    /// Its paths are names in the POSIX file system: the page cache and the
-    /// file system's usage can be looked at.
-    pub posix_namespace: bool,
-}
-
-/// The module options given for a run, with typed accessors.
-pub struct Settings<'a> {
-    pub values: &'a BTreeMap<String, String>,
-}
-
-impl Settings<'_> {
-    pub fn flag(&self, name: &str) -> Result<bool, String> {
-        match self.values.get(name) {
-            None => Ok(false),
-            Some(v) => v
-                .trim()
-                .parse::<i64>()
-                .map(|n| n != 0)
-                .map_err(|_| format!("--{name}={v}: expected 0 or 1")),
-        }
-    }
-
-    pub fn number(&self, name: &str) -> Result<u64, String> {
-        match self.values.get(name) {
-            None => Ok(0),
-            Some(v) => crate::units::parse_size(v).map_err(|e| format!("--{name}: {e}")),
-        }
-    }
-}
-
-/// What a backend may need from the run it serves.
-pub struct Context<'a> {
-    pub comm: &'a dyn Comm,
-    /// Whether this task takes part in the test (`-N`).
-    pub active: bool,
-    /// `-c`: collective transfers.
-    pub collective: bool,
-    /// Where the backend prints lines of its own (`--mpiio.showHints`).
-    pub lines: TaskLines,
-}
-
-/// A backend's checked configuration: its module options, typed.
-pub trait Config: Send + Sync + fmt::Debug {
-    /// Alignment that buffers, offsets and sizes must respect (O_DIRECT).
-    fn alignment(&self) -> Option<u64> {
-        None
-    }
-    /// Whether reads are preceded by eviction from the page cache
-    /// (`--posix.evict`).
-    fn evicts(&self) -> bool {
-        false
-    }
-    /// Makes the backend of a run; every task calls it (it may be collective).
-    fn build(&self, context: &Context<'_>) -> Result<Box<dyn Backend>, String>;
-    /// Whether a written file holds exactly the bytes written, which ior
-    /// checks after a write (HDF5's files hold metadata too).
-    fn exact_file_size(&self) -> bool {
-        true
-    }
-    /// Refuses, with the line to print, what this backend cannot run (HDF5:
-    /// random offsets). Touches nothing.
-    fn refuse(&self, _demands: &Demands) -> Result<(), String> {
-        Ok(())
-    }
-}
-
-/// How a test uses its files, for the combinations a backend refuses
-/// ([`Config::refuse`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Demands {
-    /// Offsets in a shuffled or random order (`-z`).
-    pub random_offsets: bool,
-    /// Tasks share one file (no `-F`).
-    pub shared_file: bool,
-    /// Collective transfers (`-c`).
-    pub collective: bool,
-    /// A task may stop its phase early on its own (`-D` without `-c`).
-    pub own_deadline: bool,
-    /// The tasks are threads of one process (the local engine, more than one).
-    pub threads: bool,
-    /// The sizes of the test (IOR's `-t`, `-b`, `-s`).
-    pub transfer: u64,
-    pub block: u64,
-    pub segments: u64,
-    /// The tasks taking part, once they are known.
-    pub tasks: Option<u64>,
-    /// Whether the test writes (reads only: files made before).
-    pub writes: bool,
-}
-
-/// A backend's option check (see [`BackendInfo::configure`]).
-pub type ConfigureFn = fn(&Settings<'_>) -> Result<Box<dyn Config>, String>;
-
-/// A backend as the registry knows it.
-pub struct BackendInfo {
-    pub name: &'static str,
-    pub capabilities: Capabilities,
-    pub options: &'static [ModuleOption],
-    /// Checks its module options, touching nothing.
-    pub configure: ConfigureFn,
-}
 
 /// Every backend of this build.
 pub fn registry() -> &'static [BackendInfo] {
@@ -141,22 +27,6 @@ pub fn registry() -> &'static [BackendInfo] {
     ]
 }
 
-/// The capabilities of MPI-IO (known to builds without it, for messages).
-pub const MPIIO_CAPABILITIES: Capabilities = Capabilities {
-    collective: true,
-    metadata: false,
-    stores_data: true,
-    posix_namespace: true,
-};
-
-/// The capabilities of HDF5 (known to builds without it, for messages).
-pub const HDF5_CAPABILITIES: Capabilities = Capabilities {
-    collective: true,
-    metadata: false,
-    stores_data: true,
-    posix_namespace: true,
-};
-
 /// An IOR API that a rebuild of pario adds.
 struct Rebuild {
     name: &'static str,
@@ -172,7 +42,7 @@ const REBUILD: &[Rebuild] = &[
         name: "MPIIO",
         why: "needs MPI: rebuild pario with '--features mpi'",
         feature: "mpi",
-        capabilities: MPIIO_CAPABILITIES,
+        capabilities: super::config::MPIIO_CAPABILITIES,
     },
     #[cfg(not(feature = "hdf5"))]
     Rebuild {
@@ -180,7 +50,7 @@ const REBUILD: &[Rebuild] = &[
         why: "needs parallel HDF5: rebuild pario with '--features hdf5' \
               (Debian: libhdf5-openmpi-dev)",
         feature: "hdf5",
-        capabilities: HDF5_CAPABILITIES,
+        capabilities: super::config::HDF5_CAPABILITIES,
     },
 ];
 
@@ -204,31 +74,48 @@ fn missing(api: &str) -> String {
     )
 }
 
-/// Whether `backend` takes `owner`'s module options too (AIO opens files as
-/// POSIX does, so `--posix.odirect` applies to it, as in IOR; IOR's S3
-/// backends run on pario's, so `--s3.*` applies to them).
-fn inherits(backend: &str, owner: &str) -> bool {
-    (backend == "AIO" && owner == "POSIX")
-        || (matches!(backend, "S3-libs3" | "S3-curl") && owner == "S3")
-}
-
-/// The backend a module option belongs to (`posix.odirect` → POSIX).
+/// The backend a module option belongs to (`posix.odirect` → POSIX): the
+/// first of the registry that takes it (a backend that takes another's
+/// options comes after it).
 pub fn module_of(option: &str) -> Option<&'static str> {
     registry()
         .iter()
-        .find(|b| {
-            b.options
-                .iter()
-                .any(|o| o.name.eq_ignore_ascii_case(option))
-        })
+        .find(|b| b.options.takes(option))
         .map(|b| b.name)
 }
 
-/// The module options of every backend (for the option grammars).
-pub fn all_module_options() -> impl Iterator<Item = (&'static str, &'static ModuleOption)> {
-    registry()
+/// The module options of every backend, each once, with the backend it
+/// belongs to (for the option grammars and their help). A backend that
+/// takes another's option with a default of its own (S3-libs3's
+/// `s3.layout`) has it said in the option's help: `(-a S3-libs3:
+/// fragments)`.
+pub fn all_module_options() -> impl Iterator<Item = (&'static str, ModuleOption)> {
+    let mut listed: Vec<(&str, ModuleOption)> = Vec::new();
+    for b in registry() {
+        for o in b.options.options() {
+            match listed.iter_mut().find(|(_, l)| l.name == o.name) {
+                None => listed.push((b.name, o)),
+                Some((_, l)) if l.shown != o.shown => {
+                    let own = format!(" (-a {}: {})", b.name, o.shown);
+                    l.help.to_mut().push_str(&own);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    listed.into_iter()
+}
+
+/// The options `given` make for `api`'s backend when its options type is
+/// `O` (`None`: another backend, or another type), read but not checked.
+pub fn options_of<O: 'static>(api: &str, given: &Given) -> Option<Result<O, String>> {
+    let info = registry()
         .iter()
-        .flat_map(|b| b.options.iter().map(move |o| (b.name, o)))
+        .find(|b| b.name.eq_ignore_ascii_case(api))?;
+    match info.options.read(given) {
+        Ok(any) => any.downcast::<O>().ok().map(|o| Ok(*o)),
+        Err(e) => Some(Err(e)),
+    }
 }
 
 /// The backends of this build that have what `wanted` asks for, in registry
@@ -312,39 +199,38 @@ impl Choice {
 
     /// DUMMY with its defaults (`--dryRun`).
     pub fn dummy() -> Choice {
-        configure("DUMMY", &BTreeMap::new()).expect("DUMMY's defaults are valid")
+        configure("DUMMY", &Given::new()).expect("DUMMY's defaults are valid")
     }
+}
+
+/// Why `--name` is refused: its backend is not in this build.
+fn not_built(name: &str) -> String {
+    let owner = name.split('.').next().unwrap_or(name).to_uppercase();
+    let feature = REBUILD
+        .iter()
+        .find(|r| r.name == owner)
+        .map_or("mpi", |r| r.feature);
+    format!(
+        "--{name} needs -a {owner}, which this build does not have (rebuild with '--features {feature}')"
+    )
 }
 
 /// Checks `api` and the module options given: every option must belong to
 /// that backend and hold a valid value. Touches nothing.
-pub fn configure(api: &str, options: &BTreeMap<String, String>) -> Result<Choice, String> {
+pub fn configure(api: &str, options: &Given) -> Result<Choice, String> {
     let info = registry()
         .iter()
         .find(|b| b.name.eq_ignore_ascii_case(api))
         .ok_or_else(|| missing(api))?;
-    let config = (info.configure)(&Settings { values: options })
+    let config = info
+        .options
+        .configure(options)
         .map_err(|e| format!("-a {}: {e}", info.name))?;
-    for name in options.keys() {
-        match module_of(name) {
-            Some(owner) if owner == info.name || inherits(info.name, owner) => {}
-            Some(owner) => {
-                return Err(format!(
-                    "--{name} applies to -a {owner}, not -a {}",
-                    info.name
-                ))
-            }
-            None => {
-                let owner = name.split('.').next().unwrap_or(name).to_uppercase();
-                let feature = REBUILD
-                    .iter()
-                    .find(|r| r.name == owner)
-                    .map_or("mpi", |r| r.feature);
-                return Err(format!(
-                    "--{name} needs -a {owner}, which this build does not have (rebuild with '--features {feature}')"
-                ));
-            }
-        }
+    if let Some(name) = options.keys().find(|name| !info.options.takes(name)) {
+        return Err(match module_of(name) {
+            Some(owner) => format!("--{name} applies to -a {owner}, not -a {}", info.name),
+            None => not_built(name),
+        });
     }
     Ok(Choice {
         info,
@@ -355,6 +241,7 @@ pub fn configure(api: &str, options: &BTreeMap<String, String>) -> Result<Choice
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::config::given;
 
     #[test]
     fn capabilities_decide_the_lists() {
@@ -369,8 +256,70 @@ mod tests {
     }
 
     #[test]
+    fn each_option_is_listed_once_under_the_backend_it_names() {
+        let listed: Vec<(&str, ModuleOption)> = all_module_options().collect();
+        for (i, (backend, o)) in listed.iter().enumerate() {
+            let prefix = o.name.split('.').next().unwrap();
+            assert!(
+                prefix.eq_ignore_ascii_case(backend),
+                "{} under {backend}",
+                o.name
+            );
+            assert_eq!(module_of(o.name), Some(*backend));
+            assert!(
+                listed[..i].iter().all(|(_, l)| l.name != o.name),
+                "{}",
+                o.name
+            );
+        }
+        // Inherited options: a backend takes them, the owner lists them.
+        let aio = &registry()[1];
+        assert!(aio.options.takes("POSIX.ODIRECT") && aio.options.takes("posix.evict"));
+        for info in registry().iter().filter(|b| b.name.starts_with("S3-")) {
+            assert!(info.options.takes("s3.layout"), "{}", info.name);
+        }
+        // The help's defaults are the options types' own.
+        let shown = |name: &str| {
+            listed
+                .iter()
+                .find(|(_, o)| o.name == name)
+                .unwrap()
+                .1
+                .shown
+                .clone()
+        };
+        assert_eq!(shown("aio.max-pending"), "128");
+        assert_eq!(shown("s3.layout"), "object");
+        assert_eq!(shown("S3-libs3.bucket-name-prefix"), "ior");
+        assert_eq!(shown("S3-curl.timeout"), "5");
+        assert_eq!(shown("s3.region"), "");
+        // An heir's own default is said in the owner's help.
+        let layout = listed.iter().find(|(_, o)| o.name == "s3.layout").unwrap();
+        assert!(layout.1.help.ends_with(" (-a S3-libs3: fragments)"));
+        let odirect = listed.iter().find(|(_, o)| o.name == "posix.odirect");
+        assert!(!odirect.unwrap().1.help.contains("(-a"));
+    }
+
+    #[test]
+    fn options_are_read_into_their_type() {
+        use crate::backend::dummy::DummyOptions;
+        let two_k = given(&[("DUMMY.delay-xfer", "2k")]);
+        let o = options_of::<DummyOptions>("dummy", &two_k);
+        assert_eq!(o.unwrap().unwrap().delay_xfer, 2048);
+        assert!(options_of::<DummyOptions>("POSIX", &two_k).is_none());
+        let x = given(&[("dummy.delay-xfer", "x")]);
+        let e = options_of::<DummyOptions>("DUMMY", &x)
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            e.starts_with("--dummy.delay-xfer=x: 'x' is not a size"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn configuration_checks_names_and_values() {
-        let mut options = BTreeMap::new();
+        let mut options = Given::new();
         assert_eq!(configure("posix", &options).unwrap().name(), "POSIX");
         options.insert("posix.odirect".to_string(), "1".to_string());
         assert_eq!(
@@ -381,11 +330,19 @@ mod tests {
         assert_eq!(e, "--posix.odirect applies to -a POSIX, not -a MMAP");
         options.insert("posix.odirect".to_string(), "x".to_string());
         let e = configure("POSIX", &options).unwrap_err();
-        assert_eq!(e, "-a POSIX: --posix.odirect=x: expected 0 or 1");
-        assert!(configure("NCMPI", &BTreeMap::new())
+        assert_eq!(e, "-a POSIX: --posix.odirect=x: 'x' is not an integer");
+        assert!(configure("NCMPI", &Given::new())
             .unwrap_err()
             .contains("not supported by pario"));
-        assert!(configure("NOPE", &BTreeMap::new())
+        options.insert("posix.odirect".to_string(), "1".to_string());
+        options.insert("aio.max-pending".to_string(), "0".to_string());
+        let e = configure("AIO", &options).unwrap_err();
+        assert_eq!(e, "-a AIO: --aio.max-pending=0: at least 1");
+        options.insert("aio.max-pending".to_string(), "16".to_string());
+        assert_eq!(configure("aio", &options).unwrap().alignment(), Some(4096));
+        let e = configure("POSIX", &options).unwrap_err();
+        assert_eq!(e, "--aio.max-pending applies to -a AIO, not -a POSIX");
+        assert!(configure("NOPE", &Given::new())
             .unwrap_err()
             .contains("unknown API (this build has POSIX, AIO, DUMMY, MMAP"));
     }

@@ -11,6 +11,7 @@
 pub mod report;
 pub mod run;
 pub mod spec;
+pub mod tools;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;

@@ -6,20 +6,36 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
-use super::run::Outcome;
+use super::tools::{means, ToolReport};
 use super::Config;
-use crate::compare::samples;
+use crate::units::{nan_if_null, one_of, StaticName};
 
-#[derive(Debug, Clone, Serialize)]
+/// What a group's first task sends to rank 0 about one run of the group.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Seconds on the shared clock, from the common start.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub start: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    pub end: f64,
+    pub report: Option<ToolReport>,
+    pub text: String,
+    pub error: Option<String>,
+}
+
+/// How the groups ended, as [`ConcurrentReport::ending`] says.
+const ENDINGS: [&str; 2] = ["deadline", "each"];
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ConcurrentReport {
     pub file: String,
     pub tasks: usize,
     /// `deadline` (every group stopped at `deadlineSeconds`) or `each`
     /// (each group ran to the end of its work).
-    pub ending: &'static str,
+    #[serde(deserialize_with = "ending")]
+    pub ending: StaticName,
     #[serde(rename = "deadlineSeconds", skip_serializing_if = "Option::is_none")]
     pub deadline: Option<u64>,
     pub groups: Vec<GroupRun>,
@@ -29,12 +45,13 @@ pub struct ConcurrentReport {
     pub aggregate: Vec<Sum>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GroupRun {
     pub group: usize,
     pub line: usize,
     pub share: u32,
-    pub tool: &'static str,
+    #[serde(deserialize_with = "tool")]
+    pub tool: StaticName,
     pub command: String,
     pub tasks: usize,
     #[serde(rename = "firstRank")]
@@ -42,26 +59,29 @@ pub struct GroupRun {
     #[serde(rename = "lastRank")]
     pub last_rank: usize,
     /// Seconds from the common start.
+    #[serde(deserialize_with = "nan_if_null")]
     pub start: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub end: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub figures: Vec<Figure>,
-    /// The tool's own report, as its JSON document.
-    pub report: Option<Value>,
+    /// The tool's own report.
+    pub report: Option<ToolReport>,
     /// The same command alone (`--alone`).
     #[serde(rename = "aloneReport", skip_serializing_if = "Option::is_none")]
-    pub alone_report: Option<Value>,
+    pub alone_report: Option<ToolReport>,
     /// The tool's text.
     #[serde(skip)]
     pub text: String,
 }
 
 /// One figure of a group's tool (its mean over repetitions).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Figure {
     pub figure: String,
     pub unit: String,
+    #[serde(deserialize_with = "nan_if_null")]
     pub together: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alone: Option<f64>,
@@ -70,40 +90,35 @@ pub struct Figure {
     pub slow_down: Option<f64>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Window {
+    #[serde(deserialize_with = "nan_if_null")]
     pub start: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub end: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub seconds: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Sum {
     pub unit: String,
+    #[serde(deserialize_with = "nan_if_null")]
     pub sum: f64,
     pub groups: usize,
 }
 
-/// Each figure's mean, in document order.
-fn figures(report: Option<&Value>) -> Vec<(String, String, f64)> {
-    let Some(doc) = report else { return Vec::new() };
-    let Ok(all) = samples(doc) else {
-        return Vec::new();
-    };
-    let mut seen: Vec<(String, String, f64, u32)> = Vec::new();
-    for s in all {
-        let Some(v) = s.value else { continue };
-        match seen.iter_mut().find(|f| f.0 == s.figure) {
-            Some(f) => {
-                f.2 += v;
-                f.3 += 1;
-            }
-            None => seen.push((s.figure.clone(), s.unit.clone(), v, 1)),
-        }
-    }
-    seen.into_iter()
-        .map(|(f, u, sum, n)| (f, u, sum / n as f64))
-        .collect()
+fn ending<'de, D: serde::Deserializer<'de>>(d: D) -> Result<StaticName, D::Error> {
+    one_of(d, &ENDINGS)
+}
+
+fn tool<'de, D: serde::Deserializer<'de>>(d: D) -> Result<StaticName, D::Error> {
+    one_of(d, &super::spec::Kind::ALL.map(super::spec::Kind::name))
+}
+
+/// Each figure's mean, in the report's order.
+fn figures(report: Option<&ToolReport>) -> Vec<(String, String, f64)> {
+    report.map_or_else(Vec::new, |r| means(&r.samples()))
 }
 
 fn is_rate(unit: &str) -> bool {
@@ -176,10 +191,9 @@ impl ConcurrentReport {
         ConcurrentReport {
             file: c.file.clone(),
             tasks: ranges.last().map_or(0, |r| r.end),
-            ending: if c.deadline.is_some() {
-                "deadline"
-            } else {
-                "each"
+            ending: match c.deadline {
+                Some(_) => ENDINGS[0],
+                None => ENDINGS[1],
             },
             deadline: c.deadline,
             groups,

@@ -4,11 +4,9 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use super::report::ConcurrentReport;
+use super::report::{ConcurrentReport, Outcome};
 use super::spec::{self, Kind};
+use super::tools::ToolReport;
 use super::Config;
 use crate::comm::{agree, Comm};
 use crate::error::{Error, Result, UsageError};
@@ -16,17 +14,6 @@ use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
 use crate::tool::{run_into, Parsed, Tool};
-
-/// What a group's first task sends to rank 0 about one run of the group.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Outcome {
-    /// Seconds on the shared clock, from the common start.
-    pub start: f64,
-    pub end: f64,
-    pub report: Option<Value>,
-    pub text: String,
-    pub error: Option<String>,
-}
 
 /// Runs the groups on this task; rank 0 returns the report (and prints it,
 /// and writes its JSON when asked).
@@ -152,26 +139,34 @@ fn scratch_text(rank: usize) -> PathBuf {
     ))
 }
 
-fn run_tool(comm: &dyn Comm, kind: Kind, args: &[String], text: &str) -> Result<Option<Value>> {
+fn run_tool(
+    comm: &dyn Comm,
+    kind: Kind,
+    args: &[String],
+    text: &str,
+) -> Result<Option<ToolReport>> {
     match kind {
-        Kind::Ior => tool_json(&Ior, comm, args, text),
-        Kind::Mdtest => tool_json(&Mdtest, comm, args, text),
-        Kind::MdWorkbench => tool_json(&MdWorkbench, comm, args, text),
+        Kind::Ior => tool_report(&Ior, comm, args, text),
+        Kind::Mdtest => tool_report(&Mdtest, comm, args, text),
+        Kind::MdWorkbench => tool_report(&MdWorkbench, comm, args, text),
     }
 }
 
-fn tool_json<T: Tool>(
+fn tool_report<T: Tool>(
     tool: &T,
     comm: &dyn Comm,
     args: &[String],
     text: &str,
-) -> Result<Option<Value>> {
+) -> Result<Option<ToolReport>>
+where
+    T::Report: Into<ToolReport>,
+{
     let params = match tool.parse(T::NAME, args).map_err(Error::Usage)? {
         Parsed::Run(p) => p,
         Parsed::Help => return Ok(None),
     };
     let report = run_into(tool, comm, &params, Some(text))?;
-    Ok(serde_json::to_value(&report).ok())
+    Ok(Some(report.into()))
 }
 
 /// Rank 0 gets every group's outcome (sent by the group's first task), in
@@ -184,9 +179,14 @@ fn gather(world: &dyn Comm, own: &dyn Comm, outcome: Option<Outcome>) -> Result<
         _ => Vec::new(),
     };
     let all = world.gather(0, &bytes)?;
-    Ok(all
-        .iter()
-        .filter(|b| !b.is_empty())
-        .filter_map(|b| serde_json::from_slice(b).ok())
-        .collect())
+    // Rank 0 reads back what the groups' first tasks wrote. One that does
+    // not read back (pario's own fault) is the group's error, not rank 0's
+    // alone: the other tasks go on to the next collective.
+    let read = |b: &Vec<u8>| {
+        serde_json::from_slice(b).unwrap_or_else(|e| Outcome {
+            error: Some(format!("its outcome does not read back: {e}")),
+            ..Outcome::default()
+        })
+    };
+    Ok(all.iter().filter(|b| !b.is_empty()).map(read).collect())
 }

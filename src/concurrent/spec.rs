@@ -18,13 +18,10 @@ pub enum Kind {
 }
 
 impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Ior, Kind::Mdtest, Kind::MdWorkbench];
+
     fn of(name: &str) -> Option<Kind> {
-        match name {
-            "ior" => Some(Kind::Ior),
-            "mdtest" => Some(Kind::Mdtest),
-            "md-workbench" => Some(Kind::MdWorkbench),
-            _ => None,
-        }
+        Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
     pub fn name(self) -> &'static str {

@@ -50,7 +50,6 @@ const HYDRA_FLAGS: &[(&str, &str)] = &[
     ("run", "pario always runs"),
     ("shell-completion", "no shell completion"),
     ("hydra-help", "see -h"),
-    ("version", "see pario --version"),
     ("experimental-rerun", "not supported"),
 ];
 
@@ -74,7 +73,7 @@ pub fn grammar() -> Grammar<DlioArgs> {
         );
         if matches!(
             *name,
-            "multirun" | "info" | "resolve" | "hydra-help" | "version" | "run"
+            "multirun" | "info" | "resolve" | "hydra-help" | "run"
         ) {
             spec.kind = ArgKind::Flag;
         }

@@ -7,29 +7,35 @@
 //! (`pario.*`: the table of departures from DLIO); [`hydra`] writes Hydra's
 //! output files; [`dataset`] names and sizes the files with numpy's draws
 //! ([`random_state`]); [`generate`] writes them; [`datasize`] is
-//! `mlpstorage training datasize`.
+//! `mlpstorage training datasize`; [`train`] runs the training workflow
+//! and [`metrics`] computes its figures as DLIO does.
 
 pub mod args;
+pub mod built;
+pub mod checkpoint;
 pub mod config;
 pub mod dataset;
 pub mod datasize;
 pub mod generate;
+pub mod host;
 pub mod hydra;
+pub mod metrics;
 pub mod options;
 pub mod random_state;
 pub mod report;
 pub mod sink;
+pub mod train;
 pub mod workloads;
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::backend::{Choice, Context};
-use crate::comm::{agree, broadcast_value, Comm};
+use crate::backend::Choice;
+use crate::comm::{broadcast_value, Comm};
 use crate::error::{Error, UsageError};
 use crate::options::Grammar;
 use crate::output::{NotesOnly, Outputs, Summary, Text};
-use crate::tool::{Finished, Parsed, Tool};
+use crate::tool::{Finished, Parsed, Tasks, Tool};
 
 use config::schema::{Config, StorageType};
 use config::Loaded;
@@ -149,6 +155,26 @@ impl Tool for Dlio {
         }))
     }
 
+    /// The checks that need the rank count, before any output is opened:
+    /// the training plan's, and the checkpoint layout's (DLIO's, and
+    /// whether the target holds the checkpoints).
+    fn check_tasks(&self, run: &DlioRun, tasks: Tasks) -> Result<(), UsageError> {
+        if run.config().workflow.train {
+            train::setup::plan(run.config(), &run.loaded.options, tasks.total, 4096)
+                .map_err(UsageError)?;
+        }
+        let root = run.storage_root();
+        checkpoint::setup::check(
+            run.config(),
+            &run.loaded.options,
+            &run.backend,
+            root,
+            tasks.total,
+            tasks.here,
+        )
+        .map_err(UsageError)
+    }
+
     fn summary<'p>(&self, run: &'p DlioRun) -> &'p Summary {
         &run.summary
     }
@@ -188,6 +214,8 @@ impl Tool for Dlio {
             config: serde_json::to_value(run.config()).unwrap_or_default(),
             pario: serde_json::to_value(&run.loaded.options).unwrap_or_default(),
             generation: None,
+            training: None,
+            checkpoint: None,
         };
         let result = workflows(comm, run, outputs, &mut report);
         Finished { report, result }
@@ -205,23 +233,17 @@ fn workflows(
     // by each process when it parsed).
     let folder = broadcast_value(comm, 0, &report.output_folder)?;
     report.output_folder = folder;
-    let context = Context {
-        comm,
-        active: true,
-        collective: false,
-        lines: outputs.task_lines(),
-    };
-    let backend = agree(
-        comm,
-        run.backend
-            .build(&context)
-            .map_err(|e| Error::task(comm.rank(), e)),
-    )?;
+    let backend = built::on_every_rank(comm, &run.backend, outputs.task_lines())?;
     if comm.rank() == 0 {
         let mut mode = Vec::new();
-        if run.config().workflow.generate_data {
-            mode.push("Generating data");
-        }
+        let w = &run.config().workflow;
+        let named = [
+            (w.generate_data, "Generating data"),
+            (w.train, "Training"),
+            (w.evaluation, "Evaluation"),
+            (w.checkpoint, "Checkpointing"),
+        ];
+        mode.extend(named.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
         outputs.each(|s| s.started(&mode.join(" & "), comm.size(), &run.loaded.options));
     }
     if run.config().workflow.generate_data {
@@ -241,5 +263,91 @@ fn workflows(
         }
         report.generation = Some(done);
     }
+    if run.config().workflow.train {
+        let folder = report.output_folder.clone();
+        let parts = train::workflow::RunParts {
+            config: run.config(),
+            options: &run.loaded.options,
+            posix: run.backend.capabilities().posix_namespace,
+            storage_root: run.storage_root(),
+            cwd: &run.cwd,
+        };
+        let direct = checkpoint_backend(comm, run, outputs)?;
+        let mut ckpt = checkpoint::training::checkpointer(
+            comm,
+            run.config(),
+            &run.loaded.options,
+            &run.backend,
+            run.storage_root(),
+            direct.as_deref().unwrap_or(backend.as_ref()),
+        )?;
+        let trained = train::workflow::workflow(
+            comm,
+            &parts,
+            outputs,
+            backend.as_ref(),
+            ckpt.as_mut(),
+            &folder,
+        )?;
+        report.training = Some(trained);
+    }
+    let w = &run.config().workflow;
+    if w.checkpoint && !w.train {
+        let folder = report.output_folder.clone();
+        let done = checkpoint_only(comm, run, backend.as_ref(), outputs, &folder)?;
+        report.checkpoint = Some(done);
+    }
     Ok(())
+}
+
+/// The backend checkpoints use when it is not the run's: POSIX with
+/// O_DIRECT (`pario.checkpoint_odirect`), built on every rank.
+fn checkpoint_backend(
+    comm: &dyn Comm,
+    run: &DlioRun,
+    outputs: &Outputs<dyn DlioSink>,
+) -> crate::error::Result<Option<Box<dyn crate::backend::Backend>>> {
+    let options = &run.loaded.options;
+    if !options.checkpoint.odirect {
+        return Ok(None);
+    }
+    let choice = checkpoint::setup::backend_choice(run.config(), options, &run.backend)
+        .map_err(Error::usage)?;
+    built::on_every_rank(comm, &choice, outputs.task_lines()).map(Some)
+}
+
+/// The checkpoint workflow without training; its lines to the outputs.
+fn checkpoint_only(
+    comm: &dyn Comm,
+    run: &DlioRun,
+    backend: &dyn crate::backend::Backend,
+    outputs: &mut Outputs<dyn DlioSink>,
+    folder: &str,
+) -> crate::error::Result<checkpoint::report::CheckpointReport> {
+    let rank = comm.rank();
+    let root = run.storage_root();
+    let options = &run.loaded.options;
+    let direct = checkpoint_backend(comm, run, outputs)?;
+    let backend = direct.as_deref().unwrap_or(backend);
+    let mut say = |line: checkpoint::plan::Said| match (rank, line) {
+        (0, checkpoint::plan::Said::Dlio(m)) => outputs.each(|s| s.output(m)),
+        (0, checkpoint::plan::Said::Pario(m)) => outputs.note(0, &format!("pario: {m}")),
+        _ => {}
+    };
+    let config = run.config();
+    let ran = checkpoint::run_only(comm, config, options, &run.backend, root, backend, &mut say)?;
+    let epoch = checkpoint::files::Epoch {
+        start: &ran.start,
+        end: &ran.end,
+    };
+    checkpoint::files::write(comm, config, folder, &epoch, &ran.own, &ran.report)?;
+    if rank == 0 {
+        let shown = hydra::absolute(folder, &run.cwd);
+        outputs.each(|s| s.output(&format!("Saved outputs in {}", shown.display())));
+        let block = checkpoint::text::metric_block(&ran.report);
+        outputs.each(|s| s.verbatim(&block));
+        outputs.each(|s| s.output("outputs saved in RANKID_output.json"));
+        outputs.each(|s| s.checkpointed(&ran.report));
+    }
+    Ok(ran.report)
 }

@@ -31,6 +31,15 @@ pub enum Departure {
     /// `checkpoint.recovery_rank_shift` is stored under another name and
     /// never applies.
     RecoveryRankShift,
+    /// Training throughput leaves out the steps the AU leaves out
+    /// (`(steps − 2)` over the windowed time); the rules count them.
+    Throughput,
+    /// TensorFlow's `list_files` sorts the shuffled file list back: the
+    /// TFRecord path reads its files in name order whatever `file_shuffle`.
+    TfFileOrder,
+    /// A checkpoint's save or load takes rank 0's time, where the rules
+    /// take the slowest rank's.
+    CheckpointDuration,
 }
 
 /// Which one pario follows.
@@ -113,6 +122,56 @@ pub static SETTINGS: &[Setting] = &[
         Departure::RecoveryRankShift,
         "rules: checkpoint.recovery_rank_shift shifts the ranks that read back; dlio: never applies",
     ),
+    departure(
+        "throughput",
+        Departure::Throughput,
+        "rules: training samples/s count every step over the whole epoch, as the rules define them; dlio: (steps - 2) over the time without the excluded steps",
+    ),
+    departure(
+        "tf_file_order",
+        Departure::TfFileOrder,
+        "rules: file_shuffle shuffles the TFRecord files (numpy seeded seed+1); dlio: tf.data's list_files sorts them back into name order",
+    ),
+    departure(
+        "checkpoint_duration",
+        Departure::CheckpointDuration,
+        "rules: a checkpoint's save or load lasts until its slowest rank is done; dlio: rank 0's own time",
+    ),
+    Setting {
+        name: "keep_checkpoints",
+        values: "auto|true|false",
+        default: "auto",
+        help: "checkpoints left on storage at the end: auto keeps them when the run writes and reads none (the read may be another run, as MLPerf's rules have it), else removes them; an interrupted run removes what it wrote",
+        departure: None,
+    },
+    Setting {
+        name: "checkpoint_cache",
+        values: "evict|keep|refuse",
+        default: "evict",
+        help: "before a checkpoint load, the files' pages in this node's page cache: evict drops them (and marks the load when they stay: tmpfs), keep leaves them (and marks the load), refuse drops them and stops the run when they stay",
+        departure: None,
+    },
+    Setting {
+        name: "checkpoint_requests",
+        values: "torch|SIZE",
+        default: "torch",
+        help: "torch: the write and read requests torch.save and torch.load make (one per tensor, up to Linux's 2 GiB); SIZE: the same, none above SIZE bytes (less memory per rank)",
+        departure: None,
+    },
+    Setting {
+        name: "checkpoint_odirect",
+        values: "true|false",
+        default: "false",
+        help: "checkpoint files written and read with O_DIRECT (a file system), in aligned requests of checkpoint_requests (16 MiB unless given), each file padded to 4 KiB: pario's pattern, DLIO has no O_DIRECT for checkpoints",
+        departure: None,
+    },
+    Setting {
+        name: "checkpoint_read_shift",
+        values: "N",
+        default: "0",
+        help: "rank r loads the checkpoint files rank r+N wrote (0: its own; checkpoint.recovery_rank_shift: the ranks of one node, to read from another node)",
+        departure: None,
+    },
     Setting {
         name: "content",
         values: "fast|exact",
@@ -128,6 +187,21 @@ pub struct ParioOptions {
     /// Per departure, which one is followed.
     pub follow: Vec<(Departure, Follow)>,
     pub content: Content,
+    /// The checkpoint workload's (`keep_checkpoints`, `checkpoint_*`).
+    pub checkpoint: CheckpointOptions,
+}
+
+/// pario's settings of checkpoint runs.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct CheckpointOptions {
+    /// `None`: auto.
+    pub keep: Option<bool>,
+    pub cache: String,
+    /// `None`: torch's requests; else the largest request.
+    pub max_request: Option<u64>,
+    /// `None`: from `checkpoint.recovery_rank_shift`.
+    pub read_shift: Option<u64>,
+    pub odirect: bool,
 }
 
 impl Default for ParioOptions {
@@ -139,8 +213,22 @@ impl Default for ParioOptions {
                 .map(|d| (d, Follow::Rules))
                 .collect(),
             content: Content::Fast,
+            checkpoint: CheckpointOptions {
+                cache: "evict".into(),
+                ..CheckpointOptions::default()
+            },
         }
     }
+}
+
+/// Whether `value` is one `values` allows: a word of them, or a size
+/// (`SIZE`) or count (`N`) where they say so.
+fn allowed(values: &str, value: &str) -> bool {
+    values.split('|').any(|v| match v {
+        "SIZE" => crate::units::parse_size(value).is_ok_and(|n| n > 0),
+        "N" => value.parse::<u64>().is_ok(),
+        _ => v == value,
+    })
 }
 
 impl ParioOptions {
@@ -166,10 +254,13 @@ impl ParioOptions {
                 )
             })?;
             let value = match &o.value {
-                Some(Value::Str(s)) => s.as_str(),
-                _ => "",
+                Some(Value::Str(s)) => s.clone(),
+                Some(Value::Int(i)) => i.to_string(),
+                Some(Value::Bool(b)) => b.to_string(),
+                _ => String::new(),
             };
-            if !setting.values.split('|').any(|v| v == value) {
+            let value = value.as_str();
+            if !allowed(setting.values, value) {
                 return Err(format!(
                     "'{}': pario.{name} takes {}",
                     o.text, setting.values
@@ -186,7 +277,15 @@ impl ParioOptions {
         } else {
             Follow::Rules
         };
+        let ck = &mut self.checkpoint;
         match (setting.name, setting.departure) {
+            ("keep_checkpoints", _) => ck.keep = value.parse().ok(),
+            ("checkpoint_cache", _) => ck.cache = value.into(),
+            ("checkpoint_requests", _) => {
+                ck.max_request = crate::units::parse_size(value).ok();
+            }
+            ("checkpoint_read_shift", _) => ck.read_shift = value.parse().ok(),
+            ("checkpoint_odirect", _) => ck.odirect = value == "true",
             ("content", _) => {
                 self.content = if value == "exact" {
                     Content::Exact

@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::checkpoint::report::CheckpointReport;
 use super::generate::GenerationReport;
+use super::train::report::TrainReport;
 use crate::output::{Document, Table};
 
 /// What a run returns.
@@ -21,6 +23,12 @@ pub struct DlioReport {
     /// pario's settings (`pario.*`) and the departures followed.
     pub pario: serde_json::Value,
     pub generation: Option<GenerationReport>,
+    /// What training did (rank 0's view of every rank).
+    #[serde(default)]
+    pub training: Option<TrainReport>,
+    /// The checkpoint workflow without training.
+    #[serde(default)]
+    pub checkpoint: Option<CheckpointReport>,
 }
 
 impl Document for DlioReport {
@@ -33,6 +41,18 @@ impl Document for DlioReport {
                 g.bytes.to_string(),
                 format!("{:.6}", g.seconds),
                 format!("{:.2}", g.mib_per_second),
+            ]);
+        }
+        if let Some(t) = &self.training {
+            rows.push(vec![
+                "train".to_string(),
+                t.ranks.iter().map(|r| r.opens).sum::<u64>().to_string(),
+                t.bytes_read.to_string(),
+                format!("{:.6}", t.seconds),
+                format!(
+                    "{:.2}",
+                    t.bytes_read as f64 / (1u64 << 20) as f64 / t.seconds.max(1e-9)
+                ),
             ]);
         }
         Table {

@@ -6,8 +6,11 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
+use super::checkpoint::report::CheckpointReport;
+use super::checkpoint::text as checkpoint_text;
 use super::generate::GenerationReport;
 use super::options::ParioOptions;
+use super::train::report::TrainReport;
 use super::Dlio;
 use crate::output::{LogSink, NotesOnly, TextSink};
 
@@ -32,6 +35,22 @@ pub trait DlioSink: LogSink {
     fn generated(&mut self, _done: &GenerationReport) -> io::Result<()> {
         Ok(())
     }
+    /// One of DLIO's warnings (`[WARNING] message`).
+    fn warning(&mut self, _message: &str) -> io::Result<()> {
+        Ok(())
+    }
+    /// Lines DLIO writes as they are (the `[METRIC]` block).
+    fn verbatim(&mut self, _text: &str) -> io::Result<()> {
+        Ok(())
+    }
+    /// Training is over: pario's summary of it.
+    fn trained(&mut self, _report: &TrainReport) -> io::Result<()> {
+        Ok(())
+    }
+    /// The checkpoint-only workflow is over: pario's lines about it.
+    fn checkpointed(&mut self, _report: &CheckpointReport) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 impl DlioSink for NotesOnly {}
@@ -47,6 +66,22 @@ impl DlioSink for TextSink<Dlio> {
     fn started(&mut self, mode: &str, ranks: usize, options: &ParioOptions) -> io::Result<()> {
         self.output(&format!("Running DLIO [{mode}] with {ranks} process(es)"))?;
         self.emit(&format!("pario: {}\n", options.describe()))
+    }
+
+    fn warning(&mut self, message: &str) -> io::Result<()> {
+        self.emit(&format!("[WARNING] {message}\n"))
+    }
+
+    fn verbatim(&mut self, text: &str) -> io::Result<()> {
+        self.emit(text)
+    }
+
+    fn trained(&mut self, report: &TrainReport) -> io::Result<()> {
+        self.emit(&super::train::text::summary(report))
+    }
+
+    fn checkpointed(&mut self, report: &CheckpointReport) -> io::Result<()> {
+        self.emit(&checkpoint_text::pario_lines(report))
     }
 
     fn generated(&mut self, g: &GenerationReport) -> io::Result<()> {
@@ -76,5 +111,13 @@ impl LogSink for DlioLog {}
 impl DlioSink for DlioLog {
     fn output(&mut self, message: &str) -> io::Result<()> {
         writeln!(self.file, "[OUTPUT] {} {message}", utcnow())
+    }
+
+    fn warning(&mut self, message: &str) -> io::Result<()> {
+        writeln!(self.file, "[WARNING] {message}")
+    }
+
+    fn verbatim(&mut self, text: &str) -> io::Result<()> {
+        self.file.write_all(text.as_bytes())
     }
 }

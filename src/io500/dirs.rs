@@ -19,6 +19,10 @@ const DATA_DIRS: [&str; 5] = [
     "mdworkbench",
 ];
 
+/// The directories of the concurrent phase (pario's extension) under the
+/// data directory: its writers', its md-workbench's.
+pub const EXTENSION_DIRS: [&str; 2] = ["ior-easy-concurrent", "mdworkbench-concurrent"];
+
 pub struct Dirs {
     pub data: String,
     pub results: String,
@@ -147,14 +151,8 @@ impl Dirs {
             removed.map_err(|e| Error::task(0, format!("cannot empty {}: {e}", self.data)))?;
             return Ok(());
         }
-        for d in DATA_DIRS {
-            let path = Path::new(&self.data).join(d);
-            if path.exists() {
-                std::fs::remove_dir_all(&path)
-                    .map_err(|e| Error::io(0, "cannot remove", &path, &e))?;
-            }
-        }
-        super::concurrent::remove_data(&self.data)?;
+        remove_under(&self.data, &DATA_DIRS)?;
+        remove_under(&self.data, &EXTENSION_DIRS)?;
         if self.made_data {
             let _ = std::fs::remove_dir(&self.data);
         }
@@ -187,6 +185,18 @@ fn writable(dir: &str) -> Result<()> {
 fn make(dir: &str) -> Result<()> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::io(0, "cannot create directory", Path::new(dir), &e))
+}
+
+/// Rank 0 removes each of `dirs` under the data directory `data` that is
+/// there (the run made them in an empty data directory).
+pub(super) fn remove_under(data: &str, dirs: &[&str]) -> Result<()> {
+    for d in dirs {
+        let path = Path::new(data).join(d);
+        if path.exists() {
+            std::fs::remove_dir_all(&path).map_err(|e| Error::io(0, "cannot remove", &path, &e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes `name` in `dir` (rank 0's result files).

@@ -2,28 +2,22 @@
 //! copies, each phase in IO500's order (with `drop-caches` before it), the
 //! verdicts, the cleanup, and on rank 0 the result files and the score.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::concurrent::Extension;
+use super::extension::Extension;
+use super::finished::Finished;
 use super::live::{Live, Shown};
 use super::phases::{arguments, program, Kind, Phase, Setting, PHASES};
-use super::results::{score, Line, PhaseOutcome, Score};
+use super::preflight::Finding;
+use super::results::{score, Line, PhaseOutcome};
 use super::run_phase::{self, Places};
 use super::{Io500Run, Mode, OFFICIAL_RUNTIME};
 use crate::backend::listing::Listing;
 use crate::comm::{agree, broadcast_value, Comm};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UsageError};
 use crate::run::info::local_time;
-
-/// What rank 0 knows at the end of a run.
-pub struct Finished {
-    pub procs: usize,
-    pub outcomes: Vec<PhaseOutcome>,
-    pub score: Score,
-    pub extended: Option<Score>,
-    /// pario's concurrent phase (`[concurrent] run = TRUE`).
-    pub concurrent: Option<Extension>,
-}
+use crate::run::system::System;
 
 /// Runs the workflow on this task. Rank 0 prints and writes the results.
 pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
@@ -44,7 +38,9 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
         mdw_objects: r.configured_mdw_objects().unwrap_or(1),
     };
     agree(comm, check_phases(comm, r, &setting))?;
+    let system = preflight(comm, r, &dirs.data, listing.is_none())?;
     agree(comm, dirs.prepare(comm.rank(), r, listing))?;
+    agree(comm, write_system(r, &dirs.results, system.as_ref()))?;
     let mut run_notes: Vec<Line> = Vec::new();
     if stonewall != OFFICIAL_RUNTIME {
         run_notes.push(Line::Invalid(format!(
@@ -66,10 +62,10 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     let (outcomes, mut stopped) = run_phases(comm, r, &mut setting, listing);
     let mut concurrent = None;
     if stopped.is_none() && r.config.concurrent() && !r.cleanup {
-        let shown = Shown::concurrent(super::concurrent::stonewall(&setting));
+        let shown = Shown::concurrent(super::extension::stonewall(&setting));
         let live = Live::new(comm.rank());
         let ran = live.during(&shown, &outcomes, extended, || {
-            super::concurrent::run(comm, r, &setting, &outcomes)
+            super::extension::run(comm, r, &setting, &outcomes)
         });
         match ran {
             Ok(x) => concurrent = Some(x),
@@ -123,6 +119,38 @@ fn check_concurrent(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
     crate::concurrent::spec::split(&shares, comm.size())
         .map(|_| ())
         .map_err(refused)
+}
+
+/// The clients' description (rank 0 has it), and the checks on it before
+/// anything is made: warnings printed, a refusal every task's error.
+fn preflight(comm: &dyn Comm, r: &Io500Run, data: &str, on_fs: bool) -> Result<Option<System>> {
+    let system = System::gather(comm, on_fs.then(|| Path::new(data)))?;
+    let mut refused = Ok(());
+    if let (Some(s), false) = (&system, r.cleanup) {
+        for f in super::preflight::findings(&r.config, s, comm.size()) {
+            match f {
+                Finding::Warning(w) => eprintln!("io500: warning: {w}"),
+                Finding::Refusal(why) => refused = Err(Error::Usage(UsageError(why))),
+            }
+        }
+    }
+    agree(comm, refused)?;
+    Ok(system)
+}
+
+/// Rank 0 writes `system.json` in the result directory (and `--system`'s
+/// file): the clients as found, the submitter's blanks marked.
+fn write_system(r: &Io500Run, results: &str, system: Option<&System>) -> Result<()> {
+    let Some(system) = system else {
+        return Ok(());
+    };
+    let text = system.to_json();
+    let mut places = vec![Path::new(results).join("system.json")];
+    places.extend(r.system_file.iter().map(PathBuf::from));
+    for p in places {
+        std::fs::write(&p, &text).map_err(|e| Error::io(0, "cannot write", &p, &e))?;
+    }
+    Ok(())
 }
 
 /// Every ior phase of the run against the task count and its backend's

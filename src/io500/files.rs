@@ -5,8 +5,9 @@
 use std::fmt::Write as _;
 
 use super::dirs::{write, Dirs};
-use super::driver::Finished;
+use super::finished::Finished;
 use super::hash;
+use super::json::ResultJson;
 use super::results::{key_value, Line, PhaseOutcome, Score};
 use super::Io500Run;
 use crate::error::Result;
@@ -30,9 +31,8 @@ pub fn write_all(
         "result.txt",
         &result_txt(r, dirs, began, run_notes, f),
     )?;
-    let json = super::json::document(r, dirs, began, f, |s, x| hash_of(s, &f.outcomes, x));
-    let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
-    write(&dirs.results, "result.json", &text)
+    let json = ResultJson::of(r, dirs, began, f, |s, x| hash_of(s, &f.outcomes, x));
+    write(&dirs.results, "result.json", &json.text())
 }
 
 fn summary(r: &Io500Run, f: &Finished, extended: bool) -> String {
@@ -51,11 +51,11 @@ fn summary(r: &Io500Run, f: &Finished, extended: bool) -> String {
 }
 
 fn result_txt(r: &Io500Run, dirs: &Dirs, began: &str, notes: &[Line], f: &Finished) -> String {
-    let mut s = String::from("[run]\n");
+    let mut s = format!("[{RUN}]\n");
     for (k, v) in [
         ("procs", f.procs.to_string()),
-        ("version", super::version()),
-        ("config-hash", format!("{:X}", r.config.config_hash())),
+        (VERSION, super::version()),
+        (CONFIG_HASH, format!("{:X}", r.config.config_hash())),
         ("result-dir", dirs.results.clone()),
         ("mode", r.mode.name().to_string()),
         ("api", r.api()),
@@ -114,17 +114,63 @@ pub fn in_hash(p: &super::phases::Phase, extended: bool) -> bool {
     }
 }
 
+/// The section of the run, and its keys --verify reads back.
+pub const RUN: &str = "run";
+pub const VERSION: &str = "version";
+pub const CONFIG_HASH: &str = "config-hash";
+
+/// The keys of a score section, as written and read back.
+const MD: &str = "MD";
+const BW: &str = "BW";
+const TOTAL: &str = "SCORE";
+const HASH: &str = "hash";
+/// What marks an invalid score or phase.
+const INVALID: &str = " [INVALID]";
+
 fn score_section(name: &str, score: &Score, outcomes: &[PhaseOutcome], extended: bool) -> String {
-    let invalid = if score.valid { "" } else { " [INVALID]" };
+    let invalid = if score.valid { "" } else { INVALID };
     let h = hash_of(score, outcomes, extended);
     let mut s = format!("[{name}]\n");
-    let _ = writeln!(s, "{}", key_value("MD", format!("{:.6}", score.md)));
-    let _ = writeln!(s, "{}", key_value("BW", format!("{:.6}", score.bw)));
+    let _ = writeln!(s, "{}", key_value(MD, format!("{:.6}", score.md)));
+    let _ = writeln!(s, "{}", key_value(BW, format!("{:.6}", score.bw)));
     let _ = writeln!(
         s,
         "{}",
-        key_value("SCORE", format!("{:.6}{invalid}", score.total))
+        key_value(TOTAL, format!("{:.6}{invalid}", score.total))
     );
-    let _ = writeln!(s, "{}", key_value("hash", format!("{h:X}")));
+    let _ = writeln!(s, "{}", key_value(HASH, format!("{h:X}")));
     s
+}
+
+/// A section of `result.txt` read back: key -> value.
+pub type Section = std::collections::BTreeMap<String, String>;
+
+/// `key` of the section `name`, or the reason it is not there.
+pub fn value<'a>(section: &'a Section, name: &str, key: &str) -> Result<&'a str, String> {
+    match section.get(key) {
+        Some(v) => Ok(v),
+        None => Err(format!("[{name}] has no {key}")),
+    }
+}
+
+/// A number of the section `name` (the first word of its value: a score
+/// may be followed by `[INVALID]`).
+pub fn number(section: &Section, name: &str, key: &str) -> Result<f64, String> {
+    let v = value(section, name, key)?;
+    let word = v.split_whitespace().next().unwrap_or("");
+    match word.parse::<f64>() {
+        Ok(n) if n.is_finite() => Ok(n),
+        _ => Err(format!("[{name}] {key}: '{v}' is not a number")),
+    }
+}
+
+/// A score section read back as it was written: the score and its hash.
+pub fn read_score(section: &Section, name: &str) -> Result<(Score, String), String> {
+    let score = Score {
+        md: number(section, name, MD)?,
+        bw: number(section, name, BW)?,
+        total: number(section, name, TOTAL)?,
+        valid: !value(section, name, TOTAL)?.ends_with(INVALID.trim_start()),
+    };
+    Ok((score, value(section, name, HASH)?.to_string()))
 }

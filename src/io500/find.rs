@@ -35,7 +35,7 @@ pub struct FindSpec {
 }
 
 /// One task's walk.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RankFind {
     pub found: u64,
     /// Entries other than directories seen.
@@ -50,7 +50,9 @@ pub struct RankFind {
     /// Directories this task handed in to be dealt out.
     pub donated: u64,
     pub rounds: u64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub balance_s: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub time_s: f64,
 }
 
@@ -90,13 +92,15 @@ impl Record for RankFind {
 }
 
 /// The walk over all tasks (complete on rank 0).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FindResult {
     pub found: u64,
     pub scanned: u64,
     /// The slowest task's time.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub time_s: f64,
     /// Entries scanned per second.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub rate: f64,
     pub ranks: Vec<RankFind>,
 }

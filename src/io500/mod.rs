@@ -6,21 +6,25 @@
 //! and builds each tool's command line; [`driver`] runs them on every task
 //! ([`run_phase`] runs one and takes its figures); [`results`] judges and
 //! scores; [`files`] writes the result files; [`hash`] is IO500's hashes
-//! and seeds; [`verify`] checks a result file; [`find`] is the parallel find;
-//! [`storage`] is where the data lives (a file system, or S3's listings);
-//! [`concurrent`] is pario's extension, IO500#56's concurrent phase.
+//! and seeds; [`verify`] checks a result file (or a [`bundle`], the
+//! submission archive); [`find`] is the parallel find; [`preflight`] checks a run before its first phase; [`storage`] is
+//! where the data lives (a file system, or S3's listings);
+//! [`extension`] is pario's extension, IO500#56's concurrent phase.
 
-pub mod concurrent;
+pub mod bundle;
 pub mod config;
 pub mod dirs;
 pub mod driver;
+pub mod extension;
 pub mod files;
 pub mod find;
+pub mod finished;
 pub mod hash;
 pub mod json;
 pub mod live;
 pub mod options;
 pub mod phases;
+pub mod preflight;
 pub mod results;
 pub mod run_phase;
 pub mod storage;
@@ -67,6 +71,8 @@ pub struct Io500Run {
     /// `--cleanup`: only the removal phases.
     pub cleanup: bool,
     pub verbose: u32,
+    /// `--system=FILE`.
+    pub system_file: Option<String>,
 }
 
 impl Io500Run {

@@ -25,6 +25,8 @@ pub enum Action {
     },
     ConfigHash,
     Verify(String),
+    /// `--bundle DIR`: the result directory packed for submission.
+    Bundle(String),
     #[default]
     Run,
 }
@@ -39,6 +41,8 @@ pub struct CommandLine {
     pub dry_run: bool,
     pub cleanup: bool,
     pub verbose: u32,
+    /// `--system=FILE`: the system description written there too.
+    pub system_file: Option<String>,
     /// Backend options are phases' business (their `api` keys): none here.
     module_options: BTreeMap<String, String>,
 }
@@ -64,7 +68,7 @@ pub fn grammar() -> Grammar<CommandLine> {
             Ok(())
         })
     };
-    let specs: Vec<OptSpec<CommandLine>> = vec![
+    let mut specs: Vec<OptSpec<CommandLine>> = vec![
         long_flag(
             &["dry-run"],
             "check, create the directories, print each phase's command; run nothing",
@@ -131,6 +135,7 @@ pub fn grammar() -> Grammar<CommandLine> {
             count(|c| &mut c.verbose),
         ),
     ];
+    specs.extend(submission());
     Grammar {
         operand: Some(|c, s| match c.config_file.is_empty() {
             true => {
@@ -141,6 +146,34 @@ pub fn grammar() -> Grammar<CommandLine> {
         }),
         ..Grammar::new("io500", specs)
     }
+}
+
+/// The options around a submission: the archive, the system description.
+fn submission() -> Vec<OptSpec<CommandLine>> {
+    vec![
+        long_value(
+            &["bundle"],
+            "pack a result directory into DIR.tar with a SHA256SUMS list (--verify reads it)",
+            shown(
+                "DIR",
+                set(|c, s| {
+                    c.action = Action::Bundle(non_empty(s.value(), "result directory")?);
+                    Ok(())
+                }),
+            ),
+        ),
+        long_value(
+            &["system"],
+            "also write the clients' system description (system.json) to FILE",
+            shown(
+                "FILE",
+                set(|c, s| {
+                    c.system_file = Some(non_empty(s.value(), "file name")?);
+                    Ok(())
+                }),
+            ),
+        ),
+    ]
 }
 
 /// `io500 -h`.
@@ -155,7 +188,13 @@ pub fn parse(args: &[String]) -> Result<CommandLine, UsageError> {
     if parsed.help {
         c.action = Action::Help;
     }
-    if c.config_file.is_empty() && !matches!(c.action, Action::Help) {
+    // A bundle carries its configuration.
+    let alone = match &c.action {
+        Action::Help | Action::Bundle(_) => true,
+        Action::Verify(file) => super::bundle::is_archive(file),
+        _ => false,
+    };
+    if c.config_file.is_empty() && !alone {
         return Err(UsageError(
             "no configuration file (io500 CONFIG.ini; see io500 -h)".into(),
         ));
@@ -192,6 +231,7 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
         dry_run: c.dry_run,
         cleanup: c.cleanup,
         verbose: c.verbose,
+        system_file: c.system_file.clone(),
     };
     let setting = Setting {
         config: &run.config,
@@ -201,12 +241,16 @@ pub fn prepare(c: &CommandLine) -> Result<Io500Run, UsageError> {
         stonewall: run.stonewall(),
         mdw_objects: run.configured_mdw_objects().unwrap_or(1),
     };
+    let dirs = super::dirs::Dirs::of(&run.config, &setting.timestamp);
+    if let Some(why) = super::preflight::check_dirs(&run.config, &dirs.data, &dirs.results) {
+        return Err(UsageError(why));
+    }
     for p in PHASES.iter() {
         super::storage::refuse(&run.config.api_for(p.name, p.group)).map_err(UsageError)?;
         run_phase::check(p, &arguments(p, &setting))?;
     }
     if run.config.concurrent() {
-        super::concurrent::check(&setting)?;
+        super::extension::check(&setting)?;
     }
     Ok(run)
 }
@@ -223,7 +267,22 @@ pub fn main(args: &[String]) -> ExitCode {
             ExitCode::SUCCESS
         }
         Action::Verify(file) => verify::main(&c.config_file, file),
+        Action::Bundle(dir) => bundle(dir),
         _ => run(&c),
+    }
+}
+
+/// `--bundle DIR`: the archive made, its members listed.
+fn bundle(dir: &str) -> ExitCode {
+    match super::bundle::pack(dir) {
+        Ok((archive, members)) => {
+            for (name, bytes) in members {
+                println!("{bytes:>12}  {name}");
+            }
+            println!("The submission archive: {}", archive.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => report_failure("io500", &Error::Usage(UsageError(e))),
     }
 }
 

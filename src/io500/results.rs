@@ -4,7 +4,12 @@
 
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::find::FindResult;
 use super::phases::{Phase, Scored};
+use crate::concurrent::tools::{typed, ToolReport};
 
 /// A line of a phase's section in `result.txt`, in the order it arose.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,8 +22,44 @@ pub enum Line {
     Warning(String),
 }
 
+/// The report of what a phase ran, as `result.json` holds it: its tool's,
+/// or the find's.
+#[derive(Debug, Clone)]
+pub enum PhaseReport {
+    Tool(ToolReport),
+    Find(FindResult),
+}
+
+impl Serialize for PhaseReport {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            PhaseReport::Tool(r) => r.serialize(s),
+            PhaseReport::Find(f) => f.serialize(s),
+        }
+    }
+}
+
+/// A key only the find's report has at its top.
+#[derive(Deserialize)]
+struct FindLayout {
+    scanned: Option<serde::de::IgnoredAny>,
+}
+
+/// A tool's report or the find's, by its layout.
+impl<'de> Deserialize<'de> for PhaseReport {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let find = FindLayout::deserialize(&v).is_ok_and(|f| f.scanned.is_some());
+        let report = match (ToolReport::kind_of(&v), find) {
+            (None, true) => typed(&v).map(|f| PhaseReport::Find(*f)),
+            _ => ToolReport::from_value(&v).map(PhaseReport::Tool),
+        };
+        report.map_err(serde::de::Error::custom)
+    }
+}
+
 /// One phase's outcome.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct PhaseOutcome {
     pub phase: &'static Phase,
     /// The tool's command line (`exe =`); none for the timestamp.
@@ -35,8 +76,8 @@ pub struct PhaseOutcome {
     /// The phase failed (an I/O error, a full disk): not merely invalid by
     /// the rules; the phases that need its files are skipped.
     pub failed: bool,
-    /// The tool's own report, as its JSON (rank 0; for `result.json`).
-    pub report: Option<serde_json::Value>,
+    /// The tool's own report (rank 0; for `result.json`).
+    pub report: Option<PhaseReport>,
 }
 
 impl PhaseOutcome {
@@ -136,7 +177,8 @@ impl PhaseOutcome {
             };
         }
         if self.phase.kind != super::phases::Kind::Timestamp {
-            let _ = writeln!(s, "{}", key_value("score", format!("{:.6}", self.score)));
+            let score = format!("{:.6}", self.score);
+            let _ = writeln!(s, "{}", key_value(PHASE_SCORE, score));
         }
         let _ = writeln!(
             s,
@@ -147,6 +189,9 @@ impl PhaseOutcome {
         s
     }
 }
+
+/// The key of a phase's score in its `result.txt` section.
+pub const PHASE_SCORE: &str = "score";
 
 /// `key = value` as IO500 aligns it (keys padded to 15 characters).
 pub fn key_value(key: &str, value: impl std::fmt::Display) -> String {

@@ -7,9 +7,10 @@ use std::time::SystemTime;
 
 use super::find::{self, FindSpec};
 use super::phases::{Kind, Phase};
-use super::results::PhaseOutcome;
+use super::results::{PhaseOutcome, PhaseReport};
 use crate::backend::listing::Listing;
 use crate::comm::{agree, Comm};
+use crate::concurrent::tools::ToolReport;
 use crate::error::{Error, Result};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
@@ -55,18 +56,21 @@ fn parsed<T: Tool>(tool: &T, args: &[String]) -> Result<T::Params> {
     }
 }
 
-/// Parses and runs a tool with its text to `text`; its report's JSON goes
-/// to `result.json`.
+/// Parses and runs a tool with its text to `text`; its report goes to
+/// `result.json`.
 fn tool_phase<T: Tool>(
     tool: &T,
     comm: &dyn Comm,
     args: &[String],
     text: &str,
     o: &mut PhaseOutcome,
-) -> Result<(T::Params, T::Report)> {
+) -> Result<(T::Params, T::Report)>
+where
+    T::Report: Into<ToolReport> + Clone,
+{
     let params = parsed(tool, args)?;
     let report = run_into(tool, comm, &params, Some(text))?;
-    o.report = serde_json::to_value(&report).ok();
+    o.report = Some(PhaseReport::Tool(report.clone().into()));
     Ok((params, report))
 }
 
@@ -248,7 +252,7 @@ fn find_phase(comm: &dyn Comm, p: &Phase, at: &Places<'_>, o: &mut PhaseOutcome)
         Some(listing) => super::storage::find(comm, &spec, listing)?,
         None => find::find(comm, &spec)?,
     };
-    o.report = serde_json::to_value(&found).ok();
+    o.report = Some(PhaseReport::Find(found.clone()));
     if comm.rank() == 0 {
         let csv = format!("{}/{}.csv", at.results, p.name);
         let written = std::fs::write(&csv, find::csv(&found));

@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use super::find::{walk_all, Count, FindResult, FindSpec, Source};
 use crate::backend::listing::{ListedFile, Listing};
+use crate::backend::s3::Libs3Options;
 use crate::backend::{self, Backend, Choice, Context};
 use crate::comm::Comm;
 use crate::console::TaskLines;
@@ -42,10 +43,11 @@ pub fn refuse(api: &str) -> std::result::Result<(), String> {
         return Ok(());
     }
     let words = api_words(api)?;
-    let per_file = words.module_options.iter().any(|(k, v)| {
-        k.eq_ignore_ascii_case("S3-libs3.bucket-per-file")
-            && v.trim().parse::<i64>().ok().is_none_or(|n| n != 0)
-    });
+    // Options that do not read are refused with the phases' command lines.
+    let per_file = matches!(
+        backend::options_of::<Libs3Options>(&words.name, &words.module_options),
+        Some(Ok(o)) if o.bucket_per_file
+    );
     match per_file {
         true => Err(format!(
             "api = {}: io500 needs the data in one bucket (find lists it): \

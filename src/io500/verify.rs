@@ -1,16 +1,20 @@
-//! `io500 CONFIG.ini --verify RESULT.txt`: recomputes the configuration's
+//! `io500 CONFIG.ini --verify RESULT.txt` (or `--verify BUNDLE.tar`, see
+//! [`bundle`]): recomputes the configuration's
 //! hash and each score's hash from the values in the result file, as the
 //! official verifier does, and says which match.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
+use super::bundle;
 use super::config::Config;
+use super::files::{number, read_score, value, Section, CONFIG_HASH, RUN, VERSION};
 use super::hash;
 use super::phases::PHASES;
+use super::results::PHASE_SCORE;
 
 /// A result file's sections: name -> key -> value (comments dropped).
-pub type Sections = BTreeMap<String, BTreeMap<String, String>>;
+pub type Sections = BTreeMap<String, Section>;
 
 pub fn parse(text: &str) -> Sections {
     let mut out = Sections::new();
@@ -31,73 +35,64 @@ pub fn parse(text: &str) -> Sections {
 }
 
 /// The checks of a result file against a configuration: (what, expected,
-/// found) for each hash.
-pub fn checks(config: &Config, result: &Sections) -> Vec<(String, String, String)> {
-    let get = |s: &str, k: &str| {
-        result
-            .get(s)
-            .and_then(|m| m.get(k))
-            .cloned()
-            .unwrap_or_default()
-    };
+/// found) for each hash; a section or value the hashes need that is not
+/// there (or not a number) is the error.
+pub fn checks(config: &Config, result: &Sections) -> Result<Vec<(String, String, String)>, String> {
+    let run = result.get(RUN).ok_or(format!("no [{RUN}] section"))?;
     let mut out = vec![(
-        "config-hash".to_string(),
+        CONFIG_HASH.to_string(),
         format!("{:X}", config.config_hash()),
-        get("run", "config-hash"),
+        value(run, RUN, CONFIG_HASH)?.to_string(),
     )];
-    let version = get("run", "version");
-    for (section, extended) in [("SCORE", false), ("SCOREX", true)] {
-        if !result.contains_key(section) {
+    let version = value(run, RUN, VERSION)?;
+    for (name, extended) in [("SCORE", false), ("SCOREX", true)] {
+        let Some(found) = result.get(name) else {
             continue;
-        }
-        let scored: Vec<(&str, f64)> = PHASES
-            .iter()
-            .filter(|p| super::files::in_hash(p, extended) && result.contains_key(p.name))
-            .map(|p| (p.name, get(p.name, "score").parse().unwrap_or(0.0)))
-            .collect();
-        let number = |k: &str| -> f64 {
-            get(section, k)
-                .split_whitespace()
-                .next()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0.0)
         };
-        let valid = !get(section, "SCORE").contains("INVALID");
-        let version = (!extended).then_some(version.as_str());
+        let mut scored: Vec<(&str, f64)> = Vec::new();
+        for p in PHASES.iter().filter(|p| super::files::in_hash(p, extended)) {
+            if let Some(phase) = result.get(p.name) {
+                scored.push((p.name, number(phase, p.name, PHASE_SCORE)?));
+            }
+        }
+        let (score, hash) = read_score(found, name)?;
+        let version = (!extended).then_some(version);
         let h = hash::score_hash(
             version,
             &scored,
-            number("MD"),
-            number("BW"),
-            number("SCORE"),
-            valid,
+            score.md,
+            score.bw,
+            score.total,
+            score.valid,
         );
-        out.push((
-            format!("{section} hash"),
-            format!("{h:X}"),
-            get(section, "hash"),
-        ));
+        out.push((format!("{name} hash"), format!("{h:X}"), hash));
     }
-    out
+    Ok(out)
 }
 
-/// Prints each check; exit 0 when every hash matches, 1 otherwise, 2 when a
-/// file cannot be read.
+/// Prints each check; exit 0 when every hash (and an archive's every
+/// checksum) matches, 1 otherwise, 2 when a file cannot be read or lacks
+/// what the hashes need.
 pub fn main(config_file: &str, result_file: &str) -> ExitCode {
-    let read = |f: &str| std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"));
-    let loaded = read(config_file).and_then(|text| {
-        let config = Config::parse(config_file, &text).map_err(|e| e.to_string())?;
-        Ok((config, read(result_file)?))
-    });
-    let (config, result) = match loaded {
+    let loaded = match super::bundle::is_archive(result_file) {
+        true => from_archive(config_file, result_file),
+        false => from_files(config_file, result_file),
+    };
+    let (config, result, mut ok) = match loaded {
         Ok(v) => v,
         Err(e) => {
             eprintln!("io500: error: {e}");
             return ExitCode::from(2);
         }
     };
-    let mut ok = true;
-    for (what, expected, found) in checks(&config, &parse(&result)) {
+    let checked = match checks(&config, &parse(&result)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("io500: error: {result_file}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for (what, expected, found) in checked {
         let matches = expected.eq_ignore_ascii_case(&found);
         ok &= matches;
         match matches {
@@ -111,4 +106,36 @@ pub fn main(config_file: &str, result_file: &str) -> ExitCode {
         true => ExitCode::SUCCESS,
         false => ExitCode::from(1),
     }
+}
+
+fn read(file: &str) -> Result<String, String> {
+    std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))
+}
+
+/// The configuration and the result file, each as given.
+fn from_files(config_file: &str, result_file: &str) -> Result<(Config, String, bool), String> {
+    let text = read(config_file)?;
+    let config = Config::parse(config_file, &text).map_err(|e| e.to_string())?;
+    Ok((config, read(result_file)?, true))
+}
+
+/// An archive of `--bundle`: its checksums printed and judged, then its
+/// `result.txt` against the configuration given, else its own.
+fn from_archive(config_file: &str, archive: &str) -> Result<(Config, String, bool), String> {
+    let members = bundle::unpack(archive)?;
+    let problems = bundle::check_sums(&members).map_err(|e| format!("{archive}: {e}"))?;
+    for p in &problems {
+        println!("checksums: MISMATCH: {p}");
+    }
+    if problems.is_empty() {
+        println!("checksums: OK ({} files)", members.len() - 1);
+    }
+    let inside =
+        |name: &str| bundle::text_of(&members, name).map_err(|e| format!("{archive}: {e}"));
+    let (name, text) = match config_file.is_empty() {
+        true => ("config-orig.ini", inside("config-orig.ini")?),
+        false => (config_file, read(config_file)?),
+    };
+    let config = Config::parse(name, &text).map_err(|e| e.to_string())?;
+    Ok((config, inside("result.txt")?, problems.is_empty()))
 }

@@ -8,11 +8,13 @@
 //! layout ([`text`]) as the run goes, the documents ([`csv`], JSON) at its end.
 
 pub mod csv;
+mod data;
+mod drawn_phase;
+pub mod draws;
 pub mod files;
 pub mod layout;
-pub mod mix;
-mod mixed;
 pub mod options;
+mod outputs;
 pub mod params;
 mod phase;
 pub mod reorder;
@@ -20,13 +22,14 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod sink;
-pub mod stonewall;
+pub mod stonewall_result;
 pub mod sweep;
+pub mod task_times;
 mod test;
 pub mod text;
 mod timed;
 pub mod xfer;
-mod xfer_mix;
+mod xfer_drawn;
 mod xfer_queue;
 
 use std::io;

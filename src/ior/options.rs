@@ -14,7 +14,7 @@ use crate::units::{
     parse_count, parse_int, parse_non_negative, parse_positive, parse_seconds, parse_size,
 };
 
-use super::mix::{Distribution, Mix, SizeSplit};
+use super::draws::{Distribution, Mix, SizeSplit};
 use super::params::{IorParams, Sweep};
 use super::IorTest;
 
@@ -123,7 +123,15 @@ pub fn grammar() -> Grammar<IorParams> {
         |p: &mut IorParams| &mut p.output.summary,
         true,
     ));
-    let measure: Vec<OptSpec<IorParams>> = vec![
+    specs.extend(pario_directives());
+    specs.extend(unsupported_hints());
+    specs.extend(module_specs(backend::all_module_options()));
+    Grammar::new("ior", specs)
+}
+
+/// pario's own directives: measurement, sweeps, mixed access, labels.
+fn pario_directives() -> Vec<OptSpec<IorParams>> {
+    vec![
         directive(&["saveRankPerformanceDetailsCSV"], "-- store the performance of each rank into the named CSV file.", shown("<FILE>", some_text(|p| &mut p.output.save_rank_details_csv, "file name"))),
         listed(directive(&["sweep"], "-- run the test on N, N/2, ... 1 nodes ('nodes') or on each of a list of task counts (e.g. 8,4,2), then print a scaling table", shown("0", set(|p, s| {
             p.geometry.sweep = Sweep::parse(s.value())?;
@@ -155,15 +163,19 @@ pub fn grammar() -> Grammar<IorParams> {
             p.output.platform = s.value().to_string();
             Ok(())
         }))),
-    ];
-    specs.extend(measure);
+    ]
+}
+
+/// File system hints IOR takes and pario refuses (one line each).
+fn unsupported_hints() -> Vec<OptSpec<IorParams>> {
+    let mut hints = Vec::new();
     for name in [
         "lustreStripeCount",
         "lustreStripeSize",
         "lustreStartOST",
         "lustreIgnoreLocks",
     ] {
-        specs.push(directive(&[name], "-- Lustre striping (not supported: use 'lfs setstripe' on the directory)", set(|_, _| {
+        hints.push(directive(&[name], "-- Lustre striping (not supported: use 'lfs setstripe' on the directory)", set(|_, _| {
             Err("Lustre striping is not supported by pario; set it with 'lfs setstripe' on the test directory".into())
         })));
     }
@@ -173,14 +185,13 @@ pub fn grammar() -> Grammar<IorParams> {
         "beegfsNumTargets",
         "beegfsChunkSize",
     ] {
-        specs.push(directive(
+        hints.push(directive(
             &[name],
             "-- file system specific hints (not supported)",
             set(|_, _| Err("file system specific hints are not supported by pario".into())),
         ));
     }
-    specs.extend(module_specs(backend::all_module_options()));
-    Grammar::new("ior", specs)
+    hints
 }
 
 /// Parses a whole command line into the tests to run (one unless `-f`).

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::mix::Mix;
+use super::draws::Mix;
 use crate::memhog::NodeMemory;
 use crate::options::ModuleOptions;
 use crate::output::Summary;

@@ -4,31 +4,110 @@
 
 use std::time::Duration;
 
-use super::mix::MixPlan;
-use super::mixed::{drawn_row, merge_kinds, Drawn};
+use hdrhistogram::Histogram;
+
+use super::drawn_phase::{drawn_row, merge_kinds, Drawn};
+use super::draws::MixPlan;
 use super::params::Ordering;
-use super::results::{access_name, outliers, reduce_phase, PhaseResult, TaskTimes};
+use super::results::{access_name, outliers, reduce_phase, PhaseResult};
 use super::sink::PhaseDone;
-use super::stonewall::StonewallResult;
+use super::stonewall_result::StonewallResult;
+use super::task_times::TaskTimes;
 use super::test::TestRun;
-use super::timed::PhasePlan;
+use super::timed::{PhaseOutcome, PhasePlan};
 use crate::backend::cpath::c_path;
 use crate::backend::Access;
 use crate::comm::{agree, broadcast_value, gather_records, ReduceOp};
 use crate::error::{Error, Result};
 use crate::latency::{self, Percentiles};
 use crate::pagecache::{CacheReport, Residency};
-use crate::run::fs::Fs;
 use crate::run::info::now_string;
 use crate::run::stonewall::{read_status, write_status};
 use crate::run::stop;
 use crate::run::tally::WrongData;
 use crate::units;
 
+/// A timed phase as rank 0 reports it.
+struct Phase<'d> {
+    access: Access,
+    rep: u64,
+    plan: PhasePlan,
+    /// A drawn phase: its plan and which one it is.
+    drawn: Option<(&'d MixPlan, Drawn)>,
+}
+
+/// What the tasks of a phase bring together at its end: every task's times
+/// and the merged latencies (rank 0's), the signal that stopped it and the
+/// requests sent again (every task's).
+struct Gathered {
+    all: Vec<TaskTimes>,
+    latency: Option<Histogram<u64>>,
+    kinds: Option<[Histogram<u64>; 2]>,
+    interrupted: Option<i32>,
+    retries: Option<u64>,
+}
+
 impl TestRun<'_> {
     /// A timed write or read phase; returns the verification counts of all
     /// tasks.
     pub fn measured_phase(&mut self, access: Access, rep: u64) -> Result<WrongData> {
+        let cache = self.before_phase(access, rep)?;
+        let which = match access {
+            Access::Write => Drawn::Mixed,
+            Access::Read => Drawn::Read,
+        };
+        let pretend = self.pretend(access);
+        let drawn = self.drawn_plan(which, pretend);
+        let phases = &self.p.phases;
+        // A mixed write phase verifies its reads under -W or -R.
+        let verify = match (access, &drawn) {
+            (Access::Read, _) => phases.check_read,
+            (Access::Write, Some(_)) => phases.check_write || phases.check_read,
+            (Access::Write, None) => false,
+        } && self.files.choice().capabilities().stores_data;
+        if drawn.is_none() {
+            let range = self.random_read_range(access, rep);
+            self.data.set_read_range(range);
+        }
+        let plan = self.plan(access, drawn.as_ref());
+        let retries_before = self.files.backend().retries();
+        let outcome = self.timed_io(access, rep, pretend, verify, plan, drawn.as_ref());
+        let outcome = agree(self.comm, outcome)?;
+        let (gathered, errors) = self.gather(&outcome, retries_before)?;
+        let mut status = Ok(());
+        let mut name = access_name(access);
+        if self.task.rank == 0 {
+            let drawn = drawn.as_ref().map(|d| (d, which));
+            let phase = Phase {
+                access,
+                rep,
+                plan,
+                drawn,
+            };
+            name = self.tell_phase(&phase, &gathered, cache, &mut status);
+        }
+        agree(self.comm, status)?;
+        if let Some(signal) = gathered.interrupted {
+            return Err(stop::interrupted(signal));
+        }
+        if drawn.as_ref().is_some_and(|d| d.read_pct > 0) && access == Access::Write {
+            name = "mixed";
+        }
+        self.warn_wrong_data(name, errors)?;
+        // A stonewalled or shortened phase leaves the files partly written.
+        if access == Access::Write
+            && plan.deadline.is_none()
+            && plan.limit == self.data.layout().transfers_per_task()
+        {
+            self.check_file_size(rep)?;
+        }
+        Ok(errors)
+    }
+
+    /// Up to a phase's opening barrier: `-d`, a stop agreed, the files
+    /// prepared (a write) or the status file and the page cache (a read).
+    /// Returns what the page cache held before a read, when looked at.
+    fn before_phase(&mut self, access: Access, rep: u64) -> Result<Option<CacheReport>> {
         if self.p.phases.inter_test_delay > 0.0 {
             stop::sleep(units::duration_of(self.p.phases.inter_test_delay));
         }
@@ -52,82 +131,75 @@ impl TestRun<'_> {
             ),
         );
         self.comm.barrier()?;
-        let phases = &self.p.phases;
-        let which = match access {
-            Access::Write => Drawn::Mixed,
-            Access::Read => Drawn::Read,
-        };
-        let pretend = self.pretend(access);
-        let drawn = self.drawn_plan(which, pretend);
-        // A mixed write phase verifies its reads under -W or -R.
-        let verify = match (access, &drawn) {
-            (Access::Read, _) => phases.check_read,
-            (Access::Write, Some(_)) => phases.check_write || phases.check_read,
-            (Access::Write, None) => false,
-        } && self.choice.capabilities().stores_data;
-        if drawn.is_none() {
-            self.layout.random_range = self.random_read_range(access, rep);
-        }
-        let plan = self.plan(access, drawn.as_ref());
-        let retries_before = self.backend.retries();
-        let outcome = self.timed_io(access, rep, pretend, verify, plan, drawn.as_ref());
-        let outcome = agree(self.comm, outcome)?;
+        Ok(cache)
+    }
+
+    /// Every task's part of a phase's end (collective, in this order): the
+    /// stop agreed, the retries summed, the times gathered, the wrong data
+    /// summed, the latencies merged.
+    fn gather(
+        &mut self,
+        outcome: &PhaseOutcome,
+        retries_before: Option<u64>,
+    ) -> Result<(Gathered, WrongData)> {
         let interrupted = stop::agreed(self.comm)?;
         let retries = self.phase_retries(retries_before)?;
         let all = gather_records(self.comm, 0, &outcome.times)?;
         let errors = outcome.errors.sum(self.comm)?;
-        let merged = match &outcome.latency {
+        let latency = match &outcome.latency {
             Some(recorder) => Some(latency::merge(self.comm, 0, recorder.histogram())?),
             None => None,
         };
         let kinds = merge_kinds(self.comm, outcome.kind_latency.as_ref())?;
-        let mut status = Ok(());
+        let gathered = Gathered {
+            all,
+            latency,
+            kinds,
+            interrupted,
+            retries,
+        };
+        Ok((gathered, errors))
+    }
+
+    /// Rank 0: the phase's row, told to the sinks and added to the report;
+    /// returns the phase's name (a drawn phase's may be "mixed").
+    fn tell_phase(
+        &mut self,
+        phase: &Phase<'_>,
+        g: &Gathered,
+        cache: Option<CacheReport>,
+        status: &mut Result<()>,
+    ) -> &'static str {
+        let (access, rep) = (phase.access, phase.rep);
         let mut name = access_name(access);
-        if self.task.rank == 0 {
-            let mut row = self.phase_row(access, rep, &all, plan, &mut status);
-            row.latency_percentiles = merged.as_ref().and_then(Percentiles::of);
-            if let Some(d) = &drawn {
-                let m = &self.p.mix;
-                let describe = (
-                    m.distribution.map(|d| d.describe()),
-                    m.split.as_ref().map(|s| s.describe()),
-                );
-                drawn_row(&mut row, d, &all, kinds.as_ref(), which, describe);
-                name = row.access;
-            }
-            row.interrupted = interrupted.map(|s| stop::name(s).to_string());
-            row.retries = retries;
-            if let Some(cache) = cache {
-                row.page_cache = Some(self.assess_cache(name, rep, cache));
-            }
-            self.report_outliers(name, &all, &row);
-            let done = PhaseDone {
-                test: self.report.test_id,
-                row: &row,
-                tasks: &all,
-                latency: merged.as_ref(),
-                kinds: kinds.as_ref(),
-            };
-            self.out.each(|s| s.phase_done(&done));
-            self.tell_retries(name, rep, retries);
-            self.report.results.push(row);
+        let mut row = self.phase_row(access, rep, &g.all, phase.plan, status);
+        row.latency_percentiles = g.latency.as_ref().and_then(Percentiles::of);
+        if let Some((d, which)) = phase.drawn {
+            let m = &self.p.mix;
+            let describe = (
+                m.distribution.map(|d| d.describe()),
+                m.split.as_ref().map(|s| s.describe()),
+            );
+            drawn_row(&mut row, d, &g.all, g.kinds.as_ref(), which, describe);
+            name = row.access;
         }
-        agree(self.comm, status)?;
-        if let Some(signal) = interrupted {
-            return Err(stop::interrupted(signal));
+        row.interrupted = g.interrupted.map(|s| stop::name(s).to_string());
+        row.retries = g.retries;
+        if let Some(cache) = cache {
+            row.page_cache = Some(self.assess_cache(name, rep, cache));
         }
-        if drawn.as_ref().is_some_and(|d| d.read_pct > 0) && access == Access::Write {
-            name = "mixed";
-        }
-        self.warn_wrong_data(name, errors)?;
-        // A stonewalled or shortened phase leaves the files partly written.
-        if access == Access::Write
-            && plan.deadline.is_none()
-            && plan.limit == self.layout.transfers_per_task()
-        {
-            self.check_file_size(rep)?;
-        }
-        Ok(errors)
+        self.report_outliers(name, &g.all, &row);
+        let done = PhaseDone {
+            test: self.out.report().test_id,
+            row: &row,
+            tasks: &g.all,
+            latency: g.latency.as_ref(),
+            kinds: g.kinds.as_ref(),
+        };
+        self.out.each(|s| s.phase_done(&done));
+        self.tell_retries(name, rep, g.retries);
+        self.out.add_result(row);
+        name
     }
 
     /// Rank 0: the Results row of the phase, with what stonewalling did;
@@ -169,7 +241,7 @@ impl TestRun<'_> {
     /// 503), counted as reported by the backend; `None` when the backend
     /// never sends one again.
     fn phase_retries(&self, before: Option<u64>) -> Result<Option<u64>> {
-        let mine = crate::backend::retries_since(&*self.backend, before);
+        let mine = crate::backend::retries_since(self.files.backend(), before);
         let all = crate::comm::reduce_u64(self.comm, mine.unwrap_or(0), ReduceOp::Sum)?;
         Ok(mine.map(|_| all))
     }
@@ -182,7 +254,7 @@ impl TestRun<'_> {
                 "WARNING: {name} phase {rep}: {n} requests were sent again after HTTP 500 or \
                  503 (SlowDown); the phase's time includes their waits"
             );
-            self.warnings.advise(self.out, &text);
+            self.out.advise(&text);
         }
     }
 
@@ -193,7 +265,7 @@ impl TestRun<'_> {
         cache.assess();
         if let Some(w) = &cache.warning {
             // The text shows it with the page cache, after the table.
-            self.warnings.list.push(w.clone());
+            self.out.keep_warning(w.clone());
         }
         cache
     }
@@ -209,7 +281,7 @@ impl TestRun<'_> {
             let text = format!(
                 "WARNING: task {task} took {total:.6} s for {name} (open to close), more than {threshold} s from the mean of {mean:.6} s"
             );
-            self.warnings.advise(self.out, &text);
+            self.out.advise(&text);
         }
     }
 
@@ -230,25 +302,8 @@ impl TestRun<'_> {
         if !self.task.active {
             return Ok(());
         }
-        let fs = Fs::new(&*self.backend, self.task.rank);
-        if let Some(dir) = self.names.unique_dir(self.task.rank) {
-            fs.ensure_dir(&dir, &mut self.created)?;
-        }
-        if !self.responsible() {
-            return Ok(());
-        }
-        let path = self.names.path(self.task.rank, rep);
-        let existed = fs.exists(&path)?;
-        let reuse = self.p.files.use_existing_test_file;
-        if existed && !reuse {
-            c_path(&path)
-                .and_then(|c| self.backend.remove(&c))
-                .map_err(|e| fs.error("cannot remove the old test file", &path, &e))?;
-        }
-        if !(existed && reuse) {
-            self.created.file(path);
-        }
-        Ok(())
+        let (responsible, reuse) = (self.responsible(), self.p.files.use_existing_test_file);
+        self.files.prepare_write(rep, responsible, reuse)
     }
 
     /// Before a read phase: the transfer count of the stonewalling status
@@ -267,14 +322,14 @@ impl TestRun<'_> {
             1,
             &format!("Using stonewalling status file {path}: {count} transfers per task"),
         );
-        self.status_count = Some(count);
+        self.data.set_status_count(count);
         Ok(())
     }
 
     /// Before a read: how much of the data each task is about to read is in
     /// its node's page cache, and, if asked, eviction and a second look.
     fn page_cache_before_read(&mut self, rep: u64) -> Result<Option<CacheReport>> {
-        if !self.p.measure.cache_check || !self.choice.capabilities().stores_data {
+        if !self.p.measure.cache_check || !self.files.choice().capabilities().stores_data {
             return Ok(None);
         }
         let evict = self.test.evicts();
@@ -293,9 +348,9 @@ impl TestRun<'_> {
             after.total,
         ];
         self.comm.all_reduce_u64(&mut v, ReduceOp::Sum)?;
-        let topology = &self.readers.topology;
+        let (topology, readers) = (self.data.topology(), self.data.readers());
         let readers_elsewhere = (0..topology.size())
-            .filter(|&r| topology.node_of(r) != topology.node_of(self.readers.map.writer_of(r)))
+            .filter(|&r| topology.node_of(r) != topology.node_of(readers.writer_of(r)))
             .count();
         let sum = |i: usize| Residency {
             resident: v[i],
@@ -306,7 +361,7 @@ impl TestRun<'_> {
             before: sum(0),
             after_eviction: evict.then(|| sum(3)),
             cross_node: topology.num_nodes() > 1 && readers_elsewhere == topology.size(),
-            direct: self.choice.alignment().is_some(),
+            direct: self.files.choice().alignment().is_some(),
             warning: None,
         }))
     }
@@ -315,10 +370,10 @@ impl TestRun<'_> {
     /// eviction, when asked).
     fn residency(&self, rep: u64, evict: bool) -> Result<(Residency, Option<Residency>)> {
         let pretend = self.pretend(Access::Read);
-        let path = self.names.path(pretend, rep);
-        let (ranges, total) = self.layout.task_ranges(pretend, 4096);
-        let names = self.backend.namespace();
-        let fs = self.fs();
+        let path = self.files.path(pretend, rep);
+        let (ranges, total) = self.data.layout().task_ranges(pretend, 4096);
+        let names = self.files.backend().namespace();
+        let fs = self.files.fs();
         let c = c_path(&path).map_err(|e| fs.error("cannot use", &path, &e))?;
         // A file that cannot be examined (it may not exist yet: the read
         // will say so) simply counts as examined-nothing.
@@ -367,25 +422,29 @@ impl TestRun<'_> {
             "WARNING: incorrect data on {phase} ({} errors found: {} of {} transfers, {} bytes wrong)",
             errors.wrong, errors.wrong, errors.checked, errors.bytes
         );
-        self.warnings.warn_agreed(self.out, &text)
+        self.out.warn_agreed(&text)
     }
 
     /// After a write: the files should hold exactly what was written.
     fn check_file_size(&mut self, rep: u64) -> Result<()> {
-        if !self.choice.capabilities().stores_data
-            || !self.choice.exact_file_size()
-            || self.layout.ordering == Ordering::Random
+        let choice = self.files.choice();
+        if !choice.capabilities().stores_data
+            || !choice.exact_file_size()
+            || self.data.layout().ordering == Ordering::Random
         {
             return Ok(());
         }
         let size = match self.responsible() {
-            true => self.fs().size_of(&self.names.path(self.task.rank, rep)),
+            true => self
+                .files
+                .fs()
+                .size_of(&self.files.path(self.task.rank, rep)),
             false => Ok(0),
         };
         let size = agree(self.comm, size)?;
         let mut total = [size];
         self.comm.all_reduce_u64(&mut total, ReduceOp::Sum)?;
-        let expected = self.layout.aggregate_size();
+        let expected = self.data.layout().aggregate_size();
         if total[0] == expected {
             return Ok(());
         }
@@ -393,7 +452,7 @@ impl TestRun<'_> {
             "WARNING: Expected aggregate file size = {expected}; stat() of the file(s) reports {}",
             total[0]
         );
-        self.warnings.warn_agreed(self.out, &text)
+        self.out.warn_agreed(&text)
     }
 
     /// How a phase ends: its last transfer, a deadline, or a count.
@@ -401,13 +460,17 @@ impl TestRun<'_> {
     /// holds, when it holds fewer than a full file (written with fewer
     /// segments, say). Said at `-v`.
     fn random_read_range(&mut self, access: Access, rep: u64) -> Option<u64> {
-        let random = self.layout.ordering == Ordering::Random;
+        let layout = self.data.layout();
+        let random = layout.ordering == Ordering::Random;
         if access != Access::Read || !random || !self.task.active {
             return None;
         }
-        let path = self.names.path(self.pretend(access), rep);
-        let size = c_path(&path).and_then(|c| self.backend.stat(&c)).ok()?.size;
-        let (held, full) = (size / self.layout.transfer, self.layout.transfers_in_file());
+        let path = self.files.path(self.pretend(access), rep);
+        let size = c_path(&path)
+            .and_then(|c| self.files.backend().stat(&c))
+            .ok()?
+            .size;
+        let (held, full) = (size / layout.transfer, layout.transfers_in_file());
         // An empty file fails the read as before, naming it.
         if held >= full || held == 0 {
             return None;
@@ -425,11 +488,14 @@ impl TestRun<'_> {
 
     pub fn plan(&self, access: Access, drawn: Option<&MixPlan>) -> PhasePlan {
         let wall = &self.p.stonewall;
-        let mut limit = drawn.map_or(self.layout.transfers_per_task(), MixPlan::ops_per_pass);
+        let mut limit = drawn.map_or(
+            self.data.layout().transfers_per_task(),
+            MixPlan::ops_per_pass,
+        );
         if wall.wear_out_iterations > 0 {
             limit = limit.min(wall.wear_out_iterations);
         }
-        if let (Access::Read, Some(count)) = (access, self.status_count) {
+        if let (Access::Read, Some(count)) = (access, self.data.status_count()) {
             limit = limit.min(count);
         }
         let deadline = (wall.deadline > 0).then(|| Duration::from_secs(wall.deadline));

@@ -2,13 +2,12 @@
 //! IOR's JSON so that existing parsers find what they expect; the schema is
 //! described in `docs/output.md`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::params::IorParams;
 use super::results::{OperationSummary, PhaseResult};
-use super::sweep::{ScalingRow, SweepStep};
 use crate::backend::FsUsage;
-use crate::run::info::ParioInfo;
+use crate::run::info::RunHeader;
 use crate::run::tally::WrongData;
 use crate::units::human_bytes;
 
@@ -25,7 +24,7 @@ pub struct Scale {
 }
 
 /// The "Options:" block, with IOR's key names.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OptionsEcho {
     pub api: String,
     #[serde(rename = "apiVersion")]
@@ -178,7 +177,7 @@ impl OptionsEcho {
 }
 
 /// IOR's "Parameters" section of the JSON output.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ParametersEcho {
     #[serde(rename = "testID")]
@@ -288,7 +287,7 @@ impl ParametersEcho {
 }
 
 /// Best bandwidth of a test, as IOR's `Max Write:`/`Max Read:` lines.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct MaxBandwidth {
     #[serde(rename = "writeMiB", skip_serializing_if = "Option::is_none")]
     pub write_mib: Option<f64>,
@@ -301,26 +300,49 @@ pub struct MaxBandwidth {
 }
 
 /// A timed removal of the test files.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RemoveTiming {
     pub iteration: u64,
-    #[serde(rename = "totalTime")]
+    #[serde(rename = "totalTime", deserialize_with = "crate::units::nan_if_null")]
     pub total: f64,
 }
 
 /// IOR's data error counts (`-W`, `-R`) as the JSON has them: transfers with
 /// wrong data, bytes in wrong words, transfers checked.
-fn data_errors<S: serde::Serializer>(w: &WrongData, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeStruct;
-    let mut st = s.serialize_struct("dataErrors", 3)?;
-    st.serialize_field("transfers", &w.wrong)?;
-    st.serialize_field("bytes", &w.bytes)?;
-    st.serialize_field("checked", &w.checked)?;
-    st.end()
+mod data_errors {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::run::tally::WrongData;
+
+    #[derive(Serialize, Deserialize)]
+    struct DataErrors {
+        transfers: u64,
+        bytes: u64,
+        checked: u64,
+    }
+
+    pub fn serialize<S: Serializer>(w: &WrongData, s: S) -> Result<S::Ok, S::Error> {
+        let (transfers, bytes, checked) = (w.wrong, w.bytes, w.checked);
+        DataErrors {
+            transfers,
+            bytes,
+            checked,
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<WrongData, D::Error> {
+        let e = DataErrors::deserialize(d)?;
+        Ok(WrongData {
+            wrong: e.transfers,
+            bytes: e.bytes,
+            checked: e.checked,
+        })
+    }
 }
 
 /// Everything about one test.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TestReport {
     #[serde(rename = "TestID")]
     pub test_id: usize,
@@ -338,7 +360,7 @@ pub struct TestReport {
     pub results: Vec<PhaseResult>,
     pub removes: Vec<RemoveTiming>,
     pub max: MaxBandwidth,
-    #[serde(rename = "dataErrors", serialize_with = "data_errors")]
+    #[serde(rename = "dataErrors", with = "data_errors")]
     pub data_errors: WrongData,
     pub warnings: Vec<String>,
     /// The sweep step this test ran as (`sweep`).
@@ -370,7 +392,7 @@ impl TestReport {
 }
 
 /// One row of "Summary of all tests", with IOR's JSON keys.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SummaryRow {
     pub operation: String,
     #[serde(rename = "API")]
@@ -400,29 +422,29 @@ pub struct SummaryRow {
     pub reorder_tasks_random: u32,
     #[serde(rename = "reorderTasksRandomSeed")]
     pub reorder_tasks_random_seed: i64,
-    #[serde(rename = "bwMaxMIB")]
+    #[serde(rename = "bwMaxMIB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_max: f64,
-    #[serde(rename = "bwMinMIB")]
+    #[serde(rename = "bwMinMIB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_min: f64,
-    #[serde(rename = "bwMeanMIB")]
+    #[serde(rename = "bwMeanMIB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_mean: f64,
-    #[serde(rename = "bwStdMIB")]
+    #[serde(rename = "bwStdMIB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_std: f64,
-    #[serde(rename = "OPsMax")]
+    #[serde(rename = "OPsMax", deserialize_with = "crate::units::nan_if_null")]
     pub ops_max: f64,
-    #[serde(rename = "OPsMin")]
+    #[serde(rename = "OPsMin", deserialize_with = "crate::units::nan_if_null")]
     pub ops_min: f64,
-    #[serde(rename = "OPsMean")]
+    #[serde(rename = "OPsMean", deserialize_with = "crate::units::nan_if_null")]
     pub ops_mean: f64,
-    #[serde(rename = "OPsSD")]
+    #[serde(rename = "OPsSD", deserialize_with = "crate::units::nan_if_null")]
     pub ops_sd: f64,
-    #[serde(rename = "MeanTime")]
+    #[serde(rename = "MeanTime", deserialize_with = "crate::units::nan_if_null")]
     pub mean_time: f64,
     #[serde(rename = "StoneWallTime", skip_serializing_if = "Option::is_none")]
     pub stonewall_time: Option<f64>,
     #[serde(rename = "StoneWallbwMeanMIB", skip_serializing_if = "Option::is_none")]
     pub stonewall_bw_mean: Option<f64>,
-    #[serde(rename = "xsizeMiB")]
+    #[serde(rename = "xsizeMiB", deserialize_with = "crate::units::nan_if_null")]
     pub xsize_mib: f64,
 }
 
@@ -462,24 +484,51 @@ impl SummaryRow {
 }
 
 /// A whole run: the document written by `-O summaryFormat=JSON`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
-    #[serde(rename = "Version")]
-    pub version: String,
-    #[serde(rename = "Began")]
-    pub began: String,
-    #[serde(rename = "Command line")]
-    pub command_line: String,
-    #[serde(rename = "Machine")]
-    pub machine: String,
-    pub pario: ParioInfo,
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
+    pub header: RunHeader,
     pub tests: Vec<TestReport>,
     pub summary: Vec<SummaryRow>,
     /// Every swept test's steps, side by side (`sweep`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scaling: Vec<ScalingRow>,
     #[serde(rename = "Finished")]
     pub finished: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// Where a test's report sits in its sweep (`sweepStep` in JSON).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct SweepStep {
+    /// 1-based.
+    pub step: usize,
+    pub steps: usize,
+    pub nodes: usize,
+    pub tasks: usize,
+}
+
+/// One line of the scaling table: a step's mean bandwidth for one access.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScalingRow {
+    #[serde(rename = "testID")]
+    pub test_id: usize,
+    pub step: usize,
+    pub nodes: usize,
+    pub tasks: usize,
+    pub access: String,
+    #[serde(rename = "bwMeanMIB", deserialize_with = "crate::units::nan_if_null")]
+    pub bw_mean_mib: f64,
+    #[serde(
+        rename = "bwPerTaskMIB",
+        deserialize_with = "crate::units::nan_if_null"
+    )]
+    pub bw_per_task_mib: f64,
+    #[serde(rename = "OPsMean", deserialize_with = "crate::units::nan_if_null")]
+    pub ops_mean: f64,
+    /// Per-task bandwidth against the sweep's first step (1.0: as good).
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
+    pub efficiency: f64,
 }

@@ -10,125 +10,38 @@
 //! Over repetitions: max, min, mean and population standard deviation; the
 //! summary OPs column divides by the total time, as IOR's does.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::stonewall::StonewallResult;
+use super::stonewall_result::StonewallResult;
+use super::task_times::{KindTally, TaskTimes};
 use crate::backend::Access;
-use crate::comm::Record;
 use crate::latency::Percentiles;
 use crate::pagecache::CacheReport;
 use crate::stats::{Deviation, Stats};
-use crate::units::{KIB, MIB};
-
-/// One task's record of one phase.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct TaskTimes {
-    /// Whether the task took part (`-N` may leave some out).
-    pub active: bool,
-    pub open_start: f64,
-    pub open_end: f64,
-    pub xfer_start: f64,
-    pub xfer_end: f64,
-    pub close_start: f64,
-    pub close_end: f64,
-    pub bytes: u64,
-    pub transfers: u64,
-    /// Transfers made when the task stopped at the deadline (or finished).
-    pub stonewall_pairs: u64,
-    /// Bytes moved by then.
-    pub stonewall_bytes: u64,
-    /// Seconds from the start of the transfers to then.
-    pub stonewall_time: f64,
-    /// Whether the deadline stopped the task.
-    pub hit_deadline: bool,
-    /// A drawn phase: what it read and wrote.
-    pub kinds: KindTally,
-}
-
-/// Operations and bytes of a drawn phase, per kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct KindTally {
-    pub read_ops: u64,
-    pub read_bytes: u64,
-    pub write_ops: u64,
-    pub write_bytes: u64,
-}
-
-impl Record for TaskTimes {
-    const FIELDS: usize = 17;
-
-    fn to_fields(&self) -> Vec<f64> {
-        vec![
-            if self.active { 1.0 } else { 0.0 },
-            self.open_start,
-            self.open_end,
-            self.xfer_start,
-            self.xfer_end,
-            self.close_start,
-            self.close_end,
-            self.bytes as f64,
-            self.transfers as f64,
-            self.stonewall_pairs as f64,
-            self.stonewall_bytes as f64,
-            self.stonewall_time,
-            if self.hit_deadline { 1.0 } else { 0.0 },
-            self.kinds.read_ops as f64,
-            self.kinds.read_bytes as f64,
-            self.kinds.write_ops as f64,
-            self.kinds.write_bytes as f64,
-        ]
-    }
-
-    fn from_fields(r: &[f64]) -> TaskTimes {
-        TaskTimes {
-            active: r[0] != 0.0,
-            open_start: r[1],
-            open_end: r[2],
-            xfer_start: r[3],
-            xfer_end: r[4],
-            close_start: r[5],
-            close_end: r[6],
-            bytes: r[7] as u64,
-            transfers: r[8] as u64,
-            stonewall_pairs: r[9] as u64,
-            stonewall_bytes: r[10] as u64,
-            stonewall_time: r[11],
-            hit_deadline: r[12] != 0.0,
-            kinds: KindTally {
-                read_ops: r[13] as u64,
-                read_bytes: r[14] as u64,
-                write_ops: r[15] as u64,
-                write_bytes: r[16] as u64,
-            },
-        }
-    }
-}
-
-impl TaskTimes {
-    fn xfer_time(&self) -> f64 {
-        self.xfer_end - self.xfer_start
-    }
-}
+use crate::units::{StaticName, KIB, MIB};
 
 /// One row of the Results table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseResult {
-    pub access: &'static str,
-    #[serde(rename = "bwMiB")]
+    #[serde(deserialize_with = "access")]
+    pub access: StaticName,
+    #[serde(rename = "bwMiB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_mib: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub iops: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub latency: f64,
-    #[serde(rename = "blockKiB")]
+    #[serde(rename = "blockKiB", deserialize_with = "crate::units::nan_if_null")]
     pub block_kib: f64,
-    #[serde(rename = "xferKiB")]
+    #[serde(rename = "xferKiB", deserialize_with = "crate::units::nan_if_null")]
     pub xfer_kib: f64,
-    #[serde(rename = "openTime")]
+    #[serde(rename = "openTime", deserialize_with = "crate::units::nan_if_null")]
     pub open: f64,
-    #[serde(rename = "wrRdTime")]
+    #[serde(rename = "wrRdTime", deserialize_with = "crate::units::nan_if_null")]
     pub wr_rd: f64,
-    #[serde(rename = "closeTime")]
+    #[serde(rename = "closeTime", deserialize_with = "crate::units::nan_if_null")]
     pub close: f64,
-    #[serde(rename = "totalTime")]
+    #[serde(rename = "totalTime", deserialize_with = "crate::units::nan_if_null")]
     pub total: f64,
     pub iteration: u64,
     /// Bytes actually moved by all tasks.
@@ -164,29 +77,36 @@ pub struct PhaseResult {
 }
 
 /// The figures of one kind of operation in a drawn phase.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KindFigures {
     pub ops: u64,
     pub bytes: u64,
     /// Over the phase's total time, as the row's bandwidth.
-    #[serde(rename = "bwMiB")]
+    #[serde(rename = "bwMiB", deserialize_with = "crate::units::nan_if_null")]
     pub bw_mib: f64,
     /// Over the phase's transfer time, as the row's IOPS.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub iops: f64,
     #[serde(rename = "latencyPercentiles", skip_serializing_if = "Option::is_none")]
     pub latency_percentiles: Option<Percentiles>,
 }
 
 /// A drawn phase, per kind, and what it was asked to draw.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MixResult {
     pub read: KindFigures,
     pub write: KindFigures,
     /// The share of operations that read, in percent (rwmixRead counts
     /// operations), and of bytes.
-    #[serde(rename = "readPercentOps")]
+    #[serde(
+        rename = "readPercentOps",
+        deserialize_with = "crate::units::nan_if_null"
+    )]
     pub read_pct_ops: f64,
-    #[serde(rename = "readPercentBytes")]
+    #[serde(
+        rename = "readPercentBytes",
+        deserialize_with = "crate::units::nan_if_null"
+    )]
     pub read_pct_bytes: f64,
     /// `rwmixRead` as asked.
     #[serde(rename = "rwmixRead")]
@@ -250,17 +170,26 @@ impl PhaseResult {
 
 /// Per phase, the fastest and slowest task's open, transfer and close times
 /// (seconds), and which task was slowest overall.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskSpread {
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub open_min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub open_max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub xfer_min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub xfer_max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub close_min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub close_max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub total_min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub total_max: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub total_mean: f64,
     /// The task with the longest open-to-close time.
     pub slowest: usize,
@@ -318,6 +247,17 @@ pub fn outliers(tasks: &[TaskTimes], threshold: f64) -> Vec<(usize, f64)> {
         .map(|(r, t)| (r, t.close_end - t.open_start))
         .filter(|(_, total)| (total - spread.total_mean).abs() > threshold)
         .collect()
+}
+
+/// A row's access read back: one of the names [`access_name`] gives, or
+/// a drawn phase's `mixed`.
+fn access<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let names = [
+        access_name(Access::Write),
+        access_name(Access::Read),
+        "mixed",
+    ];
+    crate::units::one_of(d, &names)
 }
 
 pub fn access_name(access: Access) -> &'static str {
@@ -530,6 +470,7 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
+        use crate::comm::Record;
         let mut t = task((1.0, 2.0), (3.0, 4.0), (5.0, 6.0), 1 << 40, 12345);
         t.stonewall_pairs = 77;
         t.stonewall_bytes = 1 << 33;

@@ -8,31 +8,28 @@
 //! the files this run wrote and the directories it created.
 
 use super::params::Sweep;
-use super::report::{RunReport, SummaryRow, TestReport};
+use super::report::{RunReport, SummaryRow, SweepStep, TestReport};
 use super::results::summarize;
-use super::sink::IorSink;
-use super::sweep::{plan, run_step, scaling, SweepStep};
+use super::sink::Out;
+use super::sweep::{plan, run_step, scaling};
 use super::test::{Stopped, TestRun};
 use super::{IorRun, IorTest};
 use crate::comm::Comm;
 use crate::error::Error;
-use crate::output::Outputs;
-use crate::run::info::{machine, now_string, version, ParioInfo};
+use crate::run::info::{now_string, RunHeader};
 use crate::run::tally::WrongData;
 use crate::tool::Finished;
-
-/// Rank 0's outputs (none on other ranks).
-pub(super) type Out = Outputs<dyn IorSink>;
 
 /// Runs every test on this task. Rank 0's report is complete; every task
 /// ends with the same outcome.
 pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> {
     let mut report = RunReport {
-        version: version(),
-        began: now_string(),
-        command_line: run.command_line.clone(),
-        machine: machine(run.tests[0].params.output.verbose),
-        pario: ParioInfo::of(comm),
+        header: RunHeader::now(
+            comm,
+            &run.command_line,
+            run.tests[0].params.output.verbose,
+            now_string(),
+        ),
         tests: Vec::new(),
         summary: Vec::new(),
         scaling: Vec::new(),

@@ -8,10 +8,10 @@ use std::io;
 use hdrhistogram::Histogram;
 
 use super::params::IorParams;
-use super::report::{RunReport, TestReport};
-use super::results::{PhaseResult, TaskTimes};
-use super::sweep::SweepStep;
-use crate::output::{LogSink, NotesOnly};
+use super::report::{RunReport, SweepStep, TestReport};
+use super::results::PhaseResult;
+use super::task_times::TaskTimes;
+use crate::output::{LogSink, NotesOnly, Outputs};
 use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};
 use crate::units::MIB;
 
@@ -27,6 +27,10 @@ pub struct PhaseDone<'a> {
     /// A drawn phase's reads and writes apart (`rwmixRead`, ...), merged.
     pub kinds: Option<&'a [Histogram<u64>; 2]>,
 }
+
+/// Rank 0's outputs (none on other ranks): the text and the sinks of the
+/// extra files.
+pub type Out = Outputs<dyn IorSink>;
 
 /// The events of an ior run. Every method has an empty default, so a sink
 /// implements only what it writes.

@@ -4,10 +4,8 @@
 //! ([`Comm::split`]), so the step's files, reordering (`-C` over the step's
 //! nodes) and results are those of a job of that size; the other tasks wait.
 
-use serde::Serialize;
-
 use super::params::Sweep;
-use super::report::{RunReport, TestReport};
+use super::report::{RunReport, ScalingRow, TestReport};
 use super::results::summarize;
 use crate::comm::{agree, Comm, Topology};
 use crate::error::{Error, TaskError};
@@ -46,16 +44,6 @@ pub fn plan(sweep: &Sweep, topology: &Topology) -> Vec<StepPlan> {
             })
             .collect(),
     }
-}
-
-/// Where a test's report sits in its sweep (`sweepStep` in JSON).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct SweepStep {
-    /// 1-based.
-    pub step: usize,
-    pub steps: usize,
-    pub nodes: usize,
-    pub tasks: usize,
 }
 
 /// What one step of a test gave this task: rank 0's report (members only)
@@ -101,26 +89,6 @@ fn in_job_ranks(e: Error, ranks: &[usize]) -> Error {
         }),
         other => other,
     }
-}
-
-/// One line of the scaling table: a step's mean bandwidth for one access.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ScalingRow {
-    #[serde(rename = "testID")]
-    pub test_id: usize,
-    pub step: usize,
-    pub nodes: usize,
-    pub tasks: usize,
-    pub access: String,
-    #[serde(rename = "bwMeanMIB")]
-    pub bw_mean_mib: f64,
-    #[serde(rename = "bwPerTaskMIB")]
-    pub bw_per_task_mib: f64,
-    #[serde(rename = "OPsMean")]
-    pub ops_mean: f64,
-    /// Per-task bandwidth against the sweep's first step (1.0: as good).
-    pub efficiency: f64,
 }
 
 /// The scaling table of every swept test in the run.

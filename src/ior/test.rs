@@ -3,12 +3,13 @@
 //! wrote. The phases are in [`super::phase`], the timed open/transfer/close in
 //! [`super::timed`].
 
-use super::files::FileNames;
+use super::data::TestData;
+use super::files::{FileNames, TestFiles};
 use super::layout::Layout;
+use super::outputs::TestOutputs;
 use super::params::IorParams;
-use super::reorder::{ReaderMap, Reorder};
 use super::report::{OptionsEcho, ParametersEcho, RemoveTiming, Scale, TestReport};
-use super::runner::Out;
+use super::sink::Out;
 use super::IorTest;
 use crate::backend::cpath::c_path;
 use crate::backend::{self, Access, Backend, Choice};
@@ -17,7 +18,6 @@ use crate::comm::{agree, broadcast_value, Comm, Topology};
 use crate::console::TaskLines;
 use crate::error::{Error, Result};
 use crate::memhog::{self, MemoryHog};
-use crate::run::fs::{Created, Fs};
 use crate::run::info::now_string;
 use crate::run::seeds;
 use crate::run::stop;
@@ -43,38 +43,18 @@ pub(super) struct Task {
     pub lines: TaskLines,
 }
 
-/// Who reads whose data, on which nodes.
-pub(super) struct Readers {
-    /// The tasks taking part and their nodes.
-    pub topology: Topology,
-    pub map: ReaderMap,
-}
-
-/// One test on one task.
+/// One test on one task: what it runs with (the communicator, the test,
+/// this task), and the parts that change as it runs, each changed only in
+/// its own file: its files ([`TestFiles`]), its data ([`TestData`]) and
+/// what it tells ([`TestOutputs`]).
 pub(super) struct TestRun<'a> {
     pub comm: &'a dyn Comm,
-    pub out: &'a mut Out,
     pub test: &'a IorTest,
     pub p: &'a IorParams,
     pub task: Task,
-    /// The checked backend (DUMMY for `--dryRun`).
-    pub choice: Choice,
-    pub backend: Box<dyn Backend>,
-    /// The tasks taking part, for a backend whose tasks open a shared file
-    /// together ([`Backend::opens_together`]); `None` on the others.
-    pub together: Option<Box<dyn Comm>>,
-    pub layout: Layout,
-    pub names: FileNames,
-    pub readers: Readers,
-    /// The data signature of the current repetition.
-    pub signature: i64,
-    pub buffer: AlignedBuffer,
-    /// Files and `-u` directories this task created in this run.
-    pub created: Created,
-    pub warnings: Warnings,
-    pub report: TestReport,
-    /// Transfers a read phase makes, from the stonewalling status file.
-    pub status_count: Option<u64>,
+    pub files: TestFiles,
+    pub data: TestData,
+    pub out: TestOutputs<'a>,
     /// Memory held away from the page cache for the test (`-M`).
     _hog: MemoryHog,
 }
@@ -125,7 +105,6 @@ impl<'a> TestRun<'a> {
             false => Ok(()),
         };
         agree(comm, place)?;
-        let map = ReaderMap::new(&topology, reorder_for(p, 0));
         stop::leave_in(
             FileNames::directory_of(&names.path(0, 0))
                 .display()
@@ -138,79 +117,63 @@ impl<'a> TestRun<'a> {
         } else {
             0
         };
+        let buffer = AlignedBuffer::try_new(buffer_len, PAGE).map_err(|e| Error::task(rank, e))?;
+        let warnings = Warnings::new("ior", rank, p.output.warning_as_errors);
         Ok(TestRun {
             comm,
-            out,
             test,
             p,
-            warnings: Warnings::new("ior", rank, p.output.warning_as_errors),
+            out: TestOutputs::new(out, warnings, report),
             task,
-            choice,
-            backend,
-            together,
-            layout,
-            names,
-            readers: Readers { topology, map },
-            signature: p.verification.time_stamp_signature.unwrap_or(0),
-            buffer: AlignedBuffer::try_new(buffer_len, PAGE).map_err(|e| Error::task(rank, e))?,
-            created: Created::default(),
-            report,
-            status_count: None,
+            files: TestFiles::new((choice, backend), together, names, rank),
+            data: TestData::new(p, layout, topology, buffer),
             _hog: hog,
         })
-    }
-
-    /// This task's view of the backend's names.
-    pub fn fs(&self) -> Fs<'_> {
-        Fs::new(&*self.backend, self.task.rank)
     }
 
     /// Runs the test; its report (complete on rank 0). A test a signal
     /// stopped returns what it measured with the error.
     pub fn run(mut self) -> Result<TestReport, Stopped> {
         if self.task.rank == 0 {
-            let report = &self.report;
-            self.out.each(|s| s.test_started(report));
+            self.out.started();
             self.describe();
             let preload = std::env::var("LD_PRELOAD").ok();
             let unseen = crate::backend::aio::unseen_by_preload(preload.as_deref());
-            if let Some(text) = unseen.filter(|_| self.backend.name() == "AIO") {
-                self.warnings.advise(self.out, &text);
+            if let Some(text) = unseen.filter(|_| self.files.backend().name() == "AIO") {
+                self.out.advise(&text);
             }
         }
         let outcome = self.repetitions();
         if outcome.is_err() {
             self.clean_up_after_failure();
         } else if !self.p.files.keep_file {
-            let fs = Fs::new(&*self.backend, self.task.rank);
-            self.created.remove_dirs(fs);
+            self.files.remove_dirs();
         }
-        self.report.warnings = std::mem::take(&mut self.warnings.list);
-        self.report.compute_max();
+        let report = self.out.finish();
         match outcome {
-            Ok(()) => Ok(self.report),
-            Err(e @ Error::Interrupted { .. }) => Err(Stopped(e, Some(Box::new(self.report)))),
+            Ok(()) => Ok(report),
+            Err(e @ Error::Interrupted { .. }) => Err(Stopped(e, Some(Box::new(report)))),
             Err(e) => Err(Stopped(e, None)),
         }
     }
 
     /// Verbose notes about the test (rank 0).
     fn describe(&mut self) {
-        let tasks = self.layout.tasks as usize;
+        let tasks = self.data.layout().tasks as usize;
         self.out.note(2, &format!("Participating tasks : {tasks}"));
         self.describe_readers();
         if self.p.geometry.random_offset > 0 {
-            let seed = self.layout.seed;
+            let seed = self.data.layout().seed;
             self.out.note(2, &format!("Random offset seed : {seed}"));
         }
         let listed = if self.p.geometry.file_per_proc { 64 } else { 1 };
         for rank in 0..tasks.min(listed) {
-            let path = self.names.path(rank, 0);
+            let path = self.files.path(rank, 0);
             self.out
                 .note(2, &format!("task {rank} file : {}", path.display()));
         }
         if self.p.output.verbose >= 3 {
-            if let Ok(json) = serde_json::to_string_pretty(&self.report.parameters) {
+            if let Ok(json) = serde_json::to_string_pretty(&self.out.report().parameters) {
                 self.out.note(3, &format!("Parameters:\n{json}"));
             }
         }
@@ -223,15 +186,15 @@ impl<'a> TestRun<'a> {
         if !(r.reorder_tasks || r.reorder_tasks_random > 0) {
             return;
         }
-        let topology = &self.readers.topology;
-        for (reader, writer) in self.readers.map.map.iter().enumerate().take(256) {
+        let (topology, readers) = (self.data.topology(), self.data.readers());
+        for (reader, writer) in readers.map.iter().enumerate().take(256) {
             let (rn, wn) = (topology.node_of(reader), topology.node_of(*writer));
             self.out.note(
                 2,
                 &format!("task {reader} (node {rn}) reads the data of task {writer} (node {wn})"),
             );
         }
-        let same = self.readers.map.same_node(topology);
+        let same = readers.same_node(topology);
         if same > 0 && topology.num_nodes() > 1 {
             self.out.note(
                 1,
@@ -265,16 +228,10 @@ impl<'a> TestRun<'a> {
 
     /// One repetition: write, `-W` check, read, then removal unless kept.
     fn repetition(&mut self, rep: u64) -> Result<()> {
-        let r = &self.p.reorder;
-        if rep > 0
-            && Reorder::varies_by_repetition(r.reorder_tasks_random_seed, r.reorder_tasks_random)
-        {
-            self.readers.map = ReaderMap::new(&self.readers.topology, reorder_for(self.p, rep));
+        if self.data.reorder(self.p, rep) {
             self.describe_readers();
         }
-        let given = self.p.verification.time_stamp_signature;
-        self.signature = seeds::agreed(self.comm, given, seeds::time_u32)?;
-        let signature = self.signature;
+        let signature = self.data.agree_signature(self.comm, self.p)?;
         self.out.note(
             1,
             &format!(
@@ -294,7 +251,7 @@ impl<'a> TestRun<'a> {
         if self.p.reads() {
             errors.add(self.measured_phase(Access::Read, rep)?);
         }
-        self.report.data_errors.add(errors);
+        self.out.add_data_errors(errors);
         if let (true, Some(e)) = (self.p.verification.quit_on_error, errors.error("transfers")) {
             return Err(e);
         }
@@ -309,13 +266,12 @@ impl<'a> TestRun<'a> {
     fn timed_remove(&mut self, rep: u64) -> Result<()> {
         self.comm.barrier()?;
         let start = self.comm.wtime();
-        let fs = Fs::new(&*self.backend, self.task.rank);
-        let removed = self.created.remove_files(fs);
+        let removed = self.files.remove_written();
         agree(self.comm, removed)?;
         let seconds = self.comm.wtime() - start;
         if self.task.rank == 0 {
             self.out.each(|s| s.removed(seconds, rep));
-            self.report.removes.push(RemoveTiming {
+            self.out.add_removal(RemoveTiming {
                 iteration: rep,
                 total: seconds,
             });
@@ -328,20 +284,16 @@ impl<'a> TestRun<'a> {
         // -K keeps files that held wrong data, also when -q ends the run on
         // them.
         let files = &self.p.files;
-        let wrong = self.report.data_errors.wrong > 0;
+        let wrong = self.out.report().data_errors.wrong > 0;
         if files.keep_file || (files.keep_file_with_error && wrong) {
             return;
         }
-        let fs = Fs::new(&*self.backend, self.task.rank);
-        self.created.remove_all(fs);
+        self.files.remove_all();
     }
 
     /// The task whose data this task handles in a phase.
     pub fn pretend(&self, access: Access) -> usize {
-        match access {
-            Access::Read if self.task.active => self.readers.map.writer_of(self.task.rank),
-            _ => self.task.rank,
-        }
+        self.data.pretend(access, self.task.rank, self.task.active)
     }
 
     /// Whether this task creates and removes its file: every task its own
@@ -437,16 +389,4 @@ fn hog_memory(p: &IorParams, topology: &Topology, task: &Task) -> Result<(Memory
         memory_per_node: per_node,
     };
     Ok((hog, scale))
-}
-
-/// The read-back reordering of a test in repetition `rep`.
-pub(super) fn reorder_for(p: &IorParams, rep: u64) -> Reorder {
-    let r = &p.reorder;
-    Reorder::from_params(
-        r.reorder_tasks,
-        r.reorder_tasks_random,
-        r.task_per_node_offset,
-        r.reorder_tasks_random_seed,
-        rep,
-    )
 }

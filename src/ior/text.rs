@@ -4,11 +4,11 @@
 
 use std::io;
 
-use super::report::{RunReport, SummaryRow, TestReport};
+use super::report::{RunReport, SummaryRow, SweepStep, TestReport};
 use super::results::{PhaseResult, TaskSpread};
 use super::sink::{IorSink, PhaseDone};
-use super::stonewall::StonewallResult;
-use super::sweep::{scaling_text, SweepStep};
+use super::stonewall_result::StonewallResult;
+use super::sweep::scaling_text;
 use super::Ior;
 use crate::latency::Percentiles;
 use crate::output::{key_value, TextSink};
@@ -278,6 +278,7 @@ pub type IorText = TextSink<Ior>;
 
 impl IorSink for TextSink<Ior> {
     fn run_started(&mut self, r: &RunReport) -> io::Result<()> {
+        let r = &r.header;
         let mut t = format!("IOR-{}: MPI Coordinated Test of Parallel I/O\n", r.version);
         t.push_str(&key_value("Began", &r.began));
         t.push_str(&key_value("Command line", &r.command_line));

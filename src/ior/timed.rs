@@ -7,14 +7,15 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Duration;
 
+use super::draws::MixPlan;
 use super::layout::Layout;
-use super::mix::MixPlan;
 use super::params::Ordering;
-use super::results::{access_name, TaskTimes};
+use super::results::access_name;
+use super::task_times::TaskTimes;
 use super::test::TestRun;
 use super::xfer::{Pass, Progress, XferOptions};
-use super::xfer_mix::{KindLatency, MixPass};
-use crate::backend::cpath::c_path;
+use super::xfer_drawn::{KindLatency, MixPass};
+use super::xfer_queue::QueuedPass;
 use crate::backend::{write_fully, Access, BlockView, File, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, Comm};
@@ -69,8 +70,15 @@ impl Walker for Pass<'_> {
         from: u64,
         to: u64,
         progress: &mut Progress,
-        stop: impl FnMut(u64) -> bool,
+        mut stop: impl FnMut(u64) -> bool,
     ) -> u64 {
+        // A backend with a queue (AIO) keeps requests in flight together;
+        // -Y (fsync after each write) makes them wait one by one anyway.
+        if !self.options.fsync_per_write {
+            if let Some(count) = QueuedPass::run_pass(self, from, to, progress, &mut stop) {
+                return count;
+            }
+        }
         self.run(from, to, progress, stop)
     }
 }
@@ -96,6 +104,15 @@ struct Walk<'c> {
     in_step: bool,
 }
 
+/// What a phase's transfers are measured with: their latencies (all
+/// together, or a drawn phase's reads and writes apart) and the live
+/// progress display.
+struct Meters {
+    recorder: Option<LatencyRecorder>,
+    kind_latency: Option<KindLatency>,
+    live: Option<progress::Progress>,
+}
+
 impl TestRun<'_> {
     /// Open, transfer, close, with this task's time stamps.
     pub fn timed_io(
@@ -119,42 +136,30 @@ impl TestRun<'_> {
             active: self.task.active,
             ..Default::default()
         };
-        let path = self.names.path(pretend, rep);
+        let path = self.files.path(pretend, rep);
         let pattern = Pattern::new(
             self.p.verification.data_packet_type,
-            self.signature,
+            self.data.signature(),
             pretend,
         );
         if self.task.active && access == Access::Write && drawn.is_none() {
-            pattern.fill(self.buffer.as_mut_slice());
+            pattern.fill(self.data.buffer_mut());
         }
         let mut buffers = match (drawn, self.task.active) {
             (Some(d), true) => Some(self.mix_buffers(d, &pattern)?),
             _ => None,
         };
         t.open_start = comm.wtime();
-        let sequential = self.layout.ordering == Ordering::Sequential;
+        let sequential = self.data.layout().ordering == Ordering::Sequential;
         let reads_too = access == Access::Write && drawn.is_some_and(|d| d.read_pct > 0);
         let opened = self.open_file(access, &path, pretend, sequential, reads_too);
         t.open_end = comm.wtime();
         let mut file = step(&walk, opened)?;
         t.xfer_start = comm.wtime();
         let mut progress = Progress::default();
-        let record = self.p.measure.record_latency;
-        let mut recorder = (record && drawn.is_none()).then(LatencyRecorder::new);
-        let mut kind_latency = (record && drawn.is_some()).then(KindLatency::default);
-        let live = (self.task.active && progress::wanted(self.p.output.progress, self.task.rank))
-            .then(|| {
-                progress::Progress::start(
-                    format!("{}-{rep}", access_name(access)),
-                    plan.limit * self.p.geometry.transfer_size,
-                    self.layout.tasks,
-                    "bytes",
-                    plan.deadline,
-                )
-            });
+        let mut meters = self.meters(access, rep, plan, drawn.is_some());
         let options = xfer_options(self, verify);
-        let counter = live.as_ref().map(|l| &l.counter);
+        let counter = meters.live.as_ref().map(|l| &l.counter);
         match (drawn, buffers.as_mut()) {
             (Some(d), Some((w, r))) => {
                 let pass = file.as_mut().map(|f| MixPass {
@@ -165,23 +170,24 @@ impl TestRun<'_> {
                     write_buf: w.as_mut_slice(),
                     read_buf: r.as_mut_slice(),
                     options,
-                    latency: kind_latency.as_mut(),
+                    latency: meters.kind_latency.as_mut(),
                     progress: counter,
                 });
                 walk_phase(&walk, pass, &mut progress, &mut t)?;
             }
             (Some(_), None) => walk_phase::<MixPass>(&walk, None, &mut progress, &mut t)?,
             (None, _) => {
+                let (layout, buf) = self.data.layout_and_buffer();
                 let pass = file.as_mut().map(|f| Pass {
                     file: f.as_mut(),
                     access,
-                    layout: &self.layout,
+                    layout,
                     task: pretend,
                     path: &path,
                     pattern: &pattern,
-                    buf: self.buffer.as_mut_slice(),
+                    buf,
                     options,
-                    latency: recorder.as_mut(),
+                    latency: meters.recorder.as_mut(),
                     progress: counter,
                 });
                 walk_phase(&walk, pass, &mut progress, &mut t)?;
@@ -192,20 +198,41 @@ impl TestRun<'_> {
         let synced = self.sync_written(file.as_mut(), access, &path);
         t.xfer_end = comm.wtime();
         step(&walk, synced)?;
-        drop(live);
+        meters.live = None;
         t.close_start = comm.wtime();
         let closed = self.close_file(file, &path);
         t.close_end = comm.wtime();
         step(&walk, closed)?;
-        t.bytes = progress.bytes;
-        t.transfers = progress.transfers;
-        t.kinds = progress.kinds;
+        (t.bytes, t.transfers, t.kinds) = (progress.bytes, progress.transfers, progress.kinds);
         Ok(PhaseOutcome {
             times: t,
             errors: progress.errors,
-            latency: recorder,
-            kind_latency,
+            latency: meters.recorder,
+            kind_latency: meters.kind_latency,
         })
+    }
+
+    /// A phase's meters: latencies when `-O latencyHistogramFile` or the
+    /// like asks for them (a drawn phase's per kind), progress when shown.
+    fn meters(&self, access: Access, rep: u64, plan: PhasePlan, drawn: bool) -> Meters {
+        let record = self.p.measure.record_latency;
+        let recorder = (record && !drawn).then(LatencyRecorder::new);
+        let kind_latency = (record && drawn).then(KindLatency::default);
+        let live = (self.task.active && progress::wanted(self.p.output.progress, self.task.rank))
+            .then(|| {
+                progress::Progress::start(
+                    format!("{}-{rep}", access_name(access)),
+                    plan.limit * self.p.geometry.transfer_size,
+                    self.data.layout().tasks,
+                    "bytes",
+                    plan.deadline,
+                )
+            });
+        Meters {
+            recorder,
+            kind_latency,
+            live,
+        }
     }
 
     /// A drawn phase's write buffer (the pattern laid per `-t` piece) and
@@ -242,24 +269,14 @@ impl TestRun<'_> {
             access,
             create: access == Access::Write,
             reads_too,
-            file_size: self.layout.file_size(),
+            file_size: self.data.layout().file_size(),
             rank: self.task.rank,
             sequential,
             blocks: self.block_view(pretend),
             segment: self.segment_bytes(),
             transfer: self.p.geometry.transfer_size,
         };
-        let action = match access {
-            Access::Write => "cannot open for writing",
-            Access::Read => "cannot open for reading",
-        };
-        c_path(path)
-            .and_then(|c| match &self.together {
-                Some(comm) => self.backend.open_together(comm.as_ref(), &c, &spec),
-                None => self.backend.open(&c, &spec),
-            })
-            .map(Some)
-            .map_err(|e| Error::io(self.task.rank, action, path, &e))
+        self.files.open(path, &spec).map(Some)
     }
 
     /// `-e`: one fsync of a written file after its last transfer.
@@ -279,15 +296,7 @@ impl TestRun<'_> {
 
     fn close_file(&self, file: Option<Box<dyn File>>, path: &Path) -> Result<()> {
         match file {
-            Some(f) => {
-                let closed = match &self.together {
-                    Some(comm) => {
-                        c_path(path).and_then(|c| self.backend.close_together(comm.as_ref(), &c, f))
-                    }
-                    None => f.close(),
-                };
-                closed.map_err(|e| Error::io(self.task.rank, "cannot close", path, &e))
-            }
+            Some(f) => self.files.close(f, path),
             None => Ok(()),
         }
     }
@@ -295,17 +304,19 @@ impl TestRun<'_> {
     /// One segment of a file: every task's block of a shared file, one block
     /// of a file per task.
     fn segment_bytes(&self) -> u64 {
+        let layout = self.data.layout();
         match self.p.geometry.file_per_proc {
-            true => self.layout.block,
-            false => self.layout.block * self.layout.tasks,
+            true => layout.block,
+            false => layout.block * layout.tasks,
         }
     }
 
     /// Where `task`'s blocks lie, when they share a file with other tasks'.
     fn block_view(&self, task: usize) -> Option<BlockView> {
+        let layout = self.data.layout();
         (!self.p.geometry.file_per_proc).then_some(BlockView {
-            block: self.layout.block,
-            tasks: self.layout.tasks,
+            block: layout.block,
+            tasks: layout.tasks,
             task: task as u64,
         })
     }
@@ -318,13 +329,13 @@ impl TestRun<'_> {
             return Ok(());
         }
         let pretend = self.task.rank;
-        let path = self.names.path(pretend, rep);
+        let path = self.files.path(pretend, rep);
         let mut file = self
             .open_file(Access::Write, &path, pretend, true, false)?
             .expect("an active task opens its file");
         let pattern = Pattern::new(
             self.p.verification.data_packet_type,
-            self.signature,
+            self.data.signature(),
             pretend,
         );
         self.prefill_region(file.as_mut(), pretend, &path, &pattern)?;
@@ -345,7 +356,7 @@ impl TestRun<'_> {
         let per_task = Layout {
             transfer: size,
             ordering: Ordering::Sequential,
-            ..self.layout.clone()
+            ..self.data.layout().clone()
         };
         let retry = Retry::of(self.p.transfers.single_xfer_attempt, file.collective());
         let rank = self.task.rank;

@@ -4,7 +4,8 @@
 //! writing (stamping the offset-dependent words first) or reading (and
 //! verifying, with `-R`/`-W`). It never allocates and makes one backend call
 //! per transfer. Stopping early (stonewalling) is a caller-supplied check after
-//! each transfer.
+//! each transfer. A file with a queue of requests in flight (AIO) is walked
+//! by [`super::xfer_queue`]'s loop instead, which the phase chooses.
 //!
 //! On a failure the pass stops, except for collective files: there every task
 //! must make the same calls, so a failed task keeps taking part with empty
@@ -13,8 +14,7 @@
 use std::path::Path;
 
 use super::layout::Layout;
-use super::results::KindTally;
-use super::xfer_queue::QueuedPass;
+use super::task_times::KindTally;
 use crate::backend::{read_fully, write_fully, Access, File, Retry};
 use crate::console::TaskLines;
 use crate::error::Error;
@@ -97,15 +97,8 @@ impl Pass<'_> {
         from: u64,
         to: u64,
         progress: &mut Progress,
-        mut stop: impl FnMut(u64) -> bool,
+        stop: impl FnMut(u64) -> bool,
     ) -> u64 {
-        // A backend with a queue (AIO) keeps requests in flight together;
-        // -Y (fsync after each write) makes them wait one by one anyway.
-        if !self.options.fsync_per_write {
-            if let Some(count) = self.run_queued(from, to, progress, &mut stop) {
-                return count;
-            }
-        }
         if let Some(l) = self.latency.as_deref_mut() {
             l.start();
         }
@@ -120,54 +113,6 @@ impl Pass<'_> {
             c.set(progress.bytes);
         }
         count
-    }
-
-    /// [`Pass::run`] through the file's queue, if it has one.
-    fn run_queued(
-        &mut self,
-        from: u64,
-        to: u64,
-        progress: &mut Progress,
-        stop: &mut impl FnMut(u64) -> bool,
-    ) -> Option<u64> {
-        let len = self.buf.len();
-        let Pass {
-            file,
-            access,
-            layout,
-            task,
-            path,
-            pattern,
-            buf,
-            options,
-            latency,
-            progress: counter,
-        } = self;
-        let queue = match file.queue(len)? {
-            Ok(queue) => queue,
-            Err(e) => {
-                let why = format!(
-                    "cannot set up requests in flight for {}: {e}",
-                    path.display()
-                );
-                progress.failure = Some(Error::task(options.rank, why));
-                return Some(from);
-            }
-        };
-        let mut queued = QueuedPass {
-            queue,
-            access: *access,
-            layout,
-            task: *task,
-            path,
-            pattern,
-            template: buf,
-            options: *options,
-            latency: latency.as_deref_mut(),
-            counter: *counter,
-            failed: None,
-        };
-        Some(queued.run(from, to, progress, stop))
     }
 
     /// The loop, specialised per direction by `one` (a plain function, so it

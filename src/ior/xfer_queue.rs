@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::layout::Layout;
-use super::xfer::{check, Progress, XferOptions};
+use super::xfer::{check, Pass, Progress, XferOptions};
 use crate::backend::transfer::{ended, short};
 use crate::backend::{Access, Completion, Queue, Retry};
 use crate::error::Error;
@@ -55,6 +55,55 @@ struct Tally {
 }
 
 impl QueuedPass<'_> {
+    /// [`Pass::run`] through the file's queue, if it has one (`None`: it
+    /// has none).
+    pub fn run_pass(
+        pass: &mut Pass<'_>,
+        from: u64,
+        to: u64,
+        progress: &mut Progress,
+        stop: &mut impl FnMut(u64) -> bool,
+    ) -> Option<u64> {
+        let len = pass.buf.len();
+        let Pass {
+            file,
+            access,
+            layout,
+            task,
+            path,
+            pattern,
+            buf,
+            options,
+            latency,
+            progress: counter,
+        } = pass;
+        let queue = match file.queue(len)? {
+            Ok(queue) => queue,
+            Err(e) => {
+                let why = format!(
+                    "cannot set up requests in flight for {}: {e}",
+                    path.display()
+                );
+                progress.failure = Some(Error::task(options.rank, why));
+                return Some(from);
+            }
+        };
+        let mut queued = QueuedPass {
+            queue,
+            access: *access,
+            layout,
+            task: *task,
+            path,
+            pattern,
+            template: buf,
+            options: *options,
+            latency: latency.as_deref_mut(),
+            counter: *counter,
+            failed: None,
+        };
+        Some(queued.run(from, to, progress, stop))
+    }
+
     /// As [`super::xfer::Pass::run`]: transfers `from` to `to - 1`, `stop`
     /// after each submission; returns the count reached.
     pub fn run(

@@ -1,6 +1,6 @@
 //! `mdtest`: the metadata benchmark.
 //!
-//! [`options`] turns a command line into [`params::MdtestParams`]; [`tree`]
+//! [`options`] turns a command line into [`params::MdtestParams`]; [`layout`]
 //! says which directories and items exist and what they are called;
 //! [`runner`] runs the phases on every task against the task engine and a
 //! backend; [`results`] holds mdtest's formulas and [`report`] the model the
@@ -15,7 +15,10 @@ macro_rules! say {
 }
 
 pub mod csv;
+mod dirs;
 mod items;
+pub mod layout;
+mod measure;
 pub mod options;
 pub mod params;
 mod phase;
@@ -24,9 +27,9 @@ pub mod results;
 pub mod runner;
 pub mod sink;
 mod steps;
+mod task;
 pub mod text;
-pub mod tree;
-mod trees;
+mod verify;
 
 use std::io;
 

@@ -2,17 +2,18 @@
 //! events the runner sends to its outputs. The JSON schema and the CSV
 //! columns are described in `docs/mdtest.md`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::params::MdtestParams;
-use super::results::{PhaseResult, SummaryRow, TaskIteration};
+use super::results::{operation, signal, PhaseResult, SummaryRow, TaskIteration};
 use crate::backend::FsUsage;
 use crate::comm::Comm;
-use crate::run::info::{machine, nodemap, timestamp, version, ParioInfo};
+use crate::run::info::{nodemap, timestamp, RunHeader};
 use crate::stats::Stats;
+use crate::units::StaticName;
 
 /// The options of the run, with mdtest's names where it has them.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ParametersEcho {
     pub api: String,
     pub directories: Vec<String>,
@@ -90,9 +91,10 @@ impl ParametersEcho {
 }
 
 /// The stonewall of a file create phase (`-W`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stonewall {
     /// Seconds from the phase's start until the tasks agreed on the count.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub time_s: f64,
     /// Items the slowest task had created by then.
     pub items_min: u64,
@@ -103,7 +105,7 @@ pub struct Stonewall {
 }
 
 /// One iteration of a sweep step.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IterationReport {
     pub iteration: u64,
     /// The phases that ran, in table order.
@@ -116,7 +118,7 @@ pub struct IterationReport {
 }
 
 /// One step of the task-count sweep (`-f`/`-l`/`-s`; one step without them).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepReport {
     pub tasks: usize,
     /// Items each task handles per iteration (before any stonewall).
@@ -139,15 +141,27 @@ pub struct SweepReport {
 }
 
 /// Where a signal stopped a run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interruption {
     /// The signal's name: `SIGINT`.
-    pub signal: &'static str,
+    #[serde(deserialize_with = "signal")]
+    pub signal: StaticName,
     pub iteration: u64,
     /// The phase it closed (none when it came between phases, or with `-B`
     /// where tasks do not agree at each phase's end).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub operation: Option<&'static str>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_operation"
+    )]
+    pub operation: Option<StaticName>,
+}
+
+fn some_operation<'de, D>(d: D) -> Result<Option<&'static str>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    operation(d).map(Some)
 }
 
 impl SweepReport {
@@ -158,17 +172,10 @@ impl SweepReport {
 }
 
 /// A whole run: the JSON document.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MdtestReport {
-    #[serde(rename = "Version")]
-    pub version: String,
-    #[serde(rename = "Began")]
-    pub began: String,
-    #[serde(rename = "Command line")]
-    pub command_line: String,
-    #[serde(rename = "Machine")]
-    pub machine: String,
-    pub pario: ParioInfo,
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
+    pub header: RunHeader,
     /// `1` per task on the same node as task 0, `0` otherwise.
     #[serde(rename = "Nodemap")]
     pub nodemap: String,
@@ -206,11 +213,7 @@ impl MdtestReport {
             );
         }
         MdtestReport {
-            version: version(),
-            began: timestamp(),
-            command_line: command_line.to_string(),
-            machine: machine(p.output.verbose),
-            pario: ParioInfo::of(comm),
+            header: RunHeader::now(comm, command_line, p.output.verbose, timestamp()),
             nodemap: nodemap(comm.topology()),
             path: p.dirs[0].clone(),
             fs: None,

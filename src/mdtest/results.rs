@@ -8,11 +8,12 @@
 //! (0 for one iteration). Tree rows use task 0's time and count the
 //! directories of one tree, as mdtest does.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::comm::Record;
 use crate::latency::Percentiles;
 use crate::stats::{Deviation, Stats};
+use crate::units::StaticName;
 
 /// The operations, in mdtest's table order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,26 +136,56 @@ impl Record for TaskIteration {
 }
 
 /// One phase of one iteration, over all tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PhaseResult {
-    pub operation: &'static str,
+    #[serde(deserialize_with = "operation")]
+    pub operation: StaticName,
     /// Items handled by all tasks (tree rows: directories of one tree).
     pub items: u64,
     /// The longest task's time (tree rows: task 0's), seconds.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub time_s: f64,
     /// `items / time_s` (0 when no item was handled).
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub rate: f64,
     /// The merged distribution of the operations' latencies, seconds.
     #[serde(rename = "latencyPercentiles", skip_serializing_if = "Option::is_none")]
     pub latency: Option<Percentiles>,
     /// The signal that closed this phase early: its items are those handled
     /// until then.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub interrupted: Option<&'static str>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_signal"
+    )]
+    pub interrupted: Option<StaticName>,
     /// Requests all tasks sent again in the phase (S3's 500 and 503): its
     /// time includes their waits. `None` on backends that never do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retries: Option<u64>,
+}
+
+/// An operation read back: one of [`Op::name`]'s.
+pub fn operation<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    crate::units::one_of(d, &Op::ALL.map(Op::name))
+}
+
+/// The signal that stopped a phase, read back: one of the names of
+/// [`crate::signals::SIGNALS`].
+pub fn signal<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let names = crate::signals::SIGNALS.map(crate::signals::name);
+    crate::units::one_of(d, &names)
+}
+
+fn some_signal<'de, D>(d: D) -> Result<Option<&'static str>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    signal(d).map(Some)
+}
+
+fn ran() -> bool {
+    true
 }
 
 /// Reduces one iteration's samples of `op` (tasks in rank order; only the
@@ -192,12 +223,14 @@ pub fn reduce(op: Op, tasks: &[TaskIteration]) -> Option<PhaseResult> {
 }
 
 /// One row of the summary.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SummaryRow {
-    pub operation: &'static str,
+    #[serde(deserialize_with = "operation")]
+    pub operation: StaticName,
     /// Whether the phase ran in any iteration (rows that did not run print
-    /// zeros in the text table and are left out of JSON).
-    #[serde(skip)]
+    /// zeros in the text table and are left out of JSON: a row read back
+    /// ran).
+    #[serde(skip, default = "ran")]
     pub ran: bool,
     /// Rates (operations per second) over the iterations; the deviation is
     /// the sample one, as mdtest's.

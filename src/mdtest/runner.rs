@@ -1,5 +1,5 @@
 //! The mdtest runner: sweep steps and iterations on this task. The trees
-//! and test directories are in [`super::trees`], the timed phases in
+//! and test directories are in [`super::dirs`], the timed phases in
 //! [`super::phase`], the item loops in [`super::items`].
 //!
 //! Every task runs this code against `&dyn Comm` and executes the same
@@ -17,37 +17,30 @@
 //! names of mdtest's layout, and directories only with `rmdir` (never
 //! recursively), so files a user keeps under `-d` are never touched.
 
-use std::path::PathBuf;
-
-use super::items::Verifier;
+use super::dirs::{Dirs, Told};
+use super::items::{self, Buffers, Items, Work};
+use super::layout::Layout;
+use super::measure::Measure;
 use super::params::MdtestParams;
-use super::report::{Interruption, IterationReport, MdtestReport, Stonewall, SweepReport};
-use super::results::{reduce, summarize, Op, Sample, SummaryRow, TaskIteration, OPS};
-use super::sink::{IterationDone, MdtestSink};
+use super::report::{Interruption, IterationReport, MdtestReport, SweepReport};
+use super::results::{reduce, summarize, Op, SummaryRow, TaskIteration, OPS};
+use super::sink::{IterationDone, Out};
 use super::steps::{self, Step};
-use super::tree::Layout;
-use super::trees::Created;
+use super::task::Task;
+use super::verify::Verifier;
 use super::MdtestRun;
 use crate::backend::cpath::c_path;
 use crate::backend::{self, Backend};
-use crate::buffer::{AlignedBuffer, PAGE};
 use crate::comm::{agree, gather_records, Comm};
 use crate::console::TaskLines;
 use crate::error::{Error, Result};
-use crate::latency::{LatencyRecorder, Percentiles};
-use crate::output::Outputs;
-use crate::progress;
-use crate::run::fs::Fs;
+use crate::latency::Percentiles;
 use crate::run::info::timestamp;
 use crate::run::seeds;
 use crate::run::stop;
-use crate::run::tally::WrongData;
 use crate::run::warnings::Warnings;
 use crate::tool::Finished;
 use hdrhistogram::Histogram;
-
-/// Rank 0's outputs (none on other ranks).
-pub(super) type Out = Outputs<dyn MdtestSink>;
 
 /// Runs mdtest on this task. Rank 0's report is complete; every task ends
 /// with the same outcome.
@@ -126,13 +119,7 @@ impl Setup {
         });
         agree(comm, place.map_err(|e| Error::usage(e.to_string())))?;
         let layout = Layout::new(&m.params).map_err(Error::usage)?;
-        let d = &m.params.data;
-        let buf = |n: u64| AlignedBuffer::try_new(n, PAGE).map_err(|e| Error::task(comm.rank(), e));
-        let buffers = Buffers {
-            write: buf(d.write_bytes)?,
-            read: buf(d.read_bytes)?,
-            check: buf(if d.verify_write { d.write_bytes } else { 0 })?,
-        };
+        let buffers = items::buffers(&m.params, comm.rank())?;
         Ok(Setup {
             backend,
             layout,
@@ -142,99 +129,20 @@ impl Setup {
     }
 }
 
-/// This task, and its place in the current sweep step.
-pub(super) struct Task {
-    pub rank: usize,
-    /// Tasks of the run.
-    pub size: usize,
-    /// Tasks of the current sweep step (which this task is part of: the
-    /// others do not run it).
-    pub tasks: usize,
-    /// `-N`, multiplied by the tasks per node on multi-node block placements.
-    pub stride: usize,
-    /// Where its own lines (traces, verification errors) go.
-    pub lines: TaskLines,
-    /// Trace every item (rank 0 at `-v -v -v`, every task at `-v` ×5).
-    pub trace: bool,
-}
-
-/// What the phases of the current iteration measured on this task.
-pub(super) struct Measure {
-    pub samples: TaskIteration,
-    /// The latency of the current phase's operations, when recorded.
-    pub recording: Option<LatencyRecorder>,
-    /// Per operation of the iteration: its latency recorder.
-    pub recorders: Vec<Option<LatencyRecorder>>,
-    /// The live progress display of the current phase (rank 0, terminal).
-    pub live: Option<progress::Progress>,
-    pub stonewall: Option<Stonewall>,
-    /// With `-B`: a failure held until the end of the iteration.
-    pub pending: Option<Error>,
-    /// The signal that stopped the iteration, and the phase it closed.
-    pub stopped: Option<(Option<Op>, i32)>,
-}
-
-impl Measure {
-    fn new() -> Measure {
-        Measure {
-            samples: [Sample::default(); OPS],
-            recording: None,
-            recorders: (0..OPS).map(|_| None).collect(),
-            live: None,
-            stonewall: None,
-            pending: None,
-            stopped: None,
-        }
-    }
-
-    /// After each item operation: its latency, and the count for the
-    /// progress display. Returns whether a signal asks the run to stop.
-    #[inline]
-    pub fn item_done(&mut self, count: u64) -> bool {
-        if let Some(l) = self.recording.as_mut() {
-            l.tick();
-        }
-        if let Some(live) = &self.live {
-            if count % 64 == 0 {
-                live.counter.set(count);
-            }
-        }
-        stop::requested()
-    }
-}
-
-/// The data written to, read from and read back from each file.
-pub(super) struct Buffers {
-    pub write: AlignedBuffer,
-    pub read: AlignedBuffer,
-    pub check: AlignedBuffer,
-}
-
-/// One task's run.
+/// One task's run: the task, and the parts that change as it goes, each
+/// changed only by its own file: the directories it created ([`Dirs`]),
+/// the items ([`Items`]), what the phases measure ([`Measure`]), what the
+/// verification found ([`Verifier`]); and rank 0's outputs.
 pub(super) struct Run<'a> {
-    /// The tasks of the current sweep step.
-    pub comm: &'a dyn Comm,
-    pub steps: &'a [Step],
-    pub p: &'a MdtestParams,
+    pub task: Task<'a>,
+    steps: &'a [Step],
     pub out: &'a mut Out,
-    pub backend: Box<dyn Backend>,
-    pub task: Task,
-    pub layout: Layout,
-    /// The layout of the file phases (their item count may come from the
-    /// stonewall or from `-x`).
-    pub file_layout: Layout,
-    pub data_seed: i64,
-    /// `-R`: this task's shuffle seed, `None` for numbered order.
-    pub order_seed: Option<u64>,
-    pub buffers: Buffers,
-    pub created: Created,
-    pub measure: Measure,
-    /// Files with wrong data found by this task in this sweep step.
-    pub verifier: Verifier,
-    /// Files and bytes found wrong by all tasks, whole run.
-    pub wrong_total: WrongData,
     pub warnings: Warnings,
     pub report: MdtestReport,
+    pub dirs: Dirs,
+    pub items: Items,
+    pub measure: Measure,
+    pub verifier: Verifier,
 }
 
 impl<'a> Run<'a> {
@@ -246,68 +154,53 @@ impl<'a> Run<'a> {
         report: MdtestReport,
         steps: &'a [Step],
     ) -> Run<'a> {
-        let (data_seed, random_seed) = setup.seeds;
         let rank = comm.rank();
-        let topology = comm.topology();
-        let mut stride = p.order.nstride;
-        if stride > 0 && topology.num_nodes() > 1 && topology.is_block_mapped() {
-            stride *= topology.ranks_on(topology.node_of(0)).len();
-        }
         let lines = out.task_lines();
+        let items = Items::new(&setup.layout, setup.buffers);
+        let task = Task::new(comm, p, setup.backend, setup.layout, setup.seeds, lines);
         Run {
-            comm,
+            task,
             steps,
-            p,
             out,
-            backend: setup.backend,
-            task: Task {
-                rank,
-                size: comm.size(),
-                tasks: comm.size(),
-                stride,
-                lines,
-                trace: p.output.verbose >= 5 || (rank == 0 && p.output.verbose >= 3),
-            },
-            file_layout: setup.layout.clone(),
-            layout: setup.layout,
-            data_seed,
-            order_seed: p.random_order().then(|| (random_seed + rank as i64) as u64),
-            buffers: setup.buffers,
-            created: Created::default(),
-            measure: Measure::new(),
-            verifier: Verifier::new(rank, p.output.verbose >= 1, lines),
-            wrong_total: WrongData::default(),
             warnings: Warnings::new("mdtest", rank, p.output.warning_as_errors),
             report,
+            dirs: Dirs::default(),
+            items,
+            measure: Measure::new(),
+            verifier: Verifier::new(rank, p.output.verbose >= 1, lines),
         }
     }
 
-    /// The `-d` directory of task `t`.
-    pub fn root_of(&self, t: usize) -> PathBuf {
-        PathBuf::from(&self.p.dirs[t % self.p.dirs.len()])
-    }
-
-    /// This task's view of the backend's names.
-    pub fn fs(&self) -> Fs<'_> {
-        Fs::new(&*self.backend, self.task.rank)
+    /// The items, at work on this task with what their phases measure,
+    /// verify and tell.
+    pub fn at_work(&mut self) -> (&mut Items, Work<'_, 'a>) {
+        let work = Work {
+            task: &self.task,
+            measure: &mut self.measure,
+            verifier: &mut self.verifier,
+            out: &mut *self.out,
+        };
+        (&mut self.items, work)
     }
 
     /// The whole run.
     fn body(&mut self) -> Result<()> {
-        self.create_root()?;
-        for dir in &self.p.dirs {
+        self.dirs.create_root(&self.task)?;
+        let p = self.task.p();
+        for dir in &p.dirs {
             stop::leave_in(dir.as_str());
         }
-        if self.task.rank == 0 {
-            let root = self.root_of(0);
+        if self.task.rank() == 0 {
+            let root = self.task.root_of(0);
             self.report.path = std::fs::canonicalize(&root)
                 .unwrap_or(root.clone())
                 .display()
                 .to_string();
+            let backend = self.task.backend();
             self.report.fs = c_path(&root)
                 .ok()
-                .and_then(|c| self.backend.namespace().fs_usage(&c));
-            self.report.pario.set_backend(&*self.backend);
+                .and_then(|c| backend.namespace().fs_usage(&c));
+            self.report.header.pario.set_backend(backend);
             let report = &self.report;
             self.out.each(|s| s.run_started(report));
             self.describe();
@@ -315,8 +208,12 @@ impl<'a> Run<'a> {
         for step in self.steps {
             self.step(step)?;
         }
-        self.remove_root()?;
-        match self.wrong_total.error("files") {
+        let told = Told {
+            warnings: &mut self.warnings,
+            out: &mut *self.out,
+        };
+        self.dirs.remove_root(&self.task, told)?;
+        match self.verifier.error() {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -324,26 +221,48 @@ impl<'a> Run<'a> {
 
     /// Verbose notes about the run (rank 0).
     fn describe(&mut self) {
-        if self.task.stride > 0 {
-            let stride = self.task.stride;
+        let task = &self.task;
+        if task.stride() > 0 {
+            let stride = task.stride();
             self.out
                 .note(0, &format!("Shifting ranks by {stride} for each phase."));
         }
-        if let Some(seed) = self.order_seed {
+        if let Some(seed) = task.order_seed() {
             self.out.note(0, &format!("random seed: {seed}"));
         }
-        for (k, v) in settings(self.p, &self.layout, &self.task) {
+        for (k, v) in settings(task) {
             self.out.note(1, &format!("V-1: Rank   0 {k:<24}: {v}"));
         }
     }
 
+    /// Runs `step` on its members; every task ends it with the same outcome
+    /// and the same count of wrong files.
+    fn step(&mut self, step: &'a Step) -> Result<()> {
+        let job = self.task.comm();
+        if step.tasks >= job.size() {
+            return self.sweep_step(step.tasks);
+        }
+        let outcome = match &step.comm {
+            Some(members) => {
+                self.task.use_comm(&**members);
+                let outcome = self.sweep_step(step.tasks);
+                self.task.use_comm(job);
+                outcome
+            }
+            None => Ok(()),
+        };
+        job.idle_barrier()?;
+        self.verifier.share_total(job)?;
+        agree(job, outcome)
+    }
+
     /// One step of the task-count sweep, on its members.
-    pub(super) fn sweep_step(&mut self, tasks: usize) -> Result<()> {
-        self.task.tasks = tasks;
-        self.verifier.found = WrongData::default();
-        let p = self.p;
-        let total = self.layout.items_per_task() * tasks as u64;
-        if self.task.rank == 0 {
+    fn sweep_step(&mut self, tasks: usize) -> Result<()> {
+        self.task.set_step_tasks(tasks);
+        self.verifier.start_step();
+        let p = self.task.p();
+        let total = self.task.layout().items_per_task() * tasks as u64;
+        if self.task.rank() == 0 {
             self.out
                 .each(|s| s.sweep_started(tasks, total, item_kind(p)));
             self.out.note(1, "");
@@ -366,9 +285,8 @@ impl<'a> Run<'a> {
                 break;
             }
         }
-        let wrong = self.verifier.found.sum(self.comm)?;
-        self.wrong_total.add(wrong);
-        if self.task.rank == 0 {
+        let wrong = self.verifier.end_step(self.task.comm())?;
+        if self.task.rank() == 0 {
             let mut sweep = self.sweep_report(tasks, iterations, wrong.wrong);
             sweep.interrupted = interrupted.as_ref().map(|(j, _)| self.interruption(*j));
             let report = &self.report;
@@ -383,7 +301,7 @@ impl<'a> Run<'a> {
 
     /// Where the signal stopped iteration `j`.
     fn interruption(&self, j: u64) -> Interruption {
-        let (op, signal) = self.measure.stopped.unwrap_or((None, 0));
+        let (op, signal) = self.measure.stopped().unwrap_or((None, 0));
         Interruption {
             signal: stop::name(signal),
             iteration: j,
@@ -394,18 +312,20 @@ impl<'a> Run<'a> {
     /// Every task's samples and latencies of iteration `j`, on rank 0.
     fn iteration_report(&mut self, j: u64) -> Result<Option<IterationReport>> {
         let latencies = self.merge_latencies()?;
-        let all = gather_records(self.comm, 0, &self.measure.samples)?;
-        if self.task.rank != 0 {
+        let comm = self.task.comm();
+        let all = gather_records(comm, 0, self.measure.samples())?;
+        if self.task.rank() != 0 {
             return Ok(None);
         }
-        let tasks = self.task.tasks;
+        let tasks = self.task.tasks();
         let samples: Vec<TaskIteration> = all.into_iter().take(tasks).collect();
+        let stopped = self.measure.stopped();
         let phases = Op::ALL
             .iter()
             .filter_map(|&op| {
                 reduce(op, &samples).map(|mut r| {
                     r.latency = latencies[op as usize].as_ref().and_then(Percentiles::of);
-                    if let Some((Some(stopped), signal)) = self.measure.stopped {
+                    if let Some((Some(stopped), signal)) = stopped {
                         r.interrupted = (stopped == op).then(|| stop::name(signal));
                     }
                     r
@@ -415,7 +335,7 @@ impl<'a> Run<'a> {
         let it = IterationReport {
             iteration: j,
             phases,
-            stonewall: self.measure.stonewall,
+            stonewall: self.measure.stonewall(),
             tasks: samples,
         };
         let done = IterationDone {
@@ -431,10 +351,11 @@ impl<'a> Run<'a> {
     /// rank 0 (every task takes part in the same phases, so in the same
     /// gathers).
     fn merge_latencies(&mut self) -> Result<Vec<Option<Histogram<u64>>>> {
+        let comm = self.task.comm();
         let mut merged = Vec::with_capacity(OPS);
-        for recorder in std::mem::take(&mut self.measure.recorders) {
+        for recorder in self.measure.take_recorders() {
             merged.push(match recorder {
-                Some(r) => Some(crate::latency::merge(self.comm, 0, r.histogram())?),
+                Some(r) => Some(crate::latency::merge(comm, 0, r.histogram())?),
                 None => None,
             });
         }
@@ -448,7 +369,7 @@ impl<'a> Run<'a> {
         iterations: Vec<IterationReport>,
         wrong: u64,
     ) -> SweepReport {
-        let p = self.p;
+        let p = self.task.p();
         let samples: Vec<Vec<TaskIteration>> =
             iterations.iter().map(|it| it.tasks.clone()).collect();
         let all_rows = summarize(&samples);
@@ -463,7 +384,7 @@ impl<'a> Run<'a> {
             .filter(|(op, _)| shown(**op))
             .map(|(_, r)| *r)
             .collect();
-        let per_task = self.layout.items_per_task();
+        let per_task = self.task.layout().items_per_task();
         SweepReport {
             tasks,
             items_per_task: per_task,
@@ -480,32 +401,46 @@ impl<'a> Run<'a> {
     /// One iteration: trees, directory phases, file phases, tree removal.
     fn iteration(&mut self, j: u64) -> Result<()> {
         self.measure = Measure::new();
-        self.file_layout = self.layout.clone();
-        if self.p.phases.create {
-            self.create_trees(j)?;
+        self.items.set_file_layout(self.task.layout().clone());
+        let p = self.task.p();
+        if p.phases.create {
+            self.dirs.create_trees(&self.task, &mut self.measure, j)?;
             self.check_stop(None)?;
         }
-        if self.p.directory_phases() {
+        if p.directory_phases() {
             self.directory_test(j)?;
         }
-        if self.p.file_phases() {
+        if p.file_phases() {
             self.file_test(j)?;
         }
-        let held = self.measure.pending.take().map_or(Ok(()), Err);
-        agree(self.comm, held)?;
+        let held = self.measure.take_held().map_or(Ok(()), Err);
+        agree(self.task.comm(), held)?;
         self.check_stop(None)?;
-        if self.p.phases.remove {
+        if p.phases.remove {
             // Every item of this iteration is gone.
-            self.created.items.retain(|s| s.iteration != j);
-            self.remove_trees(j)?;
+            self.items.forget_iteration(j);
+            let told = Told {
+                warnings: &mut self.warnings,
+                out: &mut *self.out,
+            };
+            self.dirs
+                .remove_trees(&self.task, &mut self.measure, told, j)?;
         }
         Ok(())
+    }
+
+    /// After a failure: every task removes what it created in this run, and
+    /// only that: items, then tree directories, test directories and the
+    /// `-d` directory (directories only when empty). Best effort and quiet.
+    fn clean_up_after_failure(&mut self) {
+        self.items.clean_up(&self.task);
+        self.dirs.clean_up(&self.task);
     }
 
     /// The end of the run: the finished stamp and the warnings, then the
     /// last event.
     fn finish(&mut self, outcome: &Result<()>) {
-        if self.task.rank != 0 {
+        if self.task.rank() != 0 {
             return;
         }
         self.report.finished = timestamp();
@@ -531,7 +466,8 @@ fn item_kind(p: &MdtestParams) -> &'static str {
 }
 
 /// The settings mdtest lists at `-v` (as its `V-1` lines).
-fn settings(p: &MdtestParams, layout: &Layout, task: &Task) -> Vec<(&'static str, String)> {
+fn settings(task: &Task<'_>) -> Vec<(&'static str, String)> {
+    let (p, layout) = (task.p(), task.layout());
     let yes = |b: bool| if b { "True" } else { "False" }.to_string();
     vec![
         ("api", p.api.clone()),
@@ -542,14 +478,14 @@ fn settings(p: &MdtestParams, layout: &Layout, task: &Task) -> Vec<(&'static str
         ("dirs_only", yes(p.directory_phases())),
         ("read_bytes", p.data.read_bytes.to_string()),
         ("read_only", yes(p.phases.read)),
-        ("first", p.sweep.first.unwrap_or(task.size).to_string()),
+        ("first", p.sweep.first.unwrap_or(task.size()).to_string()),
         ("files_only", yes(p.file_phases())),
         ("iterations", p.phases.iterations.to_string()),
         ("items_per_dir", layout.items_per_dir.to_string()),
-        ("last", p.sweep.last.unwrap_or(task.size).to_string()),
+        ("last", p.sweep.last.unwrap_or(task.size()).to_string()),
         ("leaf_only", yes(p.tree.leaf_only)),
         ("items", layout.items_per_task().to_string()),
-        ("nstride", task.stride.to_string()),
+        ("nstride", task.stride().to_string()),
         ("pre_delay", p.phases.pre_delay.to_string()),
         ("remove_only", yes(p.phases.remove)),
         ("random_seed", p.order.random_seed.to_string()),

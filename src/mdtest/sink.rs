@@ -9,7 +9,7 @@ use hdrhistogram::Histogram;
 use super::report::{IterationReport, MdtestReport, SweepReport};
 use super::results::Op;
 use super::text::c_exp;
-use crate::output::{LogSink, NotesOnly};
+use crate::output::{LogSink, NotesOnly, Outputs};
 use crate::run::files::{CsvFile, HISTOGRAM_COLUMNS};
 
 /// An iteration as its sinks see it: its report and each operation's merged
@@ -21,6 +21,10 @@ pub struct IterationDone<'a> {
     /// Per operation (in [`super::results::Op::ALL`] order), when recorded.
     pub latency: &'a [Option<Histogram<u64>>],
 }
+
+/// Rank 0's outputs (none on other ranks): the text and the sinks of the
+/// extra files.
+pub type Out = Outputs<dyn MdtestSink>;
 
 /// What the runner tells its outputs on rank 0, in order.
 pub trait MdtestSink: LogSink + Send {

@@ -4,8 +4,7 @@
 
 use super::options::sweep;
 use super::params::MdtestParams;
-use super::runner::Run;
-use crate::comm::{agree, Comm};
+use crate::comm::Comm;
 use crate::error::Result;
 
 /// One step: its task count and, when it is not every task, this task's
@@ -28,27 +27,4 @@ pub fn split(comm: &dyn Comm, p: &MdtestParams) -> Result<Vec<Step>> {
             Ok(Step { tasks, comm })
         })
         .collect()
-}
-
-impl<'a> Run<'a> {
-    /// Runs `step` on its members; every task ends it with the same outcome
-    /// and the same count of wrong files.
-    pub(super) fn step(&mut self, step: &'a Step) -> Result<()> {
-        if step.tasks >= self.comm.size() {
-            return self.sweep_step(step.tasks);
-        }
-        let job = self.comm;
-        let outcome = match &step.comm {
-            Some(members) => {
-                self.comm = &**members;
-                let outcome = self.sweep_step(step.tasks);
-                self.comm = job;
-                outcome
-            }
-            None => Ok(()),
-        };
-        job.idle_barrier()?;
-        self.wrong_total = self.wrong_total.from_rank0(job)?;
-        agree(job, outcome)
-    }
 }

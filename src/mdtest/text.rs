@@ -14,13 +14,14 @@ use crate::units::table_cell;
 
 /// The header up to the first sweep step.
 pub fn header(r: &MdtestReport) -> String {
-    let mut t = format!("-- started at {} --\n\n", r.began);
+    let h = &r.header;
+    let mut t = format!("-- started at {} --\n\n", h.began);
     t.push_str(&format!(
         "mdtest-{} was launched with {} total task(s) on {} node(s)\n",
-        r.version, r.pario.tasks, r.pario.nodes
+        h.version, h.pario.tasks, h.pario.nodes
     ));
-    t.push_str(&format!("Command line used: {}\n", r.command_line));
-    t.push_str(&r.pario.header_lines());
+    t.push_str(&format!("Command line used: {}\n", h.command_line));
+    t.push_str(&h.pario.header_lines());
     for w in &r.warnings {
         t.push_str(&format!("{w}\n"));
     }

@@ -1,7 +1,7 @@
 //! md-workbench's report: what a run measured, from which its text, CSV and
 //! JSON are written.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::results::PhaseSummary;
 use super::MdwRun;
@@ -9,7 +9,7 @@ use crate::comm::Comm;
 use crate::run::info::{local_time, nodemap, version, ParioInfo};
 
 /// A whole run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MdwReport {
     pub version: String,
     pub began: String,
@@ -28,6 +28,7 @@ pub struct MdwReport {
     pub phases: Vec<PhaseSummary>,
     pub finished: String,
     /// Seconds from the start to the end of the run (`Total runtime`).
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub runtime_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

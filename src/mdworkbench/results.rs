@@ -1,15 +1,15 @@
 //! What a phase measured on one rank, and md-workbench's formulas: rates,
 //! throughput, balance, and the quantiles of each operation's times.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::comm::Record;
 use crate::latency::Percentiles;
 use crate::stats::{Deviation, Stats};
-use crate::units::MIB;
+use crate::units::{StaticName, MIB};
 
 /// The timed operations, in the order the text lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OpKind {
     Read,
@@ -32,7 +32,7 @@ impl OpKind {
 }
 
 /// The counters of one phase on one rank (or summed over ranks).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counts {
     pub dsets_created: u64,
     pub dsets_removed: u64,
@@ -45,7 +45,7 @@ pub struct Counts {
 }
 
 /// md-workbench's error counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Errors {
     pub dsets_create: u64,
     pub dsets_remove: u64,
@@ -116,11 +116,13 @@ impl Counts {
 }
 
 /// One rank's phase: its counters, its time and its longest operation.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct RankPhase {
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
     pub counts: Counts,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub time_s: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub op_max_s: f64,
 }
 
@@ -156,16 +158,23 @@ impl Record for RankPhase {
 
 /// md-workbench's seven quantiles of an operation's times: min, q1,
 /// median, q3, q90, q99, max.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Quantiles {
     pub op: OpKind,
     pub count: usize,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub min: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub q1: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub median: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub q3: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub q90: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub q99: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub max: f64,
 }
 
@@ -199,26 +208,37 @@ impl Quantiles {
 }
 
 /// A phase over all ranks: what the text line and the JSON say.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseSummary {
-    pub phase: &'static str,
+    #[serde(deserialize_with = "phase")]
+    pub phase: StaticName,
     /// Summed over ranks.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
     pub counts: Counts,
     /// The longest rank's time, and the shortest and mean.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub max_s: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub min_s: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub mean_s: f64,
     /// `min / max × 100`.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub balance: f64,
     /// Sample deviation of the ranks' times (NaN for one rank).
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub stddev_s: f64,
     /// Operations per second, md-workbench's `rate`.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub rate: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub objects_per_s: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub dsets_per_s: f64,
     /// MiB/s of object data created and read.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub throughput_mib: f64,
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub op_max_s: f64,
     pub quantiles: Vec<Quantiles>,
     pub ranks: Vec<RankPhase>,
@@ -232,9 +252,14 @@ pub struct PhaseSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iteration: Option<u64>,
     /// `-t`, or `-T`'s factor of this phase (0 outside the benchmark).
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub waiting_factor: f64,
     /// pario's percentiles of each operation, from every rank's histogram.
-    #[serde(rename = "latencyPercentiles", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        rename = "latencyPercentiles",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub latency: Vec<OpPercentiles>,
     /// Requests all ranks sent again in the phase (S3's 500 and 503): its
     /// time includes their waits. `None` on backends that never do.
@@ -243,11 +268,19 @@ pub struct PhaseSummary {
 }
 
 /// An operation kind's percentiles.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OpPercentiles {
     pub op: OpKind,
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "crate::units::with_path")]
     pub p: Percentiles,
+}
+
+/// md-workbench's phases, in the order they run (the runner's names).
+pub const PHASES: [&str; 3] = ["precreate", "benchmark", "cleanup"];
+
+/// A phase read back: one of [`PHASES`].
+fn phase<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    crate::units::one_of(d, &PHASES)
 }
 
 /// Summarises a phase from every rank's record (rank order); `object_size`

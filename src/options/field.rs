@@ -2,9 +2,10 @@
 //! once: most options set one field from one parser, and their default in the
 //! help is that field's value in the tool's defaults, so it cannot drift.
 
+use std::borrow::Cow;
 use std::fmt::Display;
 
-use super::Setting;
+use super::{OptSpec, Setting, Store};
 
 /// How a field option is set from a [`Setting`] (the general form).
 pub type Setter<T> = fn(&mut T, Setting<'_>) -> Result<(), String>;
@@ -15,9 +16,10 @@ type Show<T> = Box<dyn Fn(&mut T) -> String + Send + Sync>;
 
 /// What the help shows as an option's default.
 pub enum Shown<T> {
-    /// A fixed text: a placeholder (`FILE`), or a default that is not a
-    /// field's value.
-    Text(&'static str),
+    /// A fixed text: a placeholder (`FILE`), a default that is not a
+    /// field's value, or one taken from another options type's defaults
+    /// (a backend's, for the tools' help).
+    Text(Cow<'static, str>),
     /// The field's value in the tool's defaults.
     Default(Show<T>),
 }
@@ -43,7 +45,7 @@ pub struct Field<T> {
 /// than a method, so that the table's type reaches the field's closures.
 pub fn shown<T>(text: &'static str, field: Field<T>) -> Field<T> {
     Field {
-        shown: Shown::Text(text),
+        shown: Shown::Text(text.into()),
         ..field
     }
 }
@@ -55,7 +57,7 @@ impl<T> Field<T> {
     ) -> Field<T> {
         Field {
             set: Box::new(set),
-            shown: Shown::Text(""),
+            shown: Shown::Text(Cow::Borrowed("")),
         }
     }
 }
@@ -65,7 +67,7 @@ impl<T> Field<T> {
 pub fn set<T: 'static>(set: Setter<T>) -> Field<T> {
     Field {
         set: Box::new(set),
-        shown: Shown::Text(""),
+        shown: Shown::Text(Cow::Borrowed("")),
     }
 }
 
@@ -76,7 +78,7 @@ pub fn on<T: 'static>(get: fn(&mut T) -> &mut bool) -> Field<T> {
             *get(t) = s.flag_bool()?;
             Ok(())
         }),
-        shown: Shown::Text(""),
+        shown: Shown::Text(Cow::Borrowed("")),
     }
 }
 
@@ -97,7 +99,7 @@ pub fn count<T: 'static>(get: fn(&mut T) -> &mut u32) -> Field<T> {
             *field = s.flag_count(*field)?;
             Ok(())
         }),
-        shown: Shown::Text(""),
+        shown: Shown::Text(Cow::Borrowed("")),
     }
 }
 
@@ -126,7 +128,7 @@ pub fn some<T: 'static, V: 'static>(
             *get(t) = Some(parse(s.value())?);
             Ok(())
         }),
-        shown: Shown::Text(""),
+        shown: Shown::Text(Cow::Borrowed("")),
     }
 }
 
@@ -152,7 +154,7 @@ pub fn some_text<T: 'static>(
             *get(t) = Some(non_empty(s.value(), what)?);
             Ok(())
         }),
-        shown: Shown::Text(""),
+        shown: Shown::Text(Cow::Borrowed("")),
     }
 }
 
@@ -161,5 +163,58 @@ pub fn non_empty(value: &str, what: &str) -> Result<String, String> {
     match value.trim() {
         "" => Err(format!("the {what} is empty")),
         v => Ok(v.to_string()),
+    }
+}
+
+/// A text as given, without the spaces around it (a parser for
+/// [`parsed`] and [`some`]).
+pub fn trimmed(value: &str) -> Result<String, String> {
+    Ok(value.trim().to_string())
+}
+
+/// The field, left as it is (its default) when the value is blank: IOR's
+/// backends read an empty option as one not given.
+pub fn blank_keeps<T: 'static>(field: Field<T>) -> Field<T> {
+    let Field { set, shown } = field;
+    Field {
+        set: Box::new(move |t, s| match s {
+            Setting::Value(v) if v.trim().is_empty() => Ok(()),
+            _ => set(t, s),
+        }),
+        shown,
+    }
+}
+
+/// An optional text, trimmed; a blank value leaves it unset.
+pub fn given_text<T: 'static>(get: fn(&mut T) -> &mut Option<String>) -> Field<T> {
+    blank_keeps(some(get, trimmed))
+}
+
+impl<T: 'static> OptSpec<T> {
+    /// The option as one of a larger options type `U` that holds a `T`
+    /// (`get`): a backend that takes another's options (AIO takes POSIX's)
+    /// lists the other's table, lifted, instead of declaring them again.
+    pub fn lifted<U: 'static>(self, get: fn(&mut U) -> &mut T) -> OptSpec<U> {
+        let store = match self.store {
+            Store::Field(set) => {
+                Store::Field(Box::new(move |u: &mut U, s: Setting<'_>| set(get(u), s)))
+            }
+            Store::Module => Store::Module,
+        };
+        let shown = match self.shown {
+            Shown::Text(t) => Shown::Text(t),
+            Shown::Default(show) => Shown::Default(Box::new(move |u: &mut U| show(get(u)))),
+        };
+        OptSpec {
+            short: self.short,
+            names: self.names,
+            kind: self.kind,
+            shown,
+            help: self.help,
+            module: self.module,
+            directive_only: self.directive_only,
+            list: self.list,
+            store,
+        }
     }
 }

@@ -8,12 +8,14 @@
 
 mod field;
 mod help;
+mod reference;
 pub mod script;
 
 pub use field::{
-    count, non_empty, on, on_value, parsed, set, shown, some, some_text, text, Field, Set, Setter,
-    Shown,
+    blank_keeps, count, given_text, non_empty, on, on_value, parsed, set, shown, some, some_text,
+    text, trimmed, Field, Set, Setter, Shown,
 };
+pub use reference::Documented;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -109,8 +111,26 @@ impl<T> OptSpec<T> {
         }
     }
 
-    fn matches_long(&self, name: &str) -> bool {
+    /// Whether `name` is one of its long names (matched ignoring case).
+    pub fn takes(&self, name: &str) -> bool {
         self.names.iter().any(|n| n.eq_ignore_ascii_case(name))
+    }
+
+    /// Sets the field it stores to (a module option's text is kept by
+    /// the grammar instead: see [`Grammar::parse_command_line`]); a refusal
+    /// names the option and the value.
+    pub fn set_field(&self, target: &mut T, how: Setting<'_>) -> Result<(), UsageError> {
+        let Store::Field(set) = &self.store else {
+            return Ok(());
+        };
+        let shown = self.display_name();
+        set(target, how).map_err(|reason| match how {
+            Setting::Value(v) if self.directive_only || self.short.is_none() => {
+                UsageError(format!("{shown}={v}: {reason}"))
+            }
+            Setting::Value(v) => UsageError(format!("{shown} {v}: {reason}")),
+            Setting::Repeat => UsageError(format!("{shown}: {reason}")),
+        })
     }
 }
 
@@ -191,32 +211,45 @@ pub fn listed<T>(spec: OptSpec<T>) -> OptSpec<T> {
     OptSpec { list: true, ..spec }
 }
 
-/// A module option a backend accepts, as `--module.name[=value]` or in `-O`.
-#[derive(Debug, Clone, Copy)]
+/// A backend's module option as the tools' grammars take it
+/// (`--posix.odirect`, `-O aio.max-pending=16`), described by the backend's
+/// own table: the grammars keep its value as text for the backend, which
+/// reads it with that table when it is chosen.
+#[derive(Debug, Clone)]
 pub struct ModuleOption {
     /// Full name including the module prefix: `posix.odirect`.
     pub name: &'static str,
-    pub flag: bool,
-    pub default: &'static str,
-    pub help: &'static str,
+    pub kind: ArgKind,
+    pub help: Cow<'static, str>,
+    /// Its default as the help shows it: the field's value in the default
+    /// of the backend's options type (or the placeholder its table shows).
+    pub shown: String,
+}
+
+impl<O: Default> OptSpec<O> {
+    /// The option as the tools' grammars list it.
+    pub fn described(&self) -> ModuleOption {
+        ModuleOption {
+            name: self.names.first().copied().unwrap_or_default(),
+            kind: self.kind,
+            help: self.help.clone(),
+            shown: self.shown.text(),
+        }
+    }
 }
 
 /// One option per module option (`--posix.odirect`, `-O
 /// mmap.madv_pattern=1`), each given with its module's name, stored as text
 /// for the module to interpret.
 pub fn module_specs<T>(
-    modules: impl Iterator<Item = (&'static str, &'static ModuleOption)>,
+    modules: impl Iterator<Item = (&'static str, ModuleOption)>,
 ) -> impl Iterator<Item = OptSpec<T>> {
     modules.map(|(module, o)| OptSpec {
         short: None,
         names: vec![o.name],
-        kind: if o.flag {
-            ArgKind::Flag
-        } else {
-            ArgKind::Value
-        },
-        shown: Shown::Text(o.default),
-        help: o.help.into(),
+        kind: o.kind,
+        shown: Shown::Text(o.shown.into()),
+        help: o.help,
         module,
         directive_only: false,
         list: false,
@@ -277,38 +310,29 @@ impl<T: ModuleOptions> Grammar<T> {
     }
 
     fn find_long(&self, name: &str) -> Option<&OptSpec<T>> {
-        self.specs.iter().find(|s| s.matches_long(name))
+        self.specs.iter().find(|s| s.takes(name))
     }
 
     fn apply(&self, spec: &OptSpec<T>, target: &mut T, how: Setting<'_>) -> Result<(), UsageError> {
-        let shown = spec.display_name();
-        match &spec.store {
-            Store::Field(set) => set(target, how).map_err(|reason| match how {
-                Setting::Value(v) if spec.directive_only || spec.short.is_none() => {
-                    UsageError(format!("{shown}={v}: {reason}"))
-                }
-                Setting::Value(v) => UsageError(format!("{shown} {v}: {reason}")),
-                Setting::Repeat => UsageError(format!("{shown}: {reason}")),
-            }),
-            Store::Module => {
-                let key = spec.names[0].to_string();
-                let value = match (spec.kind, how) {
-                    (ArgKind::Flag, h) => {
-                        let current = target
-                            .module_options()
-                            .get(&key)
-                            .and_then(|v| v.parse().ok())
-                            .unwrap_or(0);
-                        h.flag_count(current)
-                            .map_err(|r| UsageError(format!("{shown}: {r}")))?
-                            .to_string()
-                    }
-                    (_, h) => h.value().to_string(),
-                };
-                target.module_options().insert(key, value);
-                Ok(())
+        let Store::Module = spec.store else {
+            return spec.set_field(target, how);
+        };
+        let key = spec.names[0].to_string();
+        let value = match (spec.kind, how) {
+            (ArgKind::Flag, h) => {
+                let current = target
+                    .module_options()
+                    .get(&key)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                h.flag_count(current)
+                    .map_err(|r| UsageError(format!("{}: {r}", spec.display_name())))?
+                    .to_string()
             }
-        }
+            (_, h) => h.value().to_string(),
+        };
+        target.module_options().insert(key, value);
+        Ok(())
     }
 
     /// Parses command-line arguments (without the program name).
@@ -473,19 +497,6 @@ impl<T: ModuleOptions> Grammar<T> {
             found.push((spec, key, value.trim().to_string()));
         }
         Ok(found)
-    }
-
-    /// Long names (case-insensitive) that more than one option has: a
-    /// grammar takes the first option of a name, so a second would be dead.
-    pub fn names_used_twice(&self) -> Vec<String> {
-        let mut seen = std::collections::BTreeSet::new();
-        let mut twice = Vec::new();
-        for name in self.specs.iter().flat_map(|s| &s.names) {
-            if !seen.insert(name.to_ascii_lowercase()) {
-                twice.push(name.to_string());
-            }
-        }
-        twice
     }
 }
 

@@ -58,7 +58,7 @@ fn toy() -> Grammar<Toy> {
                 short: None,
                 names: vec!["posix.odirect", "useO_DIRECT"],
                 kind: ArgKind::Flag,
-                shown: Shown::Text(""),
+                shown: Shown::Text("".into()),
                 help: "odirect".into(),
                 module: "POSIX",
                 directive_only: false,
@@ -329,4 +329,50 @@ fn an_operand_takes_the_arguments_that_are_not_options() {
         .unwrap()
         .0
         .contains("unexpected argument 'config.ini'"));
+}
+
+#[test]
+fn a_table_lifted_into_a_larger_type_keeps_its_defaults() {
+    #[derive(Default)]
+    struct Inner {
+        depth: u64,
+        name: Option<String>,
+    }
+    struct Outer {
+        inner: Inner,
+    }
+    impl Default for Outer {
+        fn default() -> Self {
+            Outer {
+                inner: Inner {
+                    depth: 16,
+                    name: None,
+                },
+            }
+        }
+    }
+    let inner: Vec<OptSpec<Inner>> = vec![
+        long_value(
+            &["x.depth"],
+            "depth",
+            blank_keeps(parsed(|i| &mut i.depth, crate::units::parse_count)),
+        ),
+        long_value(&["x.name"], "name", given_text(|i| &mut i.name)),
+    ];
+    let outer: Vec<OptSpec<Outer>> = inner
+        .into_iter()
+        .map(|s| s.lifted(|o: &mut Outer| &mut o.inner))
+        .collect();
+    // The default shown is the outer type's.
+    assert_eq!(outer[0].described().shown, "16");
+    let mut o = Outer::default();
+    outer[0].set_field(&mut o, Setting::Value(" ")).unwrap();
+    outer[1].set_field(&mut o, Setting::Value("  ")).unwrap();
+    assert_eq!((o.inner.depth, o.inner.name.as_deref()), (16, None));
+    outer[0].set_field(&mut o, Setting::Value("2k")).unwrap();
+    outer[1].set_field(&mut o, Setting::Value(" a ")).unwrap();
+    assert_eq!((o.inner.depth, o.inner.name.as_deref()), (2048, Some("a")));
+    let e = outer[0].set_field(&mut o, Setting::Value("x")).unwrap_err();
+    assert!(e.0.starts_with("--x.depth=x: 'x' is not a size"), "{e:?}");
+    assert!(outer[1].takes("X.NAME") && !outer[1].takes("x.depth"));
 }

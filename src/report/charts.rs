@@ -115,7 +115,12 @@ impl Ranged for Ticked {
 
     fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
         let share = (v - self.lo) / (self.hi - self.lo);
-        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+        // A value far off the axis is drawn just off it, not at a pixel
+        // an i32 cannot hold.
+        let px = (share * f64::from(limit.1 - limit.0))
+            .round()
+            .clamp(-1e6, 1e6);
+        limit.0 + px as i32
     }
 
     fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {

@@ -192,6 +192,9 @@ pub fn axis_top(max: f64, count: usize) -> f64 {
 /// when the range spans a few decades, the powers alone when it spans
 /// more.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo > 0.0 && hi.is_finite()) {
+        return Vec::new();
+    }
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     let steps: &[f64] = if b - a <= 3 { &[1.0, 2.0, 5.0] } else { &[1.0] };
     (a..=b)

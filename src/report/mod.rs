@@ -10,6 +10,8 @@
 
 pub mod args;
 pub mod charts;
+pub mod details;
+pub mod elements;
 pub mod html;
 pub mod human;
 pub mod images;

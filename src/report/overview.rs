@@ -8,21 +8,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::charts::hex;
-use super::html::escape;
+use super::elements::escape;
 use super::human::{self, scale_for};
 use super::model::Loaded;
-use super::workload::{figure_words, Tool};
 use crate::compare::{compare, Figure, Row, Verdict};
 use crate::stats::median;
-
-/// How the page names a figure of a result (see
-/// [`figure_words`](super::workload::figure_words)).
-pub fn figure_label(r: &Loaded, figure: &str) -> String {
-    match r.steps.get(figure) {
-        Some((what, step)) => figure_words(what, Some(step.tasks)),
-        None => figure_words(figure, None),
-    }
-}
 
 /// The figures the overview shows of a result, in order: every figure (a
 /// sweep's at its largest step), and io500's bandwidth and metadata
@@ -36,13 +26,14 @@ pub fn headline(r: &Loaded) -> Vec<(String, Figure)> {
         .filter(|f| r.steps.get(*f).map(|(_, s)| s.tasks) == largest)
         .map(|f| (f.clone(), r.figures[f].clone()))
         .collect();
-    if r.tool == Tool::Io500 {
+    if let Some(doc) = r.io500() {
         out.retain(|(name, _)| name == "score");
-        for (key, name, unit) in [
-            ("bandwidth_gib_s", "bandwidth", "GiB/s"),
-            ("metadata_kiops", "metadata", "kIOPS"),
+        let s = &doc.score;
+        for (v, name, unit) in [
+            (s.bandwidth_gib_s, "bandwidth", "GiB/s"),
+            (s.metadata_kiops, "metadata", "kIOPS"),
         ] {
-            if let Some(v) = r.doc["score"][key].as_f64() {
+            if v.is_finite() {
                 let unit = unit.to_string();
                 out.push((
                     name.into(),
@@ -129,7 +120,7 @@ fn result_rows(
         let _ = writeln!(
             h,
             "<td>{}</td>{}{}</tr>",
-            escape(&figure_label(r, name)),
+            escape(&r.figure_label(name)),
             figure_cells(r, name, f),
             against(name, f),
         );

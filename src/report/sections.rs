@@ -5,10 +5,9 @@
 use std::fmt::Write as _;
 
 use super::charts::{self, hex, Curve, Row, HALF};
-use super::html::{escape, table, title, titled, Charts, Section};
+use super::elements::{escape, table, title, titled, Charts, Section};
 use super::human;
 use super::model::Loaded;
-use super::overview::figure_label;
 use super::sidefiles;
 use super::timeline::{self, Spreads};
 use super::workload::figure_words;
@@ -29,12 +28,12 @@ pub fn io500(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
     for unit in ["GiB/s", "kIOPS"] {
         // In the order io500 ran them (its timestamp is no phase).
         let mut phases: Vec<String> = Vec::new();
-        for (_, r) in &runs {
-            for p in r.doc["phases"].as_array().into_iter().flatten() {
-                let name = p["name"].as_str().unwrap_or("timestamp");
-                let known = phases.iter().any(|n| n == name);
-                if p["unit"] == unit && name != "timestamp" && !known {
-                    phases.push(name.to_string());
+        for doc in runs.iter().filter_map(|(_, r)| r.io500()) {
+            for p in &doc.phases {
+                let name = &p.name;
+                let known = phases.contains(name);
+                if p.unit == unit && name != "timestamp" && !known {
+                    phases.push(name.clone());
                 }
             }
         }
@@ -65,12 +64,10 @@ pub fn io500(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
         let title = format!("io500 {what} phases");
         // An invalid phase says so where its bars are.
         let invalid = |p: &String| {
-            runs.iter().any(|(_, r)| {
-                let phases = r.doc["phases"].as_array().into_iter().flatten();
-                phases
-                    .filter(|x| x["name"] == p.as_str())
-                    .any(|x| x["valid"] == false)
-            })
+            let phases = runs.iter().filter_map(|(_, r)| r.io500());
+            phases
+                .flat_map(|doc| &doc.phases)
+                .any(|x| x.name == *p && !x.valid)
         };
         let labels: Vec<String> = phases
             .iter()
@@ -155,7 +152,7 @@ fn alone_together<'a>(
             out.len() - 1
         });
         let r = &results[m.result];
-        m.name = figure_label(r, m.key);
+        m.name = r.figure_label(m.key);
         m.colour = out[at].1.len();
         out[at].1.push(m);
     }

@@ -34,10 +34,28 @@ pub enum Side {
 
 /// Reads a side file, known by its header.
 pub fn read(path: &str) -> Result<Side, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    parse(path, &bytes)
+}
+
+/// A side file's bytes (from `path`); an error is one line naming the file
+/// and the line.
+pub fn parse(path: &str, bytes: &[u8]) -> Result<Side, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        format!("{path}:{line}: not text (UTF-8)")
+    })?;
     let header = text.lines().next().unwrap_or("");
     let bad = |n: usize| format!("{path}:{}: not a row of this file", n + 2);
-    let rows = text.lines().skip(1).filter(|l| !l.is_empty()).enumerate();
+    let rows = text
+        .lines()
+        .skip(1)
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty());
     if header.starts_with(RANK_HEADER) {
         let mut tasks = Vec::new();
         for (n, line) in rows {
@@ -61,14 +79,15 @@ pub fn read(path: &str) -> Result<Side, String> {
     let mut merged: BTreeMap<String, BTreeMap<u64, u64>> = BTreeMap::new();
     for (n, line) in rows {
         let f: Vec<&str> = line.split(',').collect();
-        let (Some(seconds), Some(count)) = (
-            f.get(3).and_then(|s| s.parse::<f64>().ok()),
-            f.get(5).and_then(|s| s.parse::<u64>().ok()),
-        ) else {
+        let seconds = f.get(3).and_then(|s| s.parse::<f64>().ok());
+        let seconds = seconds.filter(|s| s.is_finite() && *s >= 0.0);
+        let (Some(seconds), Some(count)) = (seconds, f.get(5).and_then(|s| s.parse::<u64>().ok()))
+        else {
             return Err(bad(n));
         };
         let buckets = merged.entry(name(f[0], f[1])).or_default();
-        *buckets.entry(seconds.to_bits()).or_default() += count;
+        let bucket = buckets.entry(seconds.to_bits()).or_default();
+        *bucket = bucket.saturating_add(count);
     }
     let histograms = merged
         .into_iter()
@@ -83,7 +102,7 @@ pub fn read(path: &str) -> Result<Side, String> {
 
 fn task_row(line: &str) -> Option<TaskRow> {
     let f: Vec<&str> = line.split(',').collect();
-    let num = |i: usize| f.get(i)?.parse::<f64>().ok();
+    let num = |i: usize| f.get(i)?.parse::<f64>().ok().filter(|v| v.is_finite());
     Some(TaskRow {
         access: f.first()?.to_string(),
         iteration: f.get(1)?.parse().ok()?,
@@ -97,11 +116,11 @@ fn task_row(line: &str) -> Option<TaskRow> {
 /// A merged histogram as a percentile curve: (fraction of operations at
 /// or below, seconds) at each bucket.
 pub fn curve(h: &Histogram) -> Vec<(f64, f64)> {
-    let total: u64 = h.iter().map(|(_, c)| c).sum();
-    let mut below = 0;
+    let total = h.iter().fold(0u64, |t, (_, c)| t.saturating_add(*c));
+    let mut below = 0u64;
     h.iter()
         .map(|(s, c)| {
-            below += c;
+            below = below.saturating_add(*c);
             (below as f64 / total.max(1) as f64, *s)
         })
         .collect()

@@ -5,11 +5,14 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use super::human::duration;
 use super::workload::{figure_words, Tool};
-use crate::compare::Sample;
+use crate::compare::{ResultFile, Sample};
+use crate::concurrent::tools::ToolReport;
+use crate::io500::json::ResultJson;
+use crate::io500::results::PhaseReport;
+use crate::ior::report::RunReport;
+use crate::mdworkbench::report::MdwReport;
 
 /// A phase shorter than this is dominated by start-up, caches and the
 /// clock rather than by the storage.
@@ -20,14 +23,15 @@ pub const SHORT_PHASE_S: f64 = 1.0;
 pub const STRAGGLER: f64 = 1.5;
 
 /// The warnings of a result, each once (with how often it was given).
-pub fn of(tool: Tool, doc: &Value, walked: &[Sample<'_>]) -> Vec<String> {
+pub fn of(doc: &ResultFile, walked: &[Sample<'_>]) -> Vec<String> {
     let mut own: Vec<String> = Vec::new();
-    match tool {
-        Tool::Ior => ior_own(doc, "", &mut own),
-        Tool::Mdtest => strings(&doc["warnings"], "", &mut own),
-        Tool::MdWorkbench => md_workbench_errors(doc, &mut own),
-        Tool::Io500 => io500(doc, &mut own),
+    match doc {
+        ResultFile::Tool(ToolReport::Ior(r)) => ior_own(r, "", &mut own),
+        ResultFile::Tool(ToolReport::Mdtest(r)) => strings(&r.warnings, "", &mut own),
+        ResultFile::Tool(ToolReport::MdWorkbench(r)) => md_workbench_errors(r, &mut own),
+        ResultFile::Io500(d) => io500(d, &mut own),
     }
+    let tool = Tool::of(doc);
     let mut out = counted(own);
     out.extend(interrupted(walked));
     if tool != Tool::Io500 {
@@ -48,9 +52,9 @@ fn capital(t: &str) -> String {
 
 /// The warnings in `v`, after `prefix` (`ior-easy-read: `) unless they
 /// begin with what it names.
-fn strings(v: &Value, prefix: &str, out: &mut Vec<String>) {
+fn strings(warnings: &[String], prefix: &str, out: &mut Vec<String>) {
     let named = prefix.trim_end_matches([':', ' ']);
-    for w in v.as_array().into_iter().flatten().filter_map(Value::as_str) {
+    for w in warnings {
         let t = w.trim();
         let t = t
             .strip_prefix("WARNING")
@@ -63,9 +67,9 @@ fn strings(v: &Value, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-fn ior_own(doc: &Value, prefix: &str, out: &mut Vec<String>) {
-    for t in doc["tests"].as_array().into_iter().flatten() {
-        strings(&t["warnings"], prefix, out);
+fn ior_own(r: &RunReport, prefix: &str, out: &mut Vec<String>) {
+    for t in &r.tests {
+        strings(&t.warnings, prefix, out);
     }
 }
 
@@ -86,9 +90,11 @@ fn counted(all: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-fn md_workbench_errors(doc: &Value, out: &mut Vec<String>) {
-    for p in doc["phases"].as_array().into_iter().flatten() {
-        let errors: Vec<String> = p["errors"]
+fn md_workbench_errors(r: &MdwReport, out: &mut Vec<String>) {
+    for p in &r.phases {
+        // In the order the document has them (by name).
+        let counted = serde_json::to_value(p.counts.errors).unwrap_or_default();
+        let errors: Vec<String> = counted
             .as_object()
             .into_iter()
             .flatten()
@@ -98,53 +104,40 @@ fn md_workbench_errors(doc: &Value, out: &mut Vec<String>) {
         if !errors.is_empty() {
             out.push(format!(
                 "The {} phase had errors ({}): its rate counts operations that failed; see the run's output",
-                p["phase"].as_str().unwrap_or("?"),
+                p.phase,
                 errors.join(", ")
             ));
         }
     }
 }
 
-fn io500(doc: &Value, out: &mut Vec<String>) {
+fn io500(doc: &ResultJson, out: &mut Vec<String>) {
     let mut invalid = 0;
-    for p in doc["phases"].as_array().into_iter().flatten() {
-        let Some(name) = p["name"].as_str() else {
-            continue;
-        };
-        let why: Vec<&str> = p["invalid"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        if !why.is_empty() {
+    for p in &doc.phases {
+        let name = &p.name;
+        if !p.invalid.is_empty() {
             invalid += 1;
-            out.push(format!("{name} is invalid: {}", why.join("; ")));
+            out.push(format!("{name} is invalid: {}", p.invalid.join("; ")));
         }
-        strings(&p["warnings"], &format!("{name}: "), out);
-        let report = &p["report"];
         let prefix = format!("{name}: ");
-        match report["tests"].as_array() {
-            Some(_) if report["warnings"].is_array() => strings(&report["warnings"], &prefix, out),
-            Some(_) => ior_own(report, &prefix, out),
-            None => {}
+        strings(&p.warnings, &prefix, out);
+        match &p.report {
+            Some(PhaseReport::Tool(ToolReport::Mdtest(r))) => strings(&r.warnings, &prefix, out),
+            Some(PhaseReport::Tool(ToolReport::Ior(r))) => ior_own(r, &prefix, out),
+            _ => {}
         }
     }
     // pario's concurrent phase: its own verdict, outside the score.
-    let x = &doc["extensions"]["concurrent"];
-    let why: Vec<&str> = x["invalid"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    if !why.is_empty() {
-        out.push(format!(
-            "the concurrent phase (outside the IO500 score) is invalid: {}",
-            why.join("; ")
-        ));
+    if let Some(x) = &doc.extensions {
+        let why = &x.concurrent.invalid;
+        if !why.is_empty() {
+            out.push(format!(
+                "the concurrent phase (outside the IO500 score) is invalid: {}",
+                why.join("; ")
+            ));
+        }
     }
-    if doc["score"]["valid"] == Value::Bool(false) {
+    if !doc.score.valid {
         out.push(format!(
             "The score is not valid for the IO500 lists ({invalid} invalid phases above): \
              run the phases for the time the rules ask (300 s each) on the real setup"
@@ -156,7 +149,7 @@ fn io500(doc: &Value, out: &mut Vec<String>) {
 fn interrupted(walked: &[Sample<'_>]) -> Vec<String> {
     let mut by_figure: BTreeMap<String, (Vec<usize>, &str)> = BTreeMap::new();
     for (_, rep, s) in repetitions(walked) {
-        if let Some(signal) = s.source["interrupted"].as_str() {
+        if let Some(signal) = s.source.interrupted() {
             let name = capital(&figure_words(&s.figure, None));
             let e = by_figure.entry(name).or_insert((Vec::new(), signal));
             e.0.push(rep);
@@ -187,23 +180,15 @@ fn repetitions<'s, 'a>(
     })
 }
 
-/// How long a repetition's phase took: ior's open-to-close, mdtest's
-/// phase time, md-workbench's slowest task.
-fn seconds(s: &Sample<'_>) -> Option<f64> {
-    let r = s.source;
-    r["totalTime"]
-        .as_f64()
-        .or_else(|| r["time_s"].as_f64())
-        .or_else(|| r["max_s"].as_f64())
-}
-
 /// One warning for the figures whose median phase lasted under
 /// [`SHORT_PHASE_S`].
 fn short_phases(tool: Tool, walked: &[Sample<'_>]) -> Option<String> {
     let mut times: Vec<(String, Vec<f64>)> = Vec::new();
     let sweep = walked.iter().any(|s| s.step != walked[0].step);
     for s in walked {
-        let Some(t) = seconds(s) else { continue };
+        let Some(t) = s.source.seconds() else {
+            continue;
+        };
         let step = s.step.filter(|_| sweep).map(|s| s.tasks);
         let name = figure_words(&s.what, step);
         match times.iter_mut().find(|(f, _)| *f == name) {
@@ -245,10 +230,13 @@ fn stragglers(walked: &[Sample<'_>]) -> Option<String> {
     let sweep = walked.iter().any(|s| s.step != walked[0].step);
     for s in walked {
         let name = figure_words(&s.what, s.step.filter(|_| sweep).map(|s| s.tasks));
-        let t = &s.source["taskTimes"];
-        let (Some(max), Some(mean)) = (t["totalMax"].as_f64(), t["totalMean"].as_f64()) else {
+        let Some(t) = s.source.task_times() else {
             continue;
         };
+        let (max, mean) = (t.total_max, t.total_mean);
+        if !max.is_finite() || !mean.is_finite() {
+            continue;
+        }
         let i = match found.iter().position(|f| f.0 == name) {
             Some(i) => i,
             None => {
@@ -259,10 +247,10 @@ fn stragglers(walked: &[Sample<'_>]) -> Option<String> {
         let f = &mut found[i];
         f.1 += 1;
         let ratio = max / mean.max(f64::MIN_POSITIVE);
-        if ratio >= STRAGGLER && s.source["tasks"].as_u64().unwrap_or(2) > 1 {
+        if ratio >= STRAGGLER && s.source.tasks().unwrap_or(2) > 1 {
             f.2 += 1;
             if ratio > f.3 {
-                (f.3, f.4) = (ratio, t["slowest"].to_string());
+                (f.3, f.4) = (ratio, t.slowest.to_string());
             }
         }
     }
@@ -287,20 +275,45 @@ fn stragglers(walked: &[Sample<'_>]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::ior::results::TaskSpread;
+
+    /// A real ior result with three write repetitions: a straggler, one
+    /// cut short by SIGINT, short phases; the same warning twice.
+    fn ior_result() -> ResultFile {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/report/ior.json");
+        let Ok(ResultFile::Tool(ToolReport::Ior(mut r))) = ResultFile::read(path) else {
+            panic!("{path} is an ior result");
+        };
+        let t = &mut r.tests[0];
+        let row = t.results[0].clone();
+        let spread = TaskSpread {
+            total_max: 3.0,
+            total_mean: 1.5,
+            slowest: 1,
+            ..row.spread.clone().unwrap()
+        };
+        let rep = |total: f64, spread: Option<TaskSpread>, signal: Option<&str>| {
+            let mut r = row.clone();
+            (r.bw_mib, r.total, r.tasks, r.spread) = (1.0, total, 2, spread);
+            r.interrupted = signal.map(str::to_string);
+            r
+        };
+        t.results = vec![
+            rep(0.5, Some(spread), None),
+            rep(2.0, None, Some("SIGINT")),
+            rep(0.1, None, None),
+        ];
+        let cache = "WARNING: 100% of the data read was in this node's page cache";
+        t.warnings = vec![cache.into(), cache.into()];
+        r.tests.truncate(1);
+        ResultFile::Tool(ToolReport::Ior(r))
+    }
 
     #[test]
     fn warnings_in_words_each_once() {
-        let doc = json!({"tests": [{"TestID": 0, "warnings": [
-            "WARNING: 100% of the data read was in this node's page cache",
-            "WARNING: 100% of the data read was in this node's page cache"],
-            "Results": [
-                {"access": "write", "bwMiB": 1.0, "totalTime": 0.5, "tasks": 2,
-                 "taskTimes": {"totalMax": 3.0, "totalMean": 1.5, "slowest": 1}},
-                {"access": "write", "bwMiB": 1.0, "totalTime": 2.0, "interrupted": "SIGINT"},
-                {"access": "write", "bwMiB": 1.0, "totalTime": 0.1}]}]});
-        let walked = crate::compare::samples(&doc).unwrap();
-        let w = of(Tool::Ior, &doc, &walked);
+        let doc = ior_result();
+        let walked = doc.samples();
+        let w = of(&doc, &walked);
         assert_eq!(
             w[0],
             "100% of the data read was in this node's page cache (2 times)"
@@ -320,6 +333,6 @@ mod tests {
             "{}",
             w[3]
         );
-        assert_eq!(w.len(), 4);
+        assert_eq!(w.len(), 4, "{w:?}");
     }
 }

@@ -2,9 +2,12 @@
 //! process, 2 tasks on 1 node, POSIX`), read from its document; and the
 //! names of results from what tells them apart.
 
-use serde_json::Value;
-
 use super::human::bytes;
+use crate::compare::ResultFile;
+use crate::concurrent::tools::ToolReport;
+use crate::ior::report::RunReport;
+use crate::mdtest::report::MdtestReport;
+use crate::mdworkbench::report::MdwReport;
 
 /// Which tool wrote a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,14 +19,13 @@ pub enum Tool {
 }
 
 impl Tool {
-    /// From the document's layout (the one `compare::samples` reads).
-    pub fn of(doc: &Value) -> Tool {
-        let tests = doc["tests"].as_array();
-        match tests {
-            _ if doc["score"].is_object() => Tool::Io500,
-            Some(t) if t.iter().any(|t| t["Results"].is_array()) => Tool::Ior,
-            Some(_) => Tool::Mdtest,
-            None => Tool::MdWorkbench,
+    /// The tool that wrote a result.
+    pub fn of(doc: &ResultFile) -> Tool {
+        match doc {
+            ResultFile::Io500(_) => Tool::Io500,
+            ResultFile::Tool(ToolReport::Ior(_)) => Tool::Ior,
+            ResultFile::Tool(ToolReport::Mdtest(_)) => Tool::Mdtest,
+            ResultFile::Tool(ToolReport::MdWorkbench(_)) => Tool::MdWorkbench,
         }
     }
 
@@ -103,29 +105,21 @@ fn count(n: u64, one: &str, many: &str) -> String {
     }
 }
 
-fn u(v: &Value) -> Option<u64> {
-    v.as_u64().or_else(|| v.as_i64().map(|i| i.max(0) as u64))
-}
-
-fn on(v: &Value) -> bool {
-    v.as_bool().unwrap_or(false) || u(v).unwrap_or(0) > 0
-}
-
-/// The workload of a result document of `tool`.
-pub fn of(tool: Tool, doc: &Value) -> Workload {
+/// The workload of a result.
+pub fn of(doc: &ResultFile) -> Workload {
     let mut w = Workload::default();
     let mut add = |k: &'static str, v: Option<String>| {
         if let Some(v) = v {
             w.attrs.push((k, v));
         }
     };
-    match tool {
-        Tool::Ior => ior(doc, &mut add),
-        Tool::Mdtest => mdtest(doc, &mut add),
-        Tool::MdWorkbench => md_workbench(doc, &mut add),
-        Tool::Io500 => {
-            add("mode", doc["mode"].as_str().map(|m| format!("{m} mode")));
-            add("tasks", u(&doc["procs"]).map(|n| count(n, "task", "tasks")));
+    match doc {
+        ResultFile::Tool(ToolReport::Ior(r)) => ior(r, &mut add),
+        ResultFile::Tool(ToolReport::Mdtest(r)) => mdtest(r, &mut add),
+        ResultFile::Tool(ToolReport::MdWorkbench(r)) => md_workbench(r, &mut add),
+        ResultFile::Io500(d) => {
+            add("mode", Some(format!("{} mode", d.mode)));
+            add("tasks", Some(count(d.procs as u64, "task", "tasks")));
         }
     }
     w
@@ -133,57 +127,51 @@ pub fn of(tool: Tool, doc: &Value) -> Workload {
 
 type Add<'a> = dyn FnMut(&'static str, Option<String>) + 'a;
 
-fn ior(doc: &Value, add: &mut Add<'_>) {
-    let tests = doc["tests"].as_array().map_or(&[][..], Vec::as_slice);
+fn ior(r: &RunReport, add: &mut Add<'_>) {
+    let tests = &r.tests;
     let Some(first) = tests.first() else { return };
-    let p = &first["Parameters"];
+    let p = &first.parameters;
     add(
         "transfer",
-        u(&p["transferSize"]).map(|b| format!("{} transfers", bytes(b))),
+        Some(format!("{} transfers", bytes(p.transfer_size))),
     );
-    add(
-        "block",
-        u(&p["blockSize"]).map(|b| format!("{} blocks", bytes(b))),
-    );
-    let segments = u(&p["segmentCount"]).filter(|n| *n > 1);
+    add("block", Some(format!("{} blocks", bytes(p.block_size))));
+    let segments = Some(p.segment_count).filter(|n| *n > 1);
     add("segments", segments.map(|n| format!("{n} segments")));
-    let files = match p["filePerProc"].is_null() {
-        true => None,
-        false if on(&p["filePerProc"]) => Some("file per process".into()),
-        false => Some("shared file".into()),
+    let files = match p.file_per_proc > 0 {
+        true => "file per process",
+        false => "shared file",
     };
-    add("files", files);
+    add("files", Some(files.into()));
     add(
         "offsets",
-        on(&p["randomOffset"]).then(|| "random offsets".into()),
+        (p.random_offset > 0).then(|| "random offsets".into()),
     );
-    add("fsync", on(&p["fsync"]).then(|| "fsync at close".into()));
-    let command = doc["Command line"].as_str().unwrap_or("");
+    add("fsync", (p.fsync > 0).then(|| "fsync at close".into()));
+    let command = &r.header.command_line;
     add(
         "direct",
         command.contains("odirect").then(|| "O_DIRECT".into()),
     );
     add(
         "reorder",
-        on(&p["reorderTasks"]).then(|| "reads another node's data".into()),
+        (p.reorder_tasks > 0).then(|| "reads another node's data".into()),
     );
     let steps: Vec<u64> = tests
         .iter()
-        .filter_map(|t| u(&t["sweepStep"]["tasks"]))
+        .filter_map(|t| t.sweep.map(|s| s.tasks as u64))
         .collect();
     let tasks = match steps.len() {
-        0 | 1 => u(&p["numTasks"]).map(|n| count(n, "task", "tasks")),
-        _ => Some(format!("{} tasks", sweep(&steps))),
+        0 | 1 => count(p.num_tasks as u64, "task", "tasks"),
+        _ => format!("{} tasks", sweep(&steps)),
     };
-    add("tasks", tasks);
-    add(
-        "nodes",
-        u(&doc["pario"]["nodes"]).map(|n| count(n, "node", "nodes")),
-    );
-    add("api", p["api"].as_str().map(str::to_string));
+    add("tasks", Some(tasks));
+    let nodes = r.header.pario.nodes as u64;
+    add("nodes", Some(count(nodes, "node", "nodes")));
+    add("api", Some(p.api.clone()));
     add(
         "repetitions",
-        u(&p["repetitions"]).map(|n| count(n, "repetition", "repetitions")),
+        Some(count(p.repetitions, "repetition", "repetitions")),
     );
     if tests.len() > steps.len().max(1) {
         add("tests", Some(format!("{} tests", tests.len())));
@@ -201,25 +189,15 @@ fn sweep(steps: &[u64]) -> String {
     }
 }
 
-fn mdtest(doc: &Value, add: &mut Add<'_>) {
-    let p = &doc["Parameters"];
-    add(
-        "items",
-        u(&p["items"]).map(|n| format!("{n} items per task")),
-    );
-    let (depth, branch) = (
-        u(&p["depth"]).unwrap_or(0),
-        u(&p["branch_factor"]).unwrap_or(1),
-    );
+fn mdtest(r: &MdtestReport, add: &mut Add<'_>) {
+    let p = &r.parameters;
+    add("items", Some(format!("{} items per task", p.items)));
+    let (depth, branch) = (p.depth, p.branch_factor);
     add(
         "tree",
         (depth > 0).then(|| format!("tree of depth {depth}, {branch} wide")),
     );
-    let (w, r) = (
-        u(&p["write_bytes"]).unwrap_or(0),
-        u(&p["read_bytes"]).unwrap_or(0),
-    );
-    let data = match (w, r) {
+    let data = match (p.write_bytes, p.read_bytes) {
         (0, 0) => None,
         (w, r) if w == r || r == 0 => Some(format!("{} per file", bytes(w))),
         (w, r) => Some(format!("{} written, {} read per file", bytes(w), bytes(r))),
@@ -227,56 +205,42 @@ fn mdtest(doc: &Value, add: &mut Add<'_>) {
     add("data", data);
     add(
         "files",
-        on(&p["unique_dir_per_task"]).then(|| "a directory per task".into()),
+        p.unique_dir_per_task.then(|| "a directory per task".into()),
     );
-    let steps: Vec<u64> = doc["tests"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| u(&t["tasks"]))
-        .collect();
+    let steps: Vec<u64> = r.tests.iter().map(|t| t.tasks as u64).collect();
     let tasks = match steps[..] {
         [n] => Some(count(n, "task", "tasks")),
         [] => None,
         _ => Some(format!("{} tasks", sweep(&steps))),
     };
     add("tasks", tasks);
-    add(
-        "nodes",
-        u(&doc["pario"]["nodes"]).map(|n| count(n, "node", "nodes")),
-    );
-    add("api", p["api"].as_str().map(str::to_string));
+    let nodes = r.header.pario.nodes as u64;
+    add("nodes", Some(count(nodes, "node", "nodes")));
+    add("api", Some(p.api.clone()));
     add(
         "repetitions",
-        u(&p["iterations"]).map(|n| count(n, "repetition", "repetitions")),
+        Some(count(p.iterations, "repetition", "repetitions")),
     );
 }
 
-fn md_workbench(doc: &Value, add: &mut Add<'_>) {
-    let sets = u(&doc["data_sets"]).unwrap_or(0);
-    let objects = u(&doc["objects_per_set"]).unwrap_or(0);
-    let pre = u(&doc["precreate_per_set"]).unwrap_or(0);
+fn md_workbench(r: &MdwReport, add: &mut Add<'_>) {
     add(
         "objects",
         Some(format!(
-            "{} of {objects} objects ({pre} precreated)",
-            count(sets, "data set", "data sets")
+            "{} of {} objects ({} precreated)",
+            count(r.data_sets, "data set", "data sets"),
+            r.objects_per_set,
+            r.precreate_per_set
         )),
     );
-    add(
-        "data",
-        u(&doc["object_size"]).map(|b| format!("{} per object", bytes(b))),
-    );
-    add("tasks", u(&doc["tasks"]).map(|n| count(n, "task", "tasks")));
-    add(
-        "nodes",
-        u(&doc["pario"]["nodes"]).map(|n| count(n, "node", "nodes")),
-    );
-    let api = doc["args"].as_str().and_then(api_of);
-    add("api", api);
+    add("data", Some(format!("{} per object", bytes(r.object_size))));
+    add("tasks", Some(count(r.tasks as u64, "task", "tasks")));
+    let nodes = r.pario.nodes as u64;
+    add("nodes", Some(count(nodes, "node", "nodes")));
+    add("api", api_of(&r.args));
     add(
         "repetitions",
-        u(&doc["iterations"]).map(|n| count(n, "iteration", "iterations")),
+        Some(count(r.iterations, "iteration", "iterations")),
     );
 }
 

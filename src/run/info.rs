@@ -1,7 +1,7 @@
 //! What every report opens with: versions, dates, the machine and the scale
 //! of the run.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::Backend;
 use crate::comm::Comm;
@@ -49,8 +49,39 @@ pub fn machine(verbose: u32) -> String {
     }
 }
 
+/// What the documents of IOR's tools (ior, mdtest) open with, in IOR's
+/// words: the version, when it began, the command line and the machine,
+/// then pario's own section. md-workbench and io500 have their own words
+/// for some of these (`args`, `started`) and write them as their tools do.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunHeader {
+    #[serde(rename = "Version")]
+    pub version: String,
+    #[serde(rename = "Began")]
+    pub began: String,
+    #[serde(rename = "Command line")]
+    pub command_line: String,
+    #[serde(rename = "Machine")]
+    pub machine: String,
+    pub pario: ParioInfo,
+}
+
+impl RunHeader {
+    /// A run of `command_line` beginning now on this task's machine
+    /// (`verbose` >= 2: with its kernel), began as `began` says.
+    pub fn now(comm: &dyn Comm, command_line: &str, verbose: u32, began: String) -> RunHeader {
+        RunHeader {
+            version: version(),
+            began,
+            command_line: command_line.to_string(),
+            machine: machine(verbose),
+            pario: ParioInfo::of(comm),
+        }
+    }
+}
+
 /// Tool, engine and scale of a run (pario's own section of every report).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ParioInfo {
     pub version: String,
     pub engine: String,

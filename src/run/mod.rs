@@ -7,5 +7,6 @@ pub mod limits;
 pub mod seeds;
 pub mod stonewall;
 pub mod stop;
+pub mod system;
 pub mod tally;
 pub mod warnings;

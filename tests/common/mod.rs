@@ -113,11 +113,17 @@ pub fn ior(dir: &Path, tasks: usize, args: &[&str]) -> Run {
 }
 
 pub fn ior_env(dir: &Path, tasks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = local_command(bin("ior"), dir, tasks, args);
+    tool_env("ior", dir, tasks, args, env)
+}
+
+/// Runs one of pario's programs with `tasks` local tasks in `dir`, with
+/// `env` besides (a fake topology, say).
+pub fn tool_env(name: &str, dir: &Path, tasks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = local_command(bin(name), dir, tasks, args);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    finish(cmd.output().expect("run ior"))
+    finish(cmd.output().unwrap_or_else(|e| panic!("run {name}: {e}")))
 }
 
 pub fn pario(dir: &Path, args: &[&str]) -> Run {
@@ -242,7 +248,7 @@ pub fn assert_clean(run: &Run, what: &str) {
     );
 }
 
-/// The options IO500's ior-easy write and read phases share (README,
+/// The options IO500's ior-easy write and read phases share (docs/ior.md,
 /// "Fixed-time runs"), in `easy/` (which the caller creates), with the
 /// transfer and block sizes each test scales down. Add `-w -D ...` or `-r -R`.
 pub fn ior_easy<'a>(transfer: &'a str, block: &'a str) -> Vec<&'a str> {

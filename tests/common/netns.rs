@@ -131,7 +131,7 @@ impl Hosts {
             ("orte_tmpdir_base", self.dir.path().display().to_string()),
             // Open MPI's SIGKILL comes 1 s after its SIGTERM by default:
             // time for the survivors of a dead rank to remove their files
-            // (as the README advises for real jobs).
+            // (as docs/scale.md advises for real jobs).
             ("odls_base_sigkill_timeout", "30".into()),
         ] {
             mpirun.extend(["--mca".into(), k.into(), v]);

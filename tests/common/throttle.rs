@@ -2,7 +2,11 @@
 //! of the real server that answers some requests with S3's own
 //! `503 SlowDown` error (as a busy AWS or Ceph gateway does) and forwards
 //! the others unchanged. SeaweedFS cannot be made to throttle, so this is
-//! how a test meets real 503 answers on the wire. Standard library only.
+//! how a test meets real 503 answers on the wire. It can instead lose the
+//! requests it picks ([`Answer::Lost`]): an upload's part answered as taken
+//! and never forwarded, as a part lost between client and server would be;
+//! or forward them and change the server's answer ([`Answer::Rewritten`]):
+//! a list of parts that names fewer, another ETag. Standard library only.
 //!
 //! Each client connection carries one request: the proxy adds
 //! `Connection: close` to the request it forwards, so the server closes
@@ -26,12 +30,27 @@ type Seen = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
 const SLOW_DOWN: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>\
 <Message>Please reduce your request rate.</Message></Error>";
 
-/// Which requests get a 503: those whose request line (`PUT /bucket/key?...
-/// HTTP/1.1`) starts with `prefix`, the first `first` of them.
+/// Which requests get the proxy's own answer (a 503, unless told
+/// otherwise): those whose request line (`PUT /bucket/key?... HTTP/1.1`)
+/// starts with `prefix`, the first `first` of them.
 #[derive(Clone)]
 pub struct Rule {
     pub prefix: String,
     pub first: usize,
+}
+
+/// What the proxy answers the requests its rule picks, without forwarding
+/// them.
+#[derive(Clone, Copy)]
+pub enum Answer {
+    /// S3's `503 SlowDown`.
+    SlowDown,
+    /// `200 OK` with an ETag, as a server that took an upload's part
+    /// answers: the part is lost, and its writer cannot tell.
+    Lost,
+    /// The server's own answer (head and body, as text) changed by the
+    /// function; its `Content-Length` is made the new body's.
+    Rewritten(fn(&str) -> String),
 }
 
 /// A running proxy; it stops accepting when dropped (the listener thread
@@ -39,15 +58,22 @@ pub struct Rule {
 pub struct Proxy {
     pub endpoint: String,
     addr: SocketAddr,
-    /// 503 answers given so far.
+    /// The proxy's own answers given so far.
     throttled: Arc<AtomicUsize>,
     stop: Arc<AtomicUsize>,
     seen: Seen,
 }
 
 impl Proxy {
-    /// A proxy in front of `upstream` (`http://127.0.0.1:PORT`).
+    /// A proxy in front of `upstream` (`http://127.0.0.1:PORT`) that
+    /// answers 503 SlowDown to the requests `rule` picks.
     pub fn start(upstream: &str, rule: Rule) -> Proxy {
+        Proxy::answering(upstream, rule, Answer::SlowDown)
+    }
+
+    /// A proxy in front of `upstream` that gives `answer` to the requests
+    /// `rule` picks.
+    pub fn answering(upstream: &str, rule: Rule, answer: Answer) -> Proxy {
         let upstream: SocketAddr = upstream
             .trim_start_matches("http://")
             .parse()
@@ -66,7 +92,7 @@ impl Proxy {
                 let Ok(client) = client else { continue };
                 let (rule, count, log) = (rule.clone(), count.clone(), log.clone());
                 std::thread::spawn(move || {
-                    let _ = serve(client, upstream, &rule, &count, &log);
+                    let _ = serve(client, upstream, (&rule, answer), &count, &log);
                 });
             }
         });
@@ -85,7 +111,7 @@ impl Proxy {
         self.seen.lock().unwrap().clone()
     }
 
-    /// The 503 answers given so far.
+    /// The proxy's own answers (503s, lost parts) given so far.
     pub fn throttled(&self) -> usize {
         self.throttled.load(Ordering::Relaxed)
     }
@@ -98,11 +124,11 @@ impl Drop for Proxy {
     }
 }
 
-/// One request of `client`: answered 503 or forwarded.
+/// One request of `client`: answered by the proxy or forwarded.
 fn serve(
     client: TcpStream,
     upstream: SocketAddr,
-    rule: &Rule,
+    (rule, answer): (&Rule, Answer),
     count: &AtomicUsize,
     seen: &Mutex<Vec<(String, Vec<u8>)>>,
 ) -> io::Result<()> {
@@ -142,7 +168,13 @@ fn serve(
                 (n < rule.first).then_some(n + 1)
             })
             .is_ok();
-    if throttle {
+    if throttle && matches!(answer, Answer::Lost) {
+        // An ETag of the form S3 gives, for bytes the server never saw.
+        let lost = "HTTP/1.1 200 OK\r\nETag: \"0123456789abcdef0123456789abcdef\"\r\n\
+                    Content-Length: 0\r\nConnection: close\r\n\r\n";
+        return client.write_all(lost.as_bytes());
+    }
+    if throttle && matches!(answer, Answer::SlowDown) {
         let answer = format!(
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/xml\r\n\
              Content-Length: {}\r\nConnection: close\r\n\r\n{SLOW_DOWN}",
@@ -155,6 +187,24 @@ fn serve(
     request.push_str("Connection: close\r\n\r\n");
     server.write_all(request.as_bytes())?;
     server.write_all(&body)?;
-    io::copy(&mut server, &mut client)?;
-    Ok(())
+    match answer {
+        Answer::Rewritten(change) if throttle => {
+            let mut text = String::new();
+            server.read_to_string(&mut text)?;
+            client.write_all(sized(&change(&text)).as_bytes())
+        }
+        _ => io::copy(&mut server, &mut client).map(drop),
+    }
+}
+
+/// An answer whose `Content-Length` is its body's length.
+fn sized(answer: &str) -> String {
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((answer, ""));
+    let lines = head.split("\r\n").map(|line| {
+        match line.to_ascii_lowercase().starts_with("content-length:") {
+            true => format!("Content-Length: {}", body.len()),
+            false => line.to_string(),
+        }
+    });
+    format!("{}\r\n\r\n{body}", lines.collect::<Vec<_>>().join("\r\n"))
 }

@@ -25,100 +25,126 @@ use hdf5_metno as h5;
 use mpi::topology::Color;
 use mpi::traits::*;
 
+use super::config::HDF5_CAPABILITIES;
 use super::cpath::path_of;
 use super::mpiio::ffi::{comm_self, MPI_Comm, RawComm};
 use super::mpiio::{hints_from_env, parse_hints, print_hints};
 use super::namespace::{Namespace, PosixNamespace};
-use super::registry::HDF5_CAPABILITIES;
-use super::{
-    Backend, BackendInfo, Config, Context, Demands, File, ModuleOption, OpenSpec, Settings,
-};
+use super::{Backend, BackendInfo, Config, Context, Demands, File, OpenSpec, Typed};
 use crate::comm::mpi::MpiComm;
 use crate::console::TaskLines;
+use crate::options::{long_flag, long_value, on, parsed, shown, some, OptSpec};
+use crate::units::parse_size;
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "HDF5",
     capabilities: HDF5_CAPABILITIES,
-    options: &[
-        ModuleOption {
-            name: "hdf5.hintsFileName",
-            flag: false,
-            default: "STRING",
-            help: "Full name for hints file",
-        },
-        ModuleOption {
-            name: "hdf5.showHints",
-            flag: true,
-            default: "",
-            help: "Show hints",
-        },
-        ModuleOption {
-            name: "hdf5.collectiveMetadata",
-            flag: true,
-            default: "",
-            help: "Use collectiveMetadata (available since HDF5-1.10.0)",
-        },
-        ModuleOption {
-            name: "hdf5.individualDataSets",
-            flag: true,
-            default: "",
-            help: "Datasets not shared by all procs [not working] (refused, as by IOR)",
-        },
-        ModuleOption {
-            name: "hdf5.setAlignment",
-            flag: false,
-            default: "1",
-            help: "HDF5 alignment in bytes (e.g.: 8, 4k, 2m, 1g)",
-        },
-        ModuleOption {
-            name: "hdf5.noFill",
-            flag: true,
-            default: "",
-            help: "No fill in HDF5 file creation",
-        },
-        ModuleOption {
-            name: "hdf5.chunkSize",
-            flag: false,
-            default: "0",
-            help: "Chunk size in elements (0: contiguous datasets)",
-        },
-    ],
-    configure,
+    options: &Typed {
+        table: options,
+        configure,
+    },
 };
 
+/// HDF5's options.
+#[derive(Debug, Clone)]
+pub struct Hdf5Options {
+    /// `--hdf5.hintsFileName`: MPI hints, as MPI-IO's.
+    pub hints_file: Option<String>,
+    pub show_hints: bool,
+    pub collective_metadata: bool,
+    /// Refused, as by IOR.
+    pub individual_data_sets: bool,
+    /// Bytes; 1: none.
+    pub set_alignment: u64,
+    pub no_fill: bool,
+    /// Elements per chunk; 0: contiguous datasets.
+    pub chunk_size: u64,
+}
+
+impl Default for Hdf5Options {
+    fn default() -> Self {
+        Hdf5Options {
+            hints_file: None,
+            show_hints: false,
+            collective_metadata: false,
+            individual_data_sets: false,
+            set_alignment: 1,
+            no_fill: false,
+            chunk_size: 0,
+        }
+    }
+}
+
+/// `--hdf5.setAlignment`: a size of at least one byte.
+fn alignment(value: &str) -> Result<u64, String> {
+    match parse_size(value)? {
+        0 => Err("the alignment must be at least 1 byte".into()),
+        n => Ok(n),
+    }
+}
+
+fn options() -> Vec<OptSpec<Hdf5Options>> {
+    vec![
+        long_value(
+            &["hdf5.hintsFileName"],
+            "Full name for hints file",
+            shown("STRING", some(|o| &mut o.hints_file, |v| Ok(v.to_string()))),
+        ),
+        long_flag(&["hdf5.showHints"], "Show hints", on(|o| &mut o.show_hints)),
+        long_flag(
+            &["hdf5.collectiveMetadata"],
+            "Use collectiveMetadata (available since HDF5-1.10.0)",
+            on(|o| &mut o.collective_metadata),
+        ),
+        long_flag(
+            &["hdf5.individualDataSets"],
+            "Datasets not shared by all procs [not working] (refused, as by IOR)",
+            on(|o| &mut o.individual_data_sets),
+        ),
+        long_value(
+            &["hdf5.setAlignment"],
+            "HDF5 alignment in bytes (e.g.: 8, 4k, 2m, 1g)",
+            parsed(|o| &mut o.set_alignment, alignment),
+        ),
+        long_flag(
+            &["hdf5.noFill"],
+            "No fill in HDF5 file creation",
+            on(|o| &mut o.no_fill),
+        ),
+        long_value(
+            &["hdf5.chunkSize"],
+            "Chunk size in elements (0: contiguous datasets)",
+            parsed(|o| &mut o.chunk_size, parse_size),
+        ),
+    ]
+}
+
 /// HDF5's options, checked; MPI hints are read here, before anything runs.
-fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
-    if settings.flag("hdf5.individualDataSets")? {
+fn configure(o: Hdf5Options) -> Result<Box<dyn Config>, String> {
+    if o.individual_data_sets {
         return Err(
             "--hdf5.individualDataSets: individual datasets are not implemented (IOR refuses them too)"
                 .into(),
         );
     }
     let mut hints = hints_from_env();
-    if let Some(path) = settings.values.get("hdf5.hintsFileName") {
+    if let Some(path) = &o.hints_file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("--hdf5.hintsFileName {path}: {e}"))?;
         hints.extend(parse_hints(&text));
     }
-    let alignment = match settings.values.get("hdf5.setAlignment") {
-        None => 1,
-        Some(_) => settings.number("hdf5.setAlignment")?,
-    };
-    if alignment == 0 {
-        return Err("--hdf5.setAlignment=0: the alignment must be at least 1 byte".into());
-    }
-    Ok(Box::new(Options {
+    Ok(Box::new(Hdf5Config {
         hints,
-        show_hints: settings.flag("hdf5.showHints")?,
-        collective_metadata: settings.flag("hdf5.collectiveMetadata")?,
-        alignment,
-        no_fill: settings.flag("hdf5.noFill")?,
-        chunk: settings.number("hdf5.chunkSize")?,
+        show_hints: o.show_hints,
+        collective_metadata: o.collective_metadata,
+        alignment: o.set_alignment,
+        no_fill: o.no_fill,
+        chunk: o.chunk_size,
     }))
 }
 
 #[derive(Debug, Clone)]
-struct Options {
+struct Hdf5Config {
     hints: Vec<(String, String)>,
     show_hints: bool,
     collective_metadata: bool,
@@ -130,7 +156,7 @@ struct Options {
     chunk: u64,
 }
 
-impl Config for Options {
+impl Config for Hdf5Config {
     fn build(&self, context: &Context<'_>) -> Result<Box<dyn Backend>, String> {
         // The bindings turn HDF5's automatic error printing off when they
         // first start the library; this makes sure that happens first.
@@ -175,7 +201,7 @@ impl Config for Options {
 
 /// The HDF5 backend of a run.
 pub struct Hdf5 {
-    options: Options,
+    options: Hdf5Config,
     /// Under MPI: the communicator of the tasks taking part (`None` on a task
     /// left out by `-N`); `None` with the local engine.
     mpi: Option<Option<RawComm>>,
@@ -284,14 +310,10 @@ impl std::fmt::Debug for Hdf5 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     fn configured(pairs: &[(&str, &str)]) -> Result<Box<dyn Config>, String> {
-        let values: BTreeMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        configure(&Settings { values: &values })
+        INFO.options
+            .configure(&crate::backend::config::given(pairs))
     }
 
     #[test]

@@ -19,69 +19,79 @@ use std::io;
 use mpi::topology::Color;
 use mpi::traits::*;
 
+use super::config::MPIIO_CAPABILITIES;
 use super::cpath::path_of;
 use super::namespace::{Namespace, PosixNamespace};
-use super::registry::MPIIO_CAPABILITIES;
-use super::{
-    Access, Backend, BackendInfo, BlockView, Config, Context, File, ModuleOption, OpenSpec,
-    Settings,
-};
+use super::{Access, Backend, BackendInfo, BlockView, Config, Context, File, OpenSpec, Typed};
 use crate::comm::mpi::MpiComm;
+use crate::options::{long_flag, long_value, on, shown, some, OptSpec};
 use ffi::{c_string, FileHandle, Info, RawComm};
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "MPIIO",
     capabilities: MPIIO_CAPABILITIES,
-    options: &[
-        ModuleOption {
-            name: "mpiio.showHints",
-            flag: true,
-            default: "",
-            help: "Show MPI hints",
-        },
-        ModuleOption {
-            name: "mpiio.preallocate",
-            flag: true,
-            default: "",
-            help: "Preallocate file size",
-        },
-        ModuleOption {
-            name: "mpiio.useFileView",
-            flag: true,
-            default: "",
-            help: "Use MPI_File_set_view",
-        },
-        ModuleOption {
-            name: "mpiio.hintsFileName",
-            flag: false,
-            default: "STRING",
-            help: "Full name for hints file",
-        },
-    ],
-    configure,
+    options: &Typed {
+        table: options,
+        configure,
+    },
 };
+
+/// MPI-IO's options.
+#[derive(Debug, Clone, Default)]
+pub struct MpiioOptions {
+    pub show_hints: bool,
+    pub preallocate: bool,
+    pub use_file_view: bool,
+    /// `--mpiio.hintsFileName`: lines `IOR_HINT__MPI__key=value`.
+    pub hints_file: Option<String>,
+}
+
+fn options() -> Vec<OptSpec<MpiioOptions>> {
+    vec![
+        long_flag(
+            &["mpiio.showHints"],
+            "Show MPI hints",
+            on(|o| &mut o.show_hints),
+        ),
+        long_flag(
+            &["mpiio.preallocate"],
+            "Preallocate file size",
+            on(|o| &mut o.preallocate),
+        ),
+        long_flag(
+            &["mpiio.useFileView"],
+            "Use MPI_File_set_view",
+            on(|o| &mut o.use_file_view),
+        ),
+        long_value(
+            &["mpiio.hintsFileName"],
+            "Full name for hints file",
+            shown("STRING", some(|o| &mut o.hints_file, |v| Ok(v.to_string()))),
+        ),
+    ]
+}
 
 /// Prefix of hints in the environment and in hints files.
 const HINT_PREFIX: &str = "IOR_HINT__MPI__";
 
 /// MPI-IO's options, checked: the hints are read from the environment and
 /// the hints file here, before anything runs.
-fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
+fn configure(o: MpiioOptions) -> Result<Box<dyn Config>, String> {
     let mut hints = hints_from_env();
-    if let Some(path) = settings.values.get("mpiio.hintsFileName") {
+    if let Some(path) = &o.hints_file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("--mpiio.hintsFileName {path}: {e}"))?;
         hints.extend(parse_hints(&text));
     }
-    Ok(Box::new(Options {
-        show_hints: settings.flag("mpiio.showHints")?,
-        preallocate: settings.flag("mpiio.preallocate")?,
-        file_view: settings.flag("mpiio.useFileView")?,
+    Ok(Box::new(MpiioConfig {
+        show_hints: o.show_hints,
+        preallocate: o.preallocate,
+        file_view: o.use_file_view,
         hints,
     }))
 }
 
-impl Config for Options {
+impl Config for MpiioConfig {
     fn build(&self, context: &Context<'_>) -> Result<Box<dyn Backend>, String> {
         let comm = context.comm.as_any().downcast_ref::<MpiComm>().ok_or(
             "MPI-IO needs the MPI engine: start pario with mpirun or srun (or with a single task)",
@@ -117,7 +127,7 @@ pub(super) fn hints_from_env() -> Vec<(String, String)> {
 }
 
 #[derive(Debug, Clone)]
-struct Options {
+struct MpiioConfig {
     show_hints: bool,
     preallocate: bool,
     file_view: bool,
@@ -125,7 +135,7 @@ struct Options {
 }
 
 pub struct MpiIo {
-    options: Options,
+    options: MpiioConfig,
     shared: Option<RawComm>,
     collective: bool,
     rank: usize,

@@ -12,10 +12,10 @@ use base64::Engine;
 use md5::{Digest, Md5};
 use ureq::http;
 
-pub use super::list::{buckets, parts, uploads, Listed, Page};
+pub use super::answers::{buckets, parts, uploads, Listed, ListedPart, Page};
 use super::pieces::{self, Pieces};
 use super::sigv4::{self, Credentials, Request, EMPTY_SHA256, UNSIGNED};
-use super::{list, xml};
+use super::{answers, xml};
 
 /// Where requests go and how buckets are addressed.
 #[derive(Debug, Clone)]
@@ -329,7 +329,7 @@ impl Client {
     /// answers, the credentials are accepted).
     pub fn list_buckets(&self) -> io::Result<Vec<String>> {
         let text = Self::text(self.send("GET", "", "", &[], &[], Body::Empty)?)?;
-        Ok(list::buckets(&text))
+        Ok(answers::buckets(&text))
     }
 
     /// HEAD bucket: `Ok(())` when it exists and the keys may use it.
@@ -443,13 +443,8 @@ impl Client {
         })
     }
 
-    /// The parts uploaded so far (number, ETag), in order.
-    pub fn list_parts(
-        &self,
-        bucket: &str,
-        key: &str,
-        upload: &str,
-    ) -> io::Result<Vec<(u32, String)>> {
+    /// The parts uploaded so far, in order.
+    pub fn list_parts(&self, bucket: &str, key: &str, upload: &str) -> io::Result<Vec<ListedPart>> {
         let mut parts = Vec::new();
         let mut marker = String::from("0");
         loop {
@@ -458,24 +453,26 @@ impl Client {
                 ("part-number-marker", marker.clone()),
             ];
             let text = Self::text(self.send("GET", bucket, key, &q, &[], Body::Empty)?)?;
-            let (page, next) = list::parts(&text);
+            let (page, next) = answers::parts(&text);
             parts.extend(page);
             match next {
                 Some(next) if next != marker => marker = next,
                 _ => break,
             }
         }
-        parts.sort_by_key(|p| p.0);
+        parts.sort_by_key(|p| p.number);
         Ok(parts)
     }
 
+    /// Completes an upload from `parts` (number, ETag); the object's ETag
+    /// when the answer gives one.
     pub fn complete_upload(
         &self,
         bucket: &str,
         key: &str,
         upload: &str,
-        parts: &[(u32, String)],
-    ) -> io::Result<()> {
+        parts: &[(u32, &str)],
+    ) -> io::Result<Option<String>> {
         let mut body = String::from("<CompleteMultipartUpload>");
         for (n, etag) in parts {
             body.push_str(&format!(
@@ -499,7 +496,7 @@ impl Client {
         if text.contains("<Error>") {
             return Err(s3_error(200, &text, bucket, key));
         }
-        Ok(())
+        Ok(xml::first(&text, "ETag"))
     }
 
     pub fn abort_upload(&self, bucket: &str, key: &str, upload: &str) -> io::Result<()> {
@@ -514,7 +511,7 @@ impl Client {
     pub fn list_uploads(&self, bucket: &str, prefix: &str) -> io::Result<Vec<(String, String)>> {
         let q = [("uploads", String::new()), ("prefix", prefix.to_string())];
         let text = Self::text(self.send("GET", bucket, "", &q, &[], Body::Empty)?)?;
-        Ok(list::uploads(&text))
+        Ok(answers::uploads(&text))
     }
 
     /// Deletes `keys` with DeleteObjects, 1,000 at a time; missing keys

@@ -3,17 +3,18 @@
 //! checks that the endpoint answers and the credentials are accepted.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::client::{Client, Endpoint};
 use super::object::Naming;
 use super::parts::{self, Shape};
+use super::per_file::PerFile;
 use super::sigv4::{Credentials, Secret};
 use super::{check_bucket, Layout, S3Names, S3};
-use crate::backend::{
-    Backend, BackendInfo, Capabilities, Config, Context, Demands, ModuleOption, Settings,
-};
+use crate::backend::{Backend, BackendInfo, Capabilities, Config, Context, Demands, Typed};
+use crate::options::{blank_keeps, given_text, long_flag, long_value, on, parsed, some, OptSpec};
 
 const CAPABILITIES: Capabilities = Capabilities {
     collective: false,
@@ -25,58 +26,127 @@ const CAPABILITIES: Capabilities = Capabilities {
 pub const INFO: BackendInfo = BackendInfo {
     name: "S3",
     capabilities: CAPABILITIES,
-    options: &[
-        ModuleOption {
-            name: "s3.endpoint",
-            flag: false,
-            default: "",
-            help: "http://HOST:PORT or https://... (default: AWS_ENDPOINT_URL, else AWS's for the region)",
-        },
-        ModuleOption {
-            name: "s3.region",
-            flag: false,
-            default: "",
-            help: "Region the requests are signed for (default: AWS_REGION, else us-east-1)",
-        },
-        ModuleOption {
-            name: "s3.layout",
-            flag: false,
-            default: "object",
-            help: "object: a file is one object (multipart upload, ranged GETs); fragments: one object per transfer",
-        },
-        ModuleOption {
-            name: "s3.max-pending",
-            flag: false,
-            default: "1",
-            help: "Requests in flight per task, each on its own connection (1: one at a time, as IOR)",
-        },
-        ModuleOption {
-            name: "s3.bucket",
-            flag: false,
-            default: "",
-            help: "Bucket of plain paths (s3://BUCKET/KEY names its own)",
-        },
-        ModuleOption {
-            name: "s3.addressing",
-            flag: false,
-            default: "path",
-            help: "path (HOST/BUCKET/KEY) or virtual (BUCKET.HOST/KEY)",
-        },
-        ModuleOption {
-            name: "s3.ca-file",
-            flag: false,
-            default: "",
-            help: "PEM file of the certificates that sign the server's (HTTPS)",
-        },
-        ModuleOption {
-            name: "s3.insecure",
-            flag: true,
-            default: "",
-            help: "Do not verify the server's certificate (HTTPS; warned)",
-        },
-    ],
-    configure,
+    options: &Typed {
+        table: options,
+        configure: |o| Ok(Box::new(base(&o, "S3", None)?)),
+    },
 };
+
+/// How a request names its bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Addressing {
+    /// `HOST/BUCKET/KEY`.
+    Path,
+    /// `BUCKET.HOST/KEY`.
+    Virtual,
+}
+
+impl Addressing {
+    fn parse(value: &str) -> Result<Addressing, String> {
+        match value.trim() {
+            "path" => Ok(Addressing::Path),
+            "virtual" => Ok(Addressing::Virtual),
+            _ => Err("path or virtual".into()),
+        }
+    }
+}
+
+impl fmt::Display for Addressing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Addressing::Path => "path",
+            Addressing::Virtual => "virtual",
+        })
+    }
+}
+
+/// `-a S3`'s options (S3-libs3's and S3-curl's too). A blank value is one
+/// not given.
+#[derive(Debug, Clone)]
+pub struct S3Options {
+    /// Default: `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, else AWS's for
+    /// the region.
+    pub endpoint: Option<String>,
+    /// Default: `AWS_REGION`, `AWS_DEFAULT_REGION`, else us-east-1.
+    pub region: Option<String>,
+    pub layout: Layout,
+    /// Requests in flight per task.
+    pub max_pending: usize,
+    /// The bucket of plain paths.
+    pub bucket: Option<String>,
+    pub addressing: Addressing,
+    pub ca_file: Option<PathBuf>,
+    pub insecure: bool,
+}
+
+impl Default for S3Options {
+    fn default() -> Self {
+        S3Options {
+            endpoint: None,
+            region: None,
+            layout: Layout::Object,
+            max_pending: 1,
+            bucket: None,
+            addressing: Addressing::Path,
+            ca_file: None,
+            insecure: false,
+        }
+    }
+}
+
+/// `--s3.max-pending`: from 1 to 1024.
+fn max_pending(value: &str) -> Result<usize, String> {
+    match crate::units::parse_count(value) {
+        Ok(n @ 1..=1024) => Ok(n as usize),
+        _ => Err("from 1 to 1024".into()),
+    }
+}
+
+/// `-a S3`'s module options.
+pub fn options() -> Vec<OptSpec<S3Options>> {
+    vec![
+        long_value(
+            &["s3.endpoint"],
+            "http://HOST:PORT or https://... (default: AWS_ENDPOINT_URL, else AWS's for the region)",
+            given_text(|o| &mut o.endpoint),
+        ),
+        long_value(
+            &["s3.region"],
+            "Region the requests are signed for (default: AWS_REGION, else us-east-1)",
+            given_text(|o| &mut o.region),
+        ),
+        long_value(
+            &["s3.layout"],
+            "object: a file is one object (multipart upload, ranged GETs); fragments: one object per transfer",
+            blank_keeps(parsed(|o| &mut o.layout, Layout::parse)),
+        ),
+        long_value(
+            &["s3.max-pending"],
+            "Requests in flight per task, each on its own connection (1: one at a time, as IOR)",
+            blank_keeps(parsed(|o| &mut o.max_pending, max_pending)),
+        ),
+        long_value(
+            &["s3.bucket"],
+            "Bucket of plain paths (s3://BUCKET/KEY names its own)",
+            given_text(|o| &mut o.bucket),
+        ),
+        long_value(
+            &["s3.addressing"],
+            "path (HOST/BUCKET/KEY) or virtual (BUCKET.HOST/KEY)",
+            blank_keeps(parsed(|o| &mut o.addressing, Addressing::parse)),
+        ),
+        long_value(
+            &["s3.ca-file"],
+            "PEM file of the certificates that sign the server's (HTTPS)",
+            blank_keeps(some(|o| &mut o.ca_file, |v| Ok(PathBuf::from(v.trim())))),
+        ),
+        long_flag(
+            &["s3.insecure"],
+            "Do not verify the server's certificate (HTTPS; warned)",
+            on(|o| &mut o.insecure),
+        ),
+    ]
+}
 
 /// `-a S3`'s options, checked.
 #[derive(Debug, Clone)]
@@ -99,69 +169,41 @@ pub struct S3Config {
     /// end when it made it (IOR's S3-libs3 does).
     pub make_bucket: bool,
     /// `--S3-libs3.bucket-per-file`: a bucket for each file and directory.
-    pub per_file: Option<super::per_file::PerFile>,
+    pub per_file: Option<PerFile>,
     /// The LocationConstraint of the buckets the run creates
     /// (`--S3-libs3.location`).
     pub location: Option<String>,
-}
-
-fn text<'a>(settings: &'a Settings<'_>, name: &str) -> Option<&'a str> {
-    settings
-        .values
-        .get(name)
-        .map(|v| v.trim())
-        .filter(|v| !v.is_empty())
 }
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-fn configure(settings: &Settings<'_>) -> Result<Box<dyn Config>, String> {
-    Ok(Box::new(base(settings, "S3", None)?))
-}
-
-/// `-a S3`'s options; `keys` from the backend's own options (IOR's
+/// `-a S3`'s options checked; `keys` from the backend's own options (IOR's
 /// `--S3-libs3.access-key`), else the environment's.
 pub fn base(
-    settings: &Settings<'_>,
+    o: &S3Options,
     name: &'static str,
     keys: Option<Credentials>,
 ) -> Result<S3Config, String> {
-    let layout = match text(settings, "s3.layout").unwrap_or("object") {
-        "object" => Layout::Object,
-        "fragments" => Layout::Fragments,
-        other => return Err(format!("--s3.layout={other}: object or fragments")),
-    };
-    let virtual_host = match text(settings, "s3.addressing").unwrap_or("path") {
-        "path" => false,
-        "virtual" => true,
-        other => return Err(format!("--s3.addressing={other}: path or virtual")),
-    };
-    let region = text(settings, "s3.region")
-        .map(str::to_string)
+    let region = o
+        .region
+        .clone()
         .or_else(|| env("AWS_REGION"))
         .or_else(|| env("AWS_DEFAULT_REGION"))
         .unwrap_or_else(|| "us-east-1".into());
-    let url = text(settings, "s3.endpoint")
-        .map(str::to_string)
+    let url = o
+        .endpoint
+        .clone()
         .or_else(|| env("AWS_ENDPOINT_URL_S3"))
         .or_else(|| env("AWS_ENDPOINT_URL"))
         .unwrap_or_else(|| format!("https://s3.{region}.amazonaws.com"));
+    let virtual_host = o.addressing == Addressing::Virtual;
     let endpoint = Endpoint::parse(&url, virtual_host).map_err(|e| format!("--s3.endpoint={e}"))?;
-    let bucket = text(settings, "s3.bucket").map(str::to_string);
-    if let Some(b) = &bucket {
+    if let Some(b) = &o.bucket {
         check_bucket(b).map_err(|e| format!("--s3.bucket: {e}"))?;
     }
-    let max_pending = match text(settings, "s3.max-pending") {
-        None => 1,
-        Some(v) => match crate::units::parse_count(v) {
-            Ok(n @ 1..=1024) => n as usize,
-            _ => return Err(format!("--s3.max-pending={v}: from 1 to 1024")),
-        },
-    };
-    let ca_file = text(settings, "s3.ca-file").map(PathBuf::from);
-    if let Some(f) = &ca_file {
+    if let Some(f) = &o.ca_file {
         if !f.is_file() {
             return Err(format!("--s3.ca-file={}: no such file", f.display()));
         }
@@ -174,13 +216,13 @@ pub fn base(
         name,
         endpoint,
         region,
-        layout,
+        layout: o.layout,
         naming: Naming::Pario,
-        bucket,
-        ca_file,
-        insecure: settings.flag("s3.insecure")?,
+        bucket: o.bucket.clone(),
+        ca_file: o.ca_file.clone(),
+        insecure: o.insecure,
         credentials,
-        max_pending,
+        max_pending: o.max_pending,
         hosts: Vec::new(),
         ior_keys: false,
         make_bucket: false,

@@ -5,47 +5,11 @@
 use std::io;
 use std::time::SystemTime;
 
+use super::answers::{Listed, Page};
 use super::client::{Body, Client};
-use super::{libs3, parse_target, xml, S3Names};
+use super::object::file_key;
+use super::{parse_target, xml, S3Names};
 use crate::backend::listing::{ListPage, ListedFile, Listing};
-
-/// One object as a listing shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
-    pub key: String,
-    pub size: u64,
-    /// `LastModified`, as the server wrote it (ISO 8601).
-    pub modified: Option<String>,
-}
-
-impl Listed {
-    /// The object a listing's `<Contents>` describes; `None` without a key.
-    fn parse(contents: &str) -> Option<Listed> {
-        let (mut key, mut size, mut modified) = (None, 0, None);
-        for (name, text) in xml::leaves(contents) {
-            match name {
-                "Key" => key = Some(xml::unescape(text)),
-                "Size" => size = text.trim().parse().unwrap_or(0),
-                "LastModified" => modified = Some(xml::unescape(text)),
-                _ => {}
-            }
-        }
-        Some(Listed {
-            key: key?,
-            size,
-            modified,
-        })
-    }
-}
-
-/// One page of a listing: its objects, its common prefixes, and the token
-/// of the next page.
-#[derive(Debug, Clone, Default)]
-pub struct Page {
-    pub objects: Vec<Listed>,
-    pub prefixes: Vec<String>,
-    pub next: Option<String>,
-}
 
 impl Client {
     /// Every object whose key starts with `prefix` (ListObjectsV2, paged);
@@ -106,56 +70,6 @@ impl Client {
         }
         Ok(page)
     }
-}
-
-impl Page {
-    /// A ListObjectsV2 answer: entries without a key are passed over, a
-    /// size that is no number counts 0.
-    pub fn parse(text: &str) -> Page {
-        let mut page = Page::default();
-        for c in xml::elements(text, "Contents") {
-            page.objects.extend(Listed::parse(c));
-        }
-        for p in xml::elements(text, "CommonPrefixes") {
-            page.prefixes.extend(xml::first(p, "Prefix"));
-        }
-        if xml::first(text, "IsTruncated").as_deref() == Some("true") {
-            page.next = xml::first(text, "NextContinuationToken");
-        }
-        page
-    }
-}
-
-/// A ListBuckets answer: the buckets' names.
-pub fn buckets(text: &str) -> Vec<String> {
-    xml::elements(text, "Bucket")
-        .filter_map(|b| xml::first(b, "Name"))
-        .collect()
-}
-
-/// A ListMultipartUploads answer: (key, UploadId) of each upload.
-pub fn uploads(text: &str) -> Vec<(String, String)> {
-    xml::elements(text, "Upload")
-        .filter_map(|u| Some((xml::first(u, "Key")?, xml::first(u, "UploadId")?)))
-        .collect()
-}
-
-/// A ListParts answer: (number, ETag) of each part, and the marker of
-/// the next page when the list goes on.
-pub fn parts(text: &str) -> (Vec<(u32, String)>, Option<String>) {
-    let mut parts = Vec::new();
-    for part in xml::elements(text, "Part") {
-        let number = xml::first(part, "PartNumber").and_then(|n| n.parse().ok());
-        let etag = xml::first(part, "ETag");
-        if let (Some(n), Some(e)) = (number, etag) {
-            parts.push((n, e));
-        }
-    }
-    let next = match xml::first(text, "IsTruncated").as_deref() {
-        Some("true") => xml::first(text, "NextPartNumberMarker"),
-        _ => None,
-    };
-    (parts, next)
 }
 
 /// A tree of S3 keys as directories: pario's keys (`/` between names) or
@@ -230,7 +144,7 @@ impl S3Names {
     fn prefix_of(&self, path: &str) -> io::Result<(String, String)> {
         let path = path.trim_end_matches('/');
         if let (true, Some(bucket)) = (self.ior_keys, &self.bucket) {
-            let key = libs3::file_key(path);
+            let key = file_key(path);
             let stem = key.strip_suffix('b').unwrap_or(&key);
             return Ok((bucket.clone(), format!("{stem}_")));
         }
@@ -272,43 +186,8 @@ fn time_of(text: &str) -> Option<SystemTime> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parts, time_of, uploads, Listed, Page};
+    use super::time_of;
     use std::time::{Duration, SystemTime};
-
-    #[test]
-    fn a_page_of_objects_and_prefixes_is_read() {
-        let text = "<ListBucketResult><IsTruncated>true</IsTruncated>\
-             <Contents><Key>d/a&amp;b</Key><Size>7</Size><LastModified>T</LastModified></Contents>\
-             <Contents><Size>1</Size></Contents><Contents><Key>d/c</Key><Size>-1</Size></Contents>\
-             <CommonPrefixes><Prefix>d/e/</Prefix></CommonPrefixes>\
-             <NextContinuationToken>tok</NextContinuationToken></ListBucketResult>";
-        let page = Page::parse(text);
-        let listed = |key: &str, size, modified: Option<&str>| Listed {
-            key: key.into(),
-            size,
-            modified: modified.map(str::to_string),
-        };
-        let want = [listed("d/a&b", 7, Some("T")), listed("d/c", 0, None)];
-        assert_eq!(page.objects, want);
-        assert_eq!(page.prefixes, ["d/e/"]);
-        assert_eq!(page.next.as_deref(), Some("tok"));
-        let last = text.replace("<IsTruncated>true", "<IsTruncated>false");
-        assert_eq!(Page::parse(&last).next, None);
-    }
-
-    #[test]
-    fn uploads_and_parts_are_read() {
-        let text = "<Upload><Key>k</Key><UploadId>1</UploadId></Upload>\
-                    <Upload><Key>no id</Key></Upload>";
-        assert_eq!(uploads(text), [("k".to_string(), "1".to_string())]);
-        let text = "<IsTruncated>true</IsTruncated><NextPartNumberMarker>2</NextPartNumberMarker>\
-                    <Part><PartNumber>2</PartNumber><ETag>&quot;e&quot;</ETag></Part>\
-                    <Part><PartNumber>x</PartNumber><ETag>f</ETag></Part>";
-        let (got, next) = parts(text);
-        assert_eq!(got, [(2, "\"e\"".to_string())]);
-        assert_eq!(next.as_deref(), Some("2"));
-        assert_eq!(parts("<IsTruncated>false</IsTruncated>"), (vec![], None));
-    }
 
     #[test]
     fn last_modified_is_read() {

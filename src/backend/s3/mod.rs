@@ -9,6 +9,7 @@
 //! `--S3-libs3.bucket-per-file` to a bucket per file and directory
 //! (`per_file`).
 
+mod answers;
 pub mod client;
 mod config;
 mod libs3;
@@ -21,6 +22,7 @@ mod per_file;
 mod pieces;
 mod place;
 pub mod sigv4;
+pub mod upload;
 pub mod xml;
 
 use std::collections::{HashMap, HashSet};
@@ -33,13 +35,14 @@ use names::{target_of, text, S3Names};
 use object::{Fragments, InFlight, Naming, ObjectReader, ObjectWriter, Whole};
 use parts::{Plan, Shape};
 use per_file::PerFile;
+use upload::SentParts;
 
 use super::namespace::Namespace;
 use super::{Access, Backend, CreateSpec, File, OpenSpec, Status};
-use crate::comm::{Comm, ReduceOp};
+use crate::comm::Comm;
 
-pub use config::INFO;
-pub use libs3::{suffix as libs3_suffix, CURL_INFO, LIBS3_INFO};
+pub use config::{Addressing, S3Options, INFO};
+pub use libs3::{suffix as libs3_suffix, CurlOptions, Libs3Options, CURL_INFO, LIBS3_INFO};
 
 /// How an IOR file is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +58,21 @@ impl Layout {
             Layout::Fragments => "fragments",
         }
     }
+
+    /// `--s3.layout`'s value.
+    pub fn parse(value: &str) -> Result<Layout, String> {
+        match value.trim() {
+            "object" => Ok(Layout::Object),
+            "fragments" => Ok(Layout::Fragments),
+            _ => Err("object or fragments".into()),
+        }
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A bucket and a key.
@@ -62,6 +80,14 @@ impl Layout {
 pub struct Target {
     pub bucket: String,
     pub key: String,
+}
+
+/// The multipart upload of a shared object, as one task holds it open.
+struct SharedUpload {
+    id: String,
+    target: Target,
+    /// The parts this task sent.
+    sent: SentParts,
 }
 
 /// `s3://BUCKET/KEY` (also `s3:/BUCKET/KEY`, as a path may be normalised);
@@ -128,7 +154,7 @@ pub struct S3 {
     reported: std::sync::atomic::AtomicU64,
     rank: usize,
     /// The multipart uploads of shared objects this task has open, by path.
-    shared: Mutex<HashMap<String, String>>,
+    shared: Mutex<HashMap<String, SharedUpload>>,
     /// Buckets found to exist (pario never creates one under `-a S3`).
     buckets: Mutex<HashSet<String>>,
     namespace: S3Names,
@@ -173,16 +199,17 @@ impl S3 {
         parts::plan(shape).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
     }
 
+    /// A writer of `target`; `shared`: the upload of a shared object it
+    /// adds its parts to.
     fn writer(
         &self,
         target: Target,
         spec: &OpenSpec,
-        upload: Option<String>,
+        shared: Option<&SharedUpload>,
     ) -> io::Result<Box<dyn File>> {
         let plan = Self::plan(spec)?;
-        let shared = upload.is_some();
-        let upload = match (upload, plan.single()) {
-            (Some(id), _) => Some(id),
+        let upload = match (shared, plan.single()) {
+            (Some(s), _) => Some(s.id.clone()),
             (None, true) => None,
             (None, false) => Some(self.client.create_upload(&target.bucket, &target.key)?),
         };
@@ -191,7 +218,8 @@ impl S3 {
             target,
             plan,
             upload,
-            shared,
+            shared.is_some(),
+            shared.map_or_else(SentParts::default, |s| s.sent.clone()),
             InFlight::new(self.max_pending),
         )))
     }
@@ -456,15 +484,19 @@ impl Backend for S3 {
             Some((_, why)) => return Err(io::Error::other(why.to_string())),
             None => return Err(io::Error::other("no multipart upload was started")),
         };
-        self.shared
-            .lock()
-            .expect("no panic holds it")
-            .insert(text(path), id.clone());
-        self.writer(target, spec, Some(id))
+        let upload = SharedUpload {
+            id,
+            target: target.clone(),
+            sent: SentParts::default(),
+        };
+        let writer = self.writer(target, spec, Some(&upload))?;
+        let mut open = self.shared.lock().expect("no panic holds it");
+        open.insert(text(path), upload);
+        Ok(writer)
     }
 
     /// Every task sends its last parts; then the first completes the upload
-    /// from its list of parts (or aborts it when a task failed).
+    /// from the parts every task sent (or aborts it when a task failed).
     fn close_together(&self, comm: &dyn Comm, path: &CStr, file: Box<dyn File>) -> io::Result<()> {
         let upload = self
             .shared
@@ -472,36 +504,12 @@ impl Backend for S3 {
             .expect("no panic holds it")
             .remove(&text(path));
         let closed = file.close();
-        let Some(id) = upload else {
+        let Some(u) = upload else {
             return closed;
         };
-        let mut failed = [closed.is_err() as u64];
-        comm.all_reduce_u64(&mut failed, ReduceOp::Max)
-            .map_err(io::Error::other)?;
-        let target = self.target(path)?;
-        let mut answer = Vec::new();
-        if comm.rank() == 0 {
-            let (b, k) = (&target.bucket, &target.key);
-            let outcome = match failed[0] {
-                0 => self
-                    .client
-                    .list_parts(b, k, &id)
-                    .and_then(|parts| self.client.complete_upload(b, k, &id, &parts)),
-                _ => self.client.abort_upload(b, k, &id),
-            };
-            if let Err(e) = outcome {
-                let _ = self.client.abort_upload(b, k, &id);
-                answer = e.to_string().into_bytes();
-            }
-        }
-        comm.broadcast(0, &mut answer).map_err(io::Error::other)?;
-        closed?;
-        match answer.is_empty() {
-            true => Ok(()),
-            false => Err(io::Error::other(
-                String::from_utf8_lossy(&answer).into_owned(),
-            )),
-        }
+        let failed = closed.is_err();
+        let outcome = upload::close_shared(&self.client, comm, &u.target, &u.id, failed, &u.sent);
+        closed.and(outcome)
     }
 }
 

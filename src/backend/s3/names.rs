@@ -7,9 +7,9 @@ use std::io;
 use std::sync::Arc;
 
 use super::client::Client;
-use super::object::Naming;
+use super::object::{file_key, Naming};
 use super::per_file::PerFile;
-use super::{libs3, parse_target, Layout, Target};
+use super::{parse_target, Layout, Target};
 use crate::backend::namespace::Namespace;
 use crate::backend::FsUsage;
 use crate::pagecache::Residency;
@@ -47,7 +47,7 @@ pub(super) fn target_of(
     match (ior_keys, bucket) {
         (true, Some(b)) => Ok(Target {
             bucket: b.to_string(),
-            key: libs3::file_key(&text(path)),
+            key: file_key(&text(path)),
         }),
         _ => parse_target(&text(path), bucket),
     }

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::client::Client;
 use super::parts::Plan;
 use super::pending::{Op, Pending, Transfer};
+use super::upload::{self, Sent, SentParts};
 use super::Target;
 use crate::backend::{Access, File, Queue};
 
@@ -54,8 +55,9 @@ fn wrong_way(access: Access) -> io::Error {
 
 /// An object being written. Transfers that make up a whole part are sent
 /// as they come; smaller ones are gathered in the part's buffer first. A
-/// multipart upload this writer started is completed at close, or aborted
-/// when the writer is dropped without closing (a failure, a signal).
+/// multipart upload this writer started is completed at close from the
+/// parts it sent ([`upload::finish`]), or aborted when the writer is
+/// dropped without closing (a failure, a signal).
 pub struct ObjectWriter {
     client: Arc<Client>,
     target: Target,
@@ -66,8 +68,9 @@ pub struct ObjectWriter {
     /// rendezvous completes it, not this writer.
     shared: bool,
     partial: HashMap<u64, (Vec<u8>, u64)>,
-    /// The parts sent (number, ETag), by this writer or its queue.
-    parts: Arc<Mutex<Vec<(u32, String)>>>,
+    /// The parts sent, by this writer or its queue (a shared object's:
+    /// read by the tasks' closing rendezvous).
+    parts: SentParts,
     done: bool,
     in_flight: InFlight,
 }
@@ -79,6 +82,7 @@ impl ObjectWriter {
         plan: Plan,
         upload: Option<String>,
         shared: bool,
+        parts: SentParts,
         in_flight: InFlight,
     ) -> ObjectWriter {
         ObjectWriter {
@@ -88,7 +92,7 @@ impl ObjectWriter {
             upload,
             shared,
             partial: HashMap::new(),
-            parts: Arc::default(),
+            parts,
             done: false,
             in_flight,
         }
@@ -129,7 +133,7 @@ fn send_part(
     client: &Client,
     target: &Target,
     upload: Option<&str>,
-    parts: &Mutex<Vec<(u32, String)>>,
+    parts: &Mutex<Vec<Sent>>,
     index: u64,
     data: &[u8],
 ) -> io::Result<()> {
@@ -139,10 +143,11 @@ fn send_part(
         Some(id) => {
             let number = index as u32 + 1;
             let etag = client.upload_part(bucket, key, id, number, data)?;
+            let size = data.len() as u64;
             parts
                 .lock()
                 .expect("no panic holds it")
-                .push((number, etag));
+                .push(Sent { number, etag, size });
             Ok(())
         }
     }
@@ -211,10 +216,9 @@ impl File for ObjectWriter {
         self.in_flight = InFlight::default();
         self.flush()?;
         if let (Some(id), false) = (&self.upload, self.shared) {
-            let mut parts = std::mem::take(&mut *self.parts.lock().expect("no panic holds it"));
-            parts.sort_by_key(|p| p.0);
-            let Target { bucket, key } = &self.target;
-            self.client.complete_upload(bucket, key, id, &parts)?;
+            let sent = std::mem::take(&mut *self.parts.lock().expect("no panic holds it"));
+            let parts = upload::merge(vec![(None, sent)]).map_err(io::Error::other)?;
+            upload::finish(&self.client, &self.target, id, &parts)?;
         }
         self.done = true;
         Ok(())
@@ -300,6 +304,25 @@ impl File for Whole {
         self.client
             .put(&self.target.bucket, &self.target.key, &self.data)
     }
+}
+
+/// IOR's S3-libs3 key of a file path: letters and digits kept (capitals
+/// lowered), `/` as `_`, any other byte as two letters, then `b`.
+pub fn file_key(path: &str) -> String {
+    let mut key = String::with_capacity(path.len() + 8);
+    for b in path.bytes() {
+        match b {
+            b'a'..=b'z' | b'0'..=b'9' => key.push(b as char),
+            b'A'..=b'Z' => key.push(b.to_ascii_lowercase() as char),
+            b'/' => key.push('_'),
+            _ => {
+                key.push((b'a' + b / 26) as char);
+                key.push((b'a' + b % 26) as char);
+            }
+        }
+    }
+    key.push('b');
+    key
 }
 
 /// How the fragments of a file are named.
@@ -412,6 +435,12 @@ impl File for Fragments {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_as_ior_names_them() {
+        assert_eq!(file_key("/tmp/test.00000003"), "_tmp_testbu00000003b");
+        assert_eq!(file_key("a-b_C"), "abtbdrcb");
+    }
 
     #[test]
     fn fragment_names_round_trip() {

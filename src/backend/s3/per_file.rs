@@ -16,8 +16,8 @@
 use std::io;
 
 use super::client::{Answer, Client};
-use super::object::Naming;
-use super::{libs3, Layout, S3Names, Status, Target, S3};
+use super::object::{file_key, Naming};
+use super::{Layout, S3Names, Status, Target, S3};
 
 /// The buckets of `--S3-libs3.bucket-per-file`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub struct PerFile {
 impl PerFile {
     /// The bucket of the file `path`.
     pub fn file_bucket(&self, path: &str) -> String {
-        valid_name(&format!("{}-{}", self.prefix, libs3::file_key(path)))
+        valid_name(&format!("{}-{}", self.prefix, file_key(path)))
     }
 
     /// The bucket of the directory `path`: IOR keeps its letters and

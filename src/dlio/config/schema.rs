@@ -345,34 +345,115 @@ pub struct Config {
     pub storage: Storage,
 }
 
+impl Default for Model {
+    fn default() -> Model {
+        Model {
+            name: "default".into(),
+            r#type: None,
+            model_size_bytes: 10240,
+            model_size: None,
+            model_datatype: "fp16".into(),
+            optimizer_datatype: "fp32".into(),
+            num_layers: -1,
+            optimization_groups: vec![],
+            layer_parameters: vec![],
+            parallelism: Parallelism {
+                tensor: 1,
+                pipeline: 1,
+                data: -1,
+                zero_stage: 0,
+            },
+            transformer: Transformer {
+                vocab_size: 32000,
+                hidden_size: 2048,
+                ffn_hidden_size: 8192,
+                num_attention_heads: 32,
+                num_kv_heads: 8,
+            },
+        }
+    }
+}
+
+impl Default for Dataset {
+    fn default() -> Dataset {
+        Dataset {
+            record_length_bytes: 65536.0,
+            record_length_bytes_stdev: 0.0,
+            record_length_bytes_resize: 0.0,
+            num_files_train: 8,
+            num_files_eval: 0,
+            num_samples_per_file: 1,
+            data_folder: "./data".into(),
+            num_subfolders_train: 0,
+            num_subfolders_eval: 0,
+            format: Format::Tfrecord,
+            file_prefix: "img".into(),
+            compression: Compression::None,
+            compression_level: 4,
+            enable_chunking: false,
+            chunk_size: 0,
+            generation_buffer_size: 2 * 1024 * 1024 * 1024,
+            keep_files: true,
+        }
+    }
+}
+
+impl Default for Reader {
+    fn default() -> Reader {
+        Reader {
+            data_loader: None,
+            batch_size: 1,
+            batch_size_eval: 1,
+            read_threads: 1,
+            computation_threads: 1,
+            prefetch_size: 2,
+            file_shuffle: Shuffle::Off,
+            file_shuffle_given: false,
+            sample_shuffle: Shuffle::Off,
+            shuffle_size: 1024,
+            read_type: ReadType::OnDemand,
+            read_type_given: false,
+            file_access: FileAccess::Multi,
+            transfer_size: None,
+            preprocess_time: Draw::None,
+            odirect: false,
+            pin_memory: true,
+            multiprocessing_context: "fork".into(),
+            dont_use_mmap: false,
+            data_loader_sampler: None,
+            reader_classname: None,
+            data_loader_classname: None,
+        }
+    }
+}
+
+impl Default for Checkpoint {
+    fn default() -> Checkpoint {
+        Checkpoint {
+            checkpoint_folder: "./checkpoints".into(),
+            checkpoint_after_epoch: 1,
+            epochs_between_checkpoints: 1,
+            steps_between_checkpoints: -1,
+            r#type: CheckpointType::RankZero,
+            fsync: false,
+            time_between_checkpoints: -1.0,
+            num_checkpoints_write: -1,
+            num_checkpoints_read: -1,
+            recovery_rank_shift: false,
+            rank_sync: false,
+            mode: CheckpointMode::Default,
+            randomize_tensor: true,
+            ksm: None,
+            checkpoint_mechanism_classname: None,
+        }
+    }
+}
+
 impl Default for Config {
     /// M's defaults (config.py:44-171).
     fn default() -> Config {
         Config {
-            model: Model {
-                name: "default".into(),
-                r#type: None,
-                model_size_bytes: 10240,
-                model_size: None,
-                model_datatype: "fp16".into(),
-                optimizer_datatype: "fp32".into(),
-                num_layers: -1,
-                optimization_groups: vec![],
-                layer_parameters: vec![],
-                parallelism: Parallelism {
-                    tensor: 1,
-                    pipeline: 1,
-                    data: -1,
-                    zero_stage: 0,
-                },
-                transformer: Transformer {
-                    vocab_size: 32000,
-                    hidden_size: 2048,
-                    ffn_hidden_size: 8192,
-                    num_attention_heads: 32,
-                    num_kv_heads: 8,
-                },
-            },
+            model: Model::default(),
             framework: Framework::Tensorflow,
             workflow: Workflow {
                 generate_data: false,
@@ -381,49 +462,8 @@ impl Default for Config {
                 checkpoint: false,
                 profiling: false,
             },
-            dataset: Dataset {
-                record_length_bytes: 65536.0,
-                record_length_bytes_stdev: 0.0,
-                record_length_bytes_resize: 0.0,
-                num_files_train: 8,
-                num_files_eval: 0,
-                num_samples_per_file: 1,
-                data_folder: "./data".into(),
-                num_subfolders_train: 0,
-                num_subfolders_eval: 0,
-                format: Format::Tfrecord,
-                file_prefix: "img".into(),
-                compression: Compression::None,
-                compression_level: 4,
-                enable_chunking: false,
-                chunk_size: 0,
-                generation_buffer_size: 2 * 1024 * 1024 * 1024,
-                keep_files: true,
-            },
-            reader: Reader {
-                data_loader: None,
-                batch_size: 1,
-                batch_size_eval: 1,
-                read_threads: 1,
-                computation_threads: 1,
-                prefetch_size: 2,
-                file_shuffle: Shuffle::Off,
-                file_shuffle_given: false,
-                sample_shuffle: Shuffle::Off,
-                shuffle_size: 1024,
-                read_type: ReadType::OnDemand,
-                read_type_given: false,
-                file_access: FileAccess::Multi,
-                transfer_size: None,
-                preprocess_time: Draw::None,
-                odirect: false,
-                pin_memory: true,
-                multiprocessing_context: "fork".into(),
-                dont_use_mmap: false,
-                data_loader_sampler: None,
-                reader_classname: None,
-                data_loader_classname: None,
-            },
+            dataset: Dataset::default(),
+            reader: Reader::default(),
             train: Train {
                 epochs: 1,
                 total_training_steps: -1,
@@ -436,23 +476,7 @@ impl Default for Config {
                 eval_after_epoch: 1,
                 epochs_between_evals: 1,
             },
-            checkpoint: Checkpoint {
-                checkpoint_folder: "./checkpoints".into(),
-                checkpoint_after_epoch: 1,
-                epochs_between_checkpoints: 1,
-                steps_between_checkpoints: -1,
-                r#type: CheckpointType::RankZero,
-                fsync: false,
-                time_between_checkpoints: -1.0,
-                num_checkpoints_write: -1,
-                num_checkpoints_read: -1,
-                recovery_rank_shift: false,
-                rank_sync: false,
-                mode: CheckpointMode::Default,
-                randomize_tensor: true,
-                ksm: None,
-                checkpoint_mechanism_classname: None,
-            },
+            checkpoint: Checkpoint::default(),
             output: Output {
                 folder: None,
                 log_file: "dlio.log".into(),

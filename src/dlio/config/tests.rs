@@ -119,8 +119,8 @@ fn every_refusal_is_one_line_naming_the_key() {
 fn validation_and_the_workflows_this_build_runs() {
     for (args, says) in [
         (
-            vec!["workload=unet3d_h100"],
-            "workload.workflow.train=True: not modelled",
+            vec!["workload=unet3d_h100", "++workload.workflow.profiling=True"],
+            "workload.workflow.profiling=True: not modelled",
         ),
         (
             vec![
@@ -161,12 +161,13 @@ fn validation_and_the_workflows_this_build_runs() {
         assert!(e.contains(says), "{args:?}: {e}");
         assert!(!e.contains('\n'), "{e}");
     }
-    validate(
-        &load_args(&["workload=cosmoflow_datagen"])
-            .expect("load")
-            .config,
-    )
-    .expect("valid");
+    for valid in [
+        &["workload=cosmoflow_datagen"][..],
+        // Checkpoint-only runs (issue 40).
+        &["workload=unet3d_h100", "++workload.workflow.train=False"],
+    ] {
+        validate(&load_args(valid).expect("load").config).expect("valid");
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@ use crate::run::limits;
 use crate::tool::Tasks;
 use crate::units::human_bytes;
 
-use super::super::mix::short_size;
+use super::super::draws::short_size;
 use super::super::params::{IorParams, Ordering, Sweep};
 
 type Check = Result<(), UsageError>;

@@ -484,6 +484,38 @@ fn help_lists_every_short_option() {
 }
 
 #[test]
+fn help_lists_every_backend_option_with_its_default() {
+    let h = help();
+    for b in crate::backend::registry() {
+        assert!(
+            h.contains(&format!("\n\nModule {}\n", b.name)),
+            "{}",
+            b.name
+        );
+        for o in b.options.options() {
+            // Listed once, under the backend that owns it, with its
+            // default from that backend's options type.
+            let line = match o.kind {
+                crate::options::ArgKind::Flag => format!("\n  --{} ", o.name),
+                _ => format!("\n  --{}={}", o.name, o.shown),
+            };
+            let (_, owner) = crate::backend::all_module_options()
+                .find(|(_, l)| l.name == o.name)
+                .unwrap();
+            let said = format!(" (-a {}: {})", b.name, o.shown);
+            assert!(
+                h.contains(&line) || (owner.help.contains(&said) && h.contains(&*owner.help)),
+                "{}: {line:?}",
+                b.name
+            );
+        }
+    }
+    assert!(h.contains("\n  --aio.max-pending=128 "));
+    assert!(h.contains("\n  --s3.layout=object "));
+    assert!(h.contains("per transfer (-a S3-libs3: fragments)\n"));
+}
+
+#[test]
 fn scripts_take_command_line_defaults() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("tests.ior");

@@ -7,8 +7,8 @@ use crate::error::UsageError;
 use crate::run::limits;
 use crate::tool::Tasks;
 
+use super::super::layout::Layout;
 use super::super::params::MdtestParams;
-use super::super::tree::Layout;
 use super::sweep;
 
 type Check = Result<(), UsageError>;

@@ -1,0 +1,15 @@
+//! What rank 0 knows at the end of a run, from which the result files are
+//! written.
+
+use super::extension::Extension;
+use super::results::{PhaseOutcome, Score};
+
+/// What rank 0 knows at the end of a run.
+pub struct Finished {
+    pub procs: usize,
+    pub outcomes: Vec<PhaseOutcome>,
+    pub score: Score,
+    pub extended: Option<Score>,
+    /// pario's concurrent phase (`[concurrent] run = TRUE`).
+    pub concurrent: Option<Extension>,
+}

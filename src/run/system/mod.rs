@@ -1,0 +1,282 @@
+//! The system a run ran on, as far as its clients can tell: pario's build,
+//! the engine and MPI library, every client node (CPU, memory, kernel,
+//! network, and the file system holding the run's data as that node sees
+//! it), and clearly marked blanks for what only the submitter knows (the
+//! servers, the media, the vendor).
+//!
+//! Gathered once per run: the first task of each node describes its node
+//! (files under `/proc` and `/sys`, a file system's own tools where they
+//! are installed), rank 0 gathers the descriptions and groups alike nodes,
+//! so a thousand identical clients are one entry naming a thousand hosts.
+//! [`System`] is serialisable both ways, for any tool's result document.
+
+pub mod host;
+pub mod mounts;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::comm::{Comm, CommError};
+use host::{Cpu, IbPort, Interface};
+use mounts::FileSystem;
+
+/// What a blank the submitter fills in holds until then.
+pub const FILL_IN: &str = "FILL IN";
+
+/// The run's system.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct System {
+    pub pario: Build,
+    /// `threads` or `MPI`.
+    pub engine: String,
+    /// The MPI library and its version (MPI engine only).
+    pub mpi_library: Option<String>,
+    pub tasks: usize,
+    pub nodes: usize,
+    /// The client nodes, alike ones together.
+    pub clients: Vec<Clients>,
+    /// What the clients cannot see: each field [`FILL_IN`] until the
+    /// submitter writes it.
+    pub submitter: Submitter,
+}
+
+/// pario's version and the cargo features it was built with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Build {
+    pub version: String,
+    pub features: Vec<String>,
+}
+
+impl Build {
+    pub fn this() -> Build {
+        let features = [
+            ("mpi", cfg!(feature = "mpi")),
+            ("hdf5", cfg!(feature = "hdf5")),
+        ];
+        Build {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            features: features
+                .iter()
+                .filter(|(_, on)| *on)
+                .map(|(f, _)| f.to_string())
+                .collect(),
+        }
+    }
+}
+
+/// Client nodes alike in everything below (their host names differ).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Clients {
+    pub hosts: Vec<String>,
+    #[serde(flatten)]
+    pub node: Node,
+}
+
+/// One client node as its first task sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// The run's tasks on this node.
+    pub tasks: usize,
+    pub cpu: Cpu,
+    pub memory_bytes: u64,
+    /// `uname -r` and the machine (`6.1.0-18-amd64 x86_64`).
+    pub kernel: String,
+    /// `/etc/os-release`'s `PRETTY_NAME`.
+    pub os: Option<String>,
+    /// Network interfaces but loopback.
+    pub network: Vec<Interface>,
+    /// InfiniBand (and RoCE, Omni-Path) ports.
+    pub infiniband: Vec<IbPort>,
+    /// The file system holding the run's data, when it is on one.
+    pub file_system: Option<FileSystem>,
+}
+
+/// The blanks of a submission's system description.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Submitter {
+    pub system_name: String,
+    pub institution: String,
+    pub storage_vendor: String,
+    pub file_system_name: String,
+    pub file_system_version: String,
+    pub server_nodes: String,
+    pub metadata_servers: String,
+    pub storage_media: String,
+    pub interconnect: String,
+}
+
+impl Default for Submitter {
+    fn default() -> Submitter {
+        let blank = || FILL_IN.to_string();
+        Submitter {
+            system_name: blank(),
+            institution: blank(),
+            storage_vendor: blank(),
+            file_system_name: blank(),
+            file_system_version: blank(),
+            server_nodes: blank(),
+            metadata_servers: blank(),
+            storage_media: blank(),
+            interconnect: blank(),
+        }
+    }
+}
+
+impl Node {
+    /// This node, with `tasks` of the run's tasks, and the file system of
+    /// `data` (the run's data directory; it may not exist yet).
+    pub fn here(tasks: usize, data: Option<&Path>) -> Node {
+        Node {
+            tasks,
+            cpu: host::cpu(),
+            memory_bytes: host::memory_bytes(),
+            kernel: host::kernel(),
+            os: host::os(),
+            network: host::interfaces(),
+            infiniband: host::infiniband(),
+            file_system: data.and_then(FileSystem::of),
+        }
+    }
+}
+
+impl System {
+    /// Gathers the system on every task (a collective); rank 0 gets it.
+    /// `data` is where the run keeps its data, if on a file system.
+    pub fn gather(comm: &dyn Comm, data: Option<&Path>) -> Result<Option<System>, CommError> {
+        let t = comm.topology();
+        let here = t.ranks_on(t.node_of(comm.rank()));
+        let mine = match here.first() == Some(&comm.rank()) {
+            true => serde_json::to_vec(&(host::hostname(), Node::here(here.len(), data)))
+                .map_err(|e| CommError::Failed(e.to_string()))?,
+            false => Vec::new(),
+        };
+        let all = comm.gather(0, &mine)?;
+        if comm.rank() != 0 {
+            return Ok(None);
+        }
+        let mut nodes = Vec::new();
+        for bytes in all.iter().filter(|b| !b.is_empty()) {
+            let node: (String, Node) =
+                serde_json::from_slice(bytes).map_err(|e| CommError::Failed(e.to_string()))?;
+            nodes.push(node);
+        }
+        Ok(Some(System {
+            pario: Build::this(),
+            engine: comm.engine().to_string(),
+            mpi_library: comm.library(),
+            tasks: comm.size(),
+            nodes: t.num_nodes(),
+            clients: group(nodes),
+            submitter: Submitter::default(),
+        }))
+    }
+
+    /// The clients' memory, all hosts together: fake nodes on one host
+    /// (`IOR_FAKE_NODES`) share its memory, so a host counts once.
+    pub fn memory_bytes(&self) -> u64 {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut total = 0u64;
+        for c in &self.clients {
+            for h in &c.hosts {
+                if !seen.contains(&h.as_str()) {
+                    seen.push(h);
+                    total = total.saturating_add(c.node.memory_bytes);
+                }
+            }
+        }
+        total
+    }
+
+    /// Every node's view of the data's file system, with its host.
+    pub fn file_systems(&self) -> impl Iterator<Item = (&str, Option<&FileSystem>)> {
+        self.clients.iter().flat_map(|c| {
+            c.hosts
+                .iter()
+                .map(move |h| (h.as_str(), c.node.file_system.as_ref()))
+        })
+    }
+
+    /// The blanks still to fill in, by name.
+    pub fn blanks(&self) -> Vec<&'static str> {
+        let s = &self.submitter;
+        [
+            ("system_name", &s.system_name),
+            ("institution", &s.institution),
+            ("storage_vendor", &s.storage_vendor),
+            ("file_system_name", &s.file_system_name),
+            ("file_system_version", &s.file_system_version),
+            ("server_nodes", &s.server_nodes),
+            ("metadata_servers", &s.metadata_servers),
+            ("storage_media", &s.storage_media),
+            ("interconnect", &s.interconnect),
+        ]
+        .into_iter()
+        .filter(|(_, v)| v.as_str() == FILL_IN)
+        .map(|(k, _)| k)
+        .collect()
+    }
+
+    /// The document, as `system.json` holds it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+}
+
+/// Nodes alike in all but their names, together, in order of first
+/// appearance (rank order).
+fn group(nodes: Vec<(String, Node)>) -> Vec<Clients> {
+    let mut out: Vec<Clients> = Vec::new();
+    for (host, node) in nodes {
+        match out.iter_mut().find(|c| c.node == node) {
+            Some(c) => c.hosts.push(host),
+            None => out.push(Clients {
+                hosts: vec![host],
+                node,
+            }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::{local, Topology};
+
+    #[test]
+    fn alike_nodes_are_one_entry() {
+        let node = Node::here(2, None);
+        let mut other = node.clone();
+        other.memory_bytes += 1;
+        let groups = group(vec![
+            ("a".into(), node.clone()),
+            ("b".into(), other),
+            ("c".into(), node),
+        ]);
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0].hosts, ["a", "c"]);
+        assert_eq!(groups[1].hosts, ["b"]);
+    }
+
+    #[test]
+    fn threads_are_one_node_described_once() {
+        let dir = std::env::temp_dir();
+        let all = local::run(Topology::single_node(3), |comm| {
+            System::gather(comm, Some(&dir)).unwrap()
+        });
+        let all: Vec<Option<System>> = all.into_iter().map(Result::unwrap).collect();
+        let system = all[0].clone().expect("rank 0 has it");
+        assert!(all[1..].iter().all(Option::is_none));
+        assert_eq!((system.tasks, system.nodes), (3, 1));
+        assert_eq!(system.clients.len(), 1);
+        let node = &system.clients[0].node;
+        assert_eq!(node.tasks, 3);
+        assert!(node.memory_bytes > 0 && node.cpu.logical > 0);
+        assert!(node.file_system.is_some());
+        assert_eq!(system.memory_bytes(), node.memory_bytes);
+        assert_eq!(system.blanks().len(), 9);
+        let back: System = serde_json::from_str(&system.to_json()).unwrap();
+        assert_eq!(back, system);
+    }
+}
