@@ -393,11 +393,15 @@ mod tests {
     #[test]
     fn hydra_copied_by_the_first_rank_of_each_other_node() {
         // Three nodes of two ranks, round robin (0 3 | 1 4 | 2 5) and blocks.
-        let spread = Topology::fake(6, Some("3"), Some("2"), None).unwrap().unwrap();
+        let spread = Topology::fake(6, Some("3"), Some("2"), None)
+            .unwrap()
+            .unwrap();
         let copying: Vec<usize> = (0..6).filter(|&r| copies_hydra(&spread, r)).collect();
         let firsts: Vec<usize> = (1..3).map(|n| spread.ranks_on(n)[0]).collect();
         assert_eq!(copying, firsts);
-        let one = Topology::fake(4, Some("1"), Some("4"), None).unwrap().unwrap();
+        let one = Topology::fake(4, Some("1"), Some("4"), None)
+            .unwrap()
+            .unwrap();
         assert!((0..4).all(|r| !copies_hydra(&one, r)));
     }
 }
