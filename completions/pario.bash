@@ -24,7 +24,7 @@ _pario_words() {
         _pario_directives=""
         _pario_operands="workload= pario.as= pario.model_size= pario.checkpoint_fsync= pario.pytorch_shuffle= pario.file_shuffle= pario.read_type= pario.recovery_rank_shift= pario.throughput= pario.tf_file_order= pario.checkpoint_duration= pario.keep_checkpoints= pario.checkpoint_cache= pario.checkpoint_requests= pario.checkpoint_odirect= pario.checkpoint_read_shift= pario.content=" ;;
     io500)
-        _pario_long="--dry-run --mode= --timestamp= --cleanup --list --list-mandatory --config-hash --verify= --verbose --help --version"
+        _pario_long="--dry-run --mode= --timestamp= --cleanup --list --list-mandatory --config-hash --verify= --verbose --bundle= --system= --help --version"
         _pario_short="-h -l -v"
         _pario_directives=""
         _pario_operands="" ;;
@@ -39,7 +39,7 @@ _pario_words() {
         _pario_directives=""
         _pario_operands="" ;;
     report)
-        _pario_long="--output= --label= --baseline= --images= --help --version"
+        _pario_long="--output= --label= --baseline= --images= --csv= --help --version"
         _pario_short="-h -o"
         _pario_directives=""
         _pario_operands="" ;;

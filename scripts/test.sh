@@ -160,7 +160,11 @@ for t in json.load(sys.stdin)["packages"][0]["targets"]:
 cargo test "${integration[@]}" --test aio_disabled --benches --examples --no-run
 cargo test --test aio_disabled || status=$?
 finish slurm || status=$?
-mpich_tests=(mpi:: mdtest_mpi:: md_workbench_mpi:: io500_mpi:: integrity_mpi:: sweep_mpi::)
+# libtest's filters match anywhere in a test's name, so `mpi::` takes every
+# `*_mpi` module too (dlio's, concurrent's, signals'); the S3 ones are left
+# to the Open MPI run: their cost is the S3 server's, and what they ask of
+# MPI (gathers, a common abort) the other modules ask of MPICH too.
+mpich_tests=(mpi:: --skip s3_mpi::)
 mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich-bin" PARIO_TEST_MPIEXEC=mpiexec.mpich "$suite")
 beside mpich "${mpich[@]}" "${mpich_tests[@]}"
 beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::

@@ -1,14 +1,9 @@
 //! `pario compare A.json B.json`: for each figure both results have (an
 //! ior access, an mdtest operation, an md-workbench phase, an io500 phase,
-//! dlio_benchmark's AU, samples/s and checkpoint GB/s),
-//! the ratio of B's mean to A's over their repetitions, the spread of each,
-//! and a plain verdict.
-//!
-//! The verdict: when both sides have at least two repetitions and their
-//! ranges (min to max) overlap, the difference is within the noise of the
-//! repetitions; when the ranges do not overlap, B is faster or slower by the
-//! ratio; with a single repetition on a side there is no noise to judge by,
-//! and the verdict says so.
+//! dlio_benchmark's AU, samples/s and checkpoint GB/s), the ratio of B's
+//! median to A's over their repetitions with its 95 % confidence interval,
+//! the spread of each, and a plain verdict: the one decision of
+//! [`crate::stats::verdict`], which the report shares.
 
 use std::collections::BTreeMap;
 
@@ -31,6 +26,9 @@ pub struct Figure {
     pub values: Vec<f64>,
 }
 
+use crate::stats::verdict::{judge, FEWEST, NOISE};
+pub use crate::stats::verdict::{Spread, Verdict};
+
 /// What one figure of both results says.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
@@ -38,48 +36,27 @@ pub struct Row {
     pub unit: String,
     pub a: Spread,
     pub b: Spread,
-    /// B's mean over A's.
+    /// B's median over A's.
     pub ratio: f64,
+    /// The ratio's 95 % confidence interval (none with too few
+    /// repetitions).
+    pub interval: Option<[f64; 2]>,
     pub verdict: Verdict,
 }
 
-/// The repetitions of one side.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Spread {
-    pub n: usize,
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    WithinNoise,
-    Faster,
-    Slower,
-    NoRepetitions,
-}
-
-impl Verdict {
-    /// The verdict in a few words, without the ratio (the report's
-    /// overview).
-    pub fn words(self) -> &'static str {
-        match self {
-            Verdict::WithinNoise => "within the noise",
-            Verdict::Faster => "faster, beyond the noise",
-            Verdict::Slower => "slower, beyond the noise",
-            Verdict::NoRepetitions => "one repetition: no noise to judge by",
-        }
-    }
-
-    fn text(self, ratio: f64) -> String {
-        let pct = ((ratio - 1.0) * 100.0).abs();
-        match self {
-            Verdict::WithinNoise => "within the noise of the repetitions".into(),
-            Verdict::Faster => format!("B faster by {pct:.1} % (the ranges do not overlap)"),
-            Verdict::Slower => format!("B slower by {pct:.1} % (the ranges do not overlap)"),
-            Verdict::NoRepetitions => "one repetition on a side: no noise to judge by".into(),
+impl Row {
+    /// The verdict with its figures, for the text table.
+    fn text(&self) -> String {
+        let pct = ((self.ratio - 1.0) * 100.0).abs();
+        let noise = NOISE * 100.0;
+        match self.verdict {
+            Verdict::Faster => format!("B faster by {pct:.1} %"),
+            Verdict::Slower => format!("B slower by {pct:.1} %"),
+            Verdict::WithinNoise => format!("within the noise (±{noise} % or unsure)"),
+            Verdict::TooFew => format!(
+                "too few repetitions to tell ({} and {}; 4 a side, or {FEWEST} against 5, are needed)",
+                self.a.n, self.b.n
+            ),
         }
     }
 }
@@ -108,13 +85,7 @@ pub fn collect<S>(samples: &[tools::Sample<S>]) -> BTreeMap<String, Figure> {
 }
 
 fn spread(values: &[f64]) -> Spread {
-    let n = values.len();
-    Spread {
-        n,
-        mean: values.iter().sum::<f64>() / n.max(1) as f64,
-        min: values.iter().copied().fold(f64::INFINITY, f64::min),
-        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    }
+    Spread::of(values)
 }
 
 /// The figures both results have, compared.
@@ -122,25 +93,15 @@ pub fn compare(a: &BTreeMap<String, Figure>, b: &BTreeMap<String, Figure>) -> Ve
     a.iter()
         .filter_map(|(name, fa)| {
             let fb = b.get(name)?;
-            let (sa, sb) = (spread(&fa.values), spread(&fb.values));
-            let ratio = if sa.mean != 0.0 {
-                sb.mean / sa.mean
-            } else {
-                f64::NAN
-            };
-            let verdict = match (sa.n.min(sb.n) >= 2, sb.min > sa.max, sb.max < sa.min) {
-                (false, ..) => Verdict::NoRepetitions,
-                (true, true, _) => Verdict::Faster,
-                (true, _, true) => Verdict::Slower,
-                _ => Verdict::WithinNoise,
-            };
+            let j = judge(&fa.values, &fb.values);
             Some(Row {
                 figure: name.clone(),
                 unit: fa.unit.clone(),
-                a: sa,
-                b: sb,
-                ratio,
-                verdict,
+                a: spread(&fa.values),
+                b: spread(&fb.values),
+                ratio: j.ratio,
+                interval: j.interval,
+                verdict: j.verdict,
             })
         })
         .collect()
@@ -148,19 +109,30 @@ pub fn compare(a: &BTreeMap<String, Figure>, b: &BTreeMap<String, Figure>) -> Ve
 
 /// The rows as text: one line each.
 pub fn text_table(rows: &[Row]) -> String {
-    let mut out = String::from("figure | A mean [min-max] | B mean [min-max] | B/A | verdict\n");
+    let mut out = String::from(
+        "figure | A median [min-max] cv (n) | B median [min-max] cv (n) | B/A [95 % interval] | verdict\n",
+    );
     for r in rows {
-        let side = |s: &Spread| format!("{:.3} [{:.3}-{:.3}] (n={})", s.mean, s.min, s.max, s.n);
+        let side = |s: &Spread| {
+            let cv = s.cv * 100.0;
+            let (median, min, max, n) = (s.median, s.min, s.max, s.n);
+            format!("{median:.3} [{min:.3}-{max:.3}] cv {cv:.1} % (n={n})")
+        };
+        let interval = match r.interval {
+            Some([lo, hi]) => format!("[{lo:.3}-{hi:.3}]"),
+            None => "[-]".into(),
+        };
         out.push_str(&format!(
-            "{} ({}) | {} | {} | {:.3} | {}\n",
+            "{} ({}) | {} | {} | {:.3} {interval} | {}\n",
             r.figure,
             r.unit,
             side(&r.a),
             side(&r.b),
             r.ratio,
-            r.verdict.text(r.ratio)
+            r.text()
         ));
     }
+    out.push_str(LEGEND);
     out
 }
 
@@ -182,11 +154,18 @@ pub fn main(args: &[String]) -> std::process::ExitCode {
 const ABOUT: &str = "Usage: pario compare A.json B.json [--json]
 
 For each figure both results have (ior's accesses, mdtest's operations,
-md-workbench's phases, io500's phases), B's mean over A's across the
-repetitions, each side's range, and a verdict: within the noise when both
-sides have two repetitions or more and their ranges overlap, else faster or
-slower.
+md-workbench's phases, io500's phases), each side's median, range and
+coefficient of variation over its repetitions, B's median over A's with
+that ratio's 95 % confidence interval (exact, from the ranks), and a
+verdict: B faster or slower only when the whole interval lies beyond the
+noise threshold (2 %); too few repetitions to tell below 3 a side (and at
+3 against 3 or 4, which cannot reach 95 %).
 ";
+
+/// What the text table's figures are.
+const LEGEND: &str = "median [min-max] over the repetitions; cv: their standard deviation over \
+their mean; B/A: the ratio of the medians [its exact 95 % confidence interval]; faster or \
+slower: the whole interval beyond 2 % either way\n";
 
 const TWO_FILES: &str = "two result files: pario compare A.json B.json";
 
@@ -277,14 +256,21 @@ mod tests {
     }
 
     #[test]
-    fn verdicts_follow_the_ranges() {
+    fn verdicts_are_the_shared_decision() {
         let v = |a: &[f64], b: &[f64]| compare(&fig(a), &fig(b))[0].verdict;
-        assert_eq!(v(&[100.0, 110.0], &[105.0, 120.0]), Verdict::WithinNoise);
-        assert_eq!(v(&[100.0, 110.0], &[111.0, 120.0]), Verdict::Faster);
-        assert_eq!(v(&[100.0, 110.0], &[80.0, 99.0]), Verdict::Slower);
-        assert_eq!(v(&[100.0], &[200.0, 210.0]), Verdict::NoRepetitions);
-        let r = &compare(&fig(&[100.0, 110.0]), &fig(&[126.0, 126.0]))[0];
+        let a = [100.0, 104.0, 98.0, 101.0];
+        assert_eq!(v(&a, &[99.0, 105.0, 102.0, 100.0]), Verdict::WithinNoise);
+        assert_eq!(v(&a, &a.map(|x| x * 1.3)), Verdict::Faster);
+        assert_eq!(v(&a, &a.map(|x| x * 0.7)), Verdict::Slower);
+        assert_eq!(v(&[100.0, 110.0], &[200.0, 210.0]), Verdict::TooFew);
+        let r = &compare(&fig(&a), &fig(&a.map(|x| x * 1.2)))[0];
         assert!((r.ratio - 1.2).abs() < 1e-12);
-        assert!(r.verdict.text(r.ratio).starts_with("B faster by 20.0 %"));
+        assert_eq!(r.a.median, 100.5);
+        assert!(r.text().starts_with("B faster by 20.0 %"), "{}", r.text());
+        let [lo, hi] = r.interval.unwrap();
+        assert!(lo > 1.1 && hi < 1.3, "{lo} {hi}");
+        let table = text_table(std::slice::from_ref(r));
+        assert!(table.contains("| 1.200 [1.1"), "{table}");
+        assert!(table.contains("cv 2.5 % (n=4)"), "{table}");
     }
 }

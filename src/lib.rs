@@ -26,6 +26,7 @@ pub mod progress;
 pub mod random;
 pub mod report;
 pub mod run;
+pub mod series;
 pub mod signals;
 pub mod stats;
 pub mod tool;

@@ -55,6 +55,8 @@ impl Stats {
     }
 }
 
+pub mod verdict;
+
 /// The middle value (the mean of the two middle ones for an even count;
 /// NaN for none).
 pub fn median(values: &[f64]) -> f64 {

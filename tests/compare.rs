@@ -19,8 +19,9 @@ fn fixed_inputs_give_exact_ratios_and_verdicts() {
         .lines()
         .find(|l| l.starts_with("test 0 write"))
         .unwrap();
+    // Two repetitions a side: the ratio, and no verdict.
     assert!(
-        write.contains("| 1.200 | B faster by 20.0 % (the ranges do not overlap)"),
+        write.contains("| 1.200 [-] | too few repetitions to tell (2 and 2;"),
         "{write}"
     );
     let read = r
@@ -28,10 +29,7 @@ fn fixed_inputs_give_exact_ratios_and_verdicts() {
         .lines()
         .find(|l| l.starts_with("test 0 read"))
         .unwrap();
-    assert!(
-        read.contains("within the noise of the repetitions"),
-        "{read}"
-    );
+    assert!(read.contains("too few repetitions to tell"), "{read}");
     let r = pario(dir.path(), &["compare", &a, &b, "--json"]);
     r.ok();
     let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
@@ -41,9 +39,61 @@ fn fixed_inputs_give_exact_ratios_and_verdicts() {
         .iter()
         .find(|x| x["figure"] == "test 0 write")
         .unwrap();
-    assert_eq!(w["verdict"], "faster");
+    assert_eq!(w["verdict"], "too_few");
+    assert_eq!(w["interval"], serde_json::Value::Null);
     assert_eq!(w["a"]["n"], 2);
     assert!((w["ratio"].as_f64().unwrap() - 1.2).abs() < 1e-12);
+}
+
+/// A copy of a fixed ior result in `dir` with four repetitions: each row
+/// again, 2 % higher.
+pub fn four_repetitions(dir: &Path, name: &str) -> String {
+    let text = std::fs::read_to_string(format!("{DATA}/{name}.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for test in doc["tests"].as_array_mut().unwrap() {
+        let rows = test["Results"].as_array_mut().unwrap();
+        let more: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r["bwMiB"] = (r["bwMiB"].as_f64().unwrap() * 1.02).into();
+                r
+            })
+            .collect();
+        rows.extend(more);
+    }
+    let path = dir.join(format!("{name}4.json"));
+    std::fs::write(&path, doc.to_string()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn four_repetitions_a_side_get_a_verdict_and_its_interval() {
+    let dir = tempdir().unwrap();
+    let (a, b) = (
+        four_repetitions(dir.path(), "a"),
+        four_repetitions(dir.path(), "b"),
+    );
+    let r = pario(dir.path(), &["compare", &a, &b]);
+    r.ok();
+    let line = |figure: &str| r.stdout.lines().find(|l| l.starts_with(figure)).unwrap();
+    // write: A 1000 1100 1020 1122, B 1260 1260 1285.2 1285.2; every B
+    // above every A, the smallest ratio 1260/1122.
+    let write = line("test 0 write");
+    assert!(
+        write.contains("1060.000 [1000.000-1122.000] cv 5.6 % (n=4)"),
+        "{write}"
+    );
+    assert!(
+        write.contains("| 1.201 [1.123-1.285] | B faster by 20.1 %"),
+        "{write}"
+    );
+    assert!(line("test 0 read").ends_with("within the noise (±2 % or unsure)"));
+    assert!(r
+        .stdout
+        .contains("cv: their standard deviation over their mean"));
+    let r = pario(dir.path(), &["compare", &b, &a]);
+    assert!(r.stdout.contains("B slower by 16.7 %"), "{}", r.stdout);
 }
 
 #[test]

@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["comm"],
     &["pagecache"],
     &["backend"],
-    &["pattern", "latency", "progress", "memhog"],
+    &["pattern", "latency", "progress", "memhog", "series"],
     &["output"],
     &["run"],
     &["tool"],

@@ -58,6 +58,7 @@ mod s3_io500;
 mod signals;
 mod stonewall;
 mod sweep;
+mod timeline;
 
 // The source and documents themselves.
 mod docs;

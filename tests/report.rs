@@ -44,7 +44,7 @@ fn fixed_results_are_compared_in_the_overview_and_charted_per_figure() {
     check_self_contained(&html);
     // The overview comes first, each result named by its file (their
     // workloads are the same), b against a as compare says: write 1260
-    // against a median of 1050, the ranges apart; read within the noise.
+    // against a median of 1050, but two repetitions a side cannot tell.
     let overview = html.find("<table class=\"overview\"").unwrap();
     assert!(overview < html.find("<svg").unwrap());
     assert!(overview_of(&html, "a").contains("baseline"));
@@ -53,11 +53,12 @@ fn fixed_results_are_compared_in_the_overview_and_charted_per_figure() {
     let write = &write[..write.find("</tr>").unwrap()];
     assert!(write.contains("<b>1.23 GiB/s</b>"), "{write}");
     assert!(
-        write.contains("<b>×1.20</b> faster, beyond the noise"),
+        write.contains("<b>×1.20</b> too few repetitions to tell"),
         "{write}"
     );
     let read = &b_rows[b_rows.find("<td>read</td>").unwrap()..];
-    assert!(read.contains("<b>×1.01</b> within the noise"), "{read}");
+    assert!(read.contains("<b>×1.01</b> too few"), "{read}");
+    assert!(read.contains("cv 1.37 %, 2 repetitions"), "{read}");
     // Two figures: two charts, each with both results' repetitions.
     assert_eq!(html.matches("<svg").count(), 2);
     let write = html
@@ -91,9 +92,64 @@ fn fixed_results_are_compared_in_the_overview_and_charted_per_figure() {
     assert!(overview_of(&html, "after").contains("baseline"));
     let before = overview_of(&html, "before");
     assert!(
-        before.contains("<b>×0.83</b> slower, beyond the noise"),
+        before.contains("<b>×0.83</b> too few repetitions to tell"),
         "{before}"
     );
+}
+
+#[test]
+fn four_repetitions_a_side_get_the_verdict_compare_gives() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let out = d.join("r.html");
+    let a = crate::compare::four_repetitions(d, "a");
+    let b = crate::compare::four_repetitions(d, "b");
+    pario(d, &["report", &a, &b, "-o", out.to_str().unwrap()]).ok();
+    let html = std::fs::read_to_string(&out).unwrap();
+    let b_rows = overview_of(&html, "b4");
+    let write = &b_rows[b_rows.find("<td>write</td>").unwrap()..];
+    let write = &write[..write.find("</tr>").unwrap()];
+    assert!(
+        write.contains("<b>×1.20</b> faster, beyond the noise <small"),
+        "{write}"
+    );
+    assert!(write.contains("95 %: ×1.12–×1.29"), "{write}");
+    let read = &b_rows[b_rows.find("<td>read</td>").unwrap()..];
+    assert!(read.contains("<b>×1.01</b> within the noise"), "{read}");
+}
+
+#[test]
+fn the_overview_as_csv() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let a = crate::compare::four_repetitions(d, "a");
+    let b = crate::compare::four_repetitions(d, "b");
+    let r = pario(d, &["report", &a, &b, "--csv", "o.csv"]);
+    r.ok();
+    assert!(r.stdout.starts_with("wrote o.csv ("), "{}", r.stdout);
+    let text = std::fs::read_to_string(d.join("o.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "result,tool,file,workload,figure,unit,repetitions,median,min,max,cv,\
+         ratio_to_baseline,interval_low,interval_high,verdict"
+    );
+    // Two results of two figures each; the baseline compared with nothing.
+    assert_eq!(lines.len(), 5, "{text}");
+    let write_b = lines
+        .iter()
+        .find(|l| l.starts_with("b4,") && l.contains(",test 0 write,"));
+    let cells: Vec<&str> = write_b.unwrap().rsplitn(5, ',').collect();
+    assert_eq!(cells[0], "faster");
+    assert_eq!(&cells[1][..5], "1.285");
+    assert_eq!(&cells[2][..5], "1.122");
+    assert_eq!(&cells[3][..5], "1.200");
+    assert!(lines[1].ends_with(",,,,"), "{}", lines[1]);
+    // With -o too, both are written; without either, one line and exit 2.
+    let r = pario(d, &["report", &a, "-o", "r.html", "--csv", "o.csv"]);
+    assert!(r.stdout.contains("; wrote o.csv ("), "{}", r.stdout);
+    pario(d, &["report", &a]).fails(2, "no output file");
+    std::fs::remove_file(d.join("r.html")).unwrap();
 }
 
 #[test]

@@ -116,7 +116,8 @@ def options():
     group.add_argument("--stop-after", type=float, default=3.0, metavar="SECONDS",
                        help="stops: seconds between the start and the signal (default 3)")
     group.add_argument("--build-shapes", default="bw,iops,dummy,mdtest",
-                       help="build: which workloads (default bw,iops,dummy,mdtest)")
+                       help="build: which workloads among bw,iops,dummy,dummy4k,mdtest "
+                            "(default bw,iops,dummy,mdtest)")
     group = ap.add_argument_group("s3")
     group.add_argument("--s3-pin", action="store_true",
                        help="the server on CPU 1 and each client on CPU 0 (taskset), so that "

@@ -43,7 +43,8 @@ struct Io500Layout {
 const NOT_A_RESULT: &str = "not a result document of ior, mdtest, md-workbench or io500";
 
 /// What the readers other than `compare` say of a dlio_benchmark result.
-const DLIO: &str = "a dlio_benchmark result: pario report does not read those yet (pario compare does)";
+const DLIO: &str =
+    "a dlio_benchmark result: pario report does not read those yet (pario compare does)";
 
 impl ResultFile {
     /// The file at `path`; an error is one line naming the file and, when

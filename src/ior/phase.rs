@@ -25,6 +25,7 @@ use crate::run::info::now_string;
 use crate::run::stonewall::{read_status, write_status};
 use crate::run::stop;
 use crate::run::tally::WrongData;
+use crate::series::{Series, Timeline};
 use crate::units;
 
 /// A timed phase as rank 0 reports it.
@@ -45,6 +46,7 @@ struct Gathered {
     kinds: Option<[Histogram<u64>; 2]>,
     interrupted: Option<i32>,
     retries: Option<u64>,
+    series: Vec<Series>,
 }
 
 impl TestRun<'_> {
@@ -145,6 +147,7 @@ impl TestRun<'_> {
         let interrupted = stop::agreed(self.comm)?;
         let retries = self.phase_retries(retries_before)?;
         let all = gather_records(self.comm, 0, &outcome.times)?;
+        let series = gather_records(self.comm, 0, &outcome.series)?;
         let errors = outcome.errors.sum(self.comm)?;
         let latency = match &outcome.latency {
             Some(recorder) => Some(latency::merge(self.comm, 0, recorder.histogram())?),
@@ -157,6 +160,7 @@ impl TestRun<'_> {
             kinds,
             interrupted,
             retries,
+            series,
         };
         Ok((gathered, errors))
     }
@@ -174,6 +178,7 @@ impl TestRun<'_> {
         let mut name = access_name(access);
         let mut row = self.phase_row(access, rep, &g.all, phase.plan, status);
         row.latency_percentiles = g.latency.as_ref().and_then(Percentiles::of);
+        row.timeline = Some(Timeline::of(&g.series, "transfers"));
         if let Some((d, which)) = phase.drawn {
             let m = &self.p.mix;
             let describe = (

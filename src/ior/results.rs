@@ -17,6 +17,7 @@ use super::task_times::{KindTally, TaskTimes};
 use crate::backend::Access;
 use crate::latency::Percentiles;
 use crate::pagecache::CacheReport;
+use crate::series::Timeline;
 use crate::stats::{Deviation, Stats};
 use crate::units::{StaticName, KIB, MIB};
 
@@ -74,6 +75,9 @@ pub struct PhaseResult {
     /// `None` on backends that never send a request again.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retries: Option<u64>,
+    /// Transfers over time, per task and in total (JSON `timeline`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
 }
 
 /// The figures of one kind of operation in a drawn phase.
@@ -322,6 +326,7 @@ pub fn reduce_phase(
         interrupted: None,
         mix: None,
         retries: None,
+        timeline: None,
     }
 }
 

@@ -416,6 +416,7 @@ mod tests {
             interrupted: None,
             mix: None,
             retries: None,
+            timeline: None,
         };
         assert_eq!(
             result_row(&r),

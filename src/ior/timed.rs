@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::draws::MixPlan;
 use super::layout::Layout;
@@ -26,6 +26,8 @@ use crate::progress;
 use crate::run::stonewall::{CollectiveStop, Deadline, Reached};
 use crate::run::stop;
 use crate::run::tally::WrongData;
+use crate::series::{Series, Ticker};
+use crate::units::MIB;
 
 /// How a phase ends: at its last transfer, at a deadline, or at a count.
 #[derive(Debug, Clone, Copy)]
@@ -50,6 +52,8 @@ pub(super) struct PhaseOutcome {
     pub latency: Option<LatencyRecorder>,
     /// A drawn phase: the latencies of its reads and writes apart.
     pub kind_latency: Option<KindLatency>,
+    /// Transfers over time from the open.
+    pub series: Series,
 }
 
 /// A transfer loop `walk_phase` drives: the layout's walk or a drawn one.
@@ -150,6 +154,7 @@ impl TestRun<'_> {
             _ => None,
         };
         t.open_start = comm.wtime();
+        let mut ticker = Ticker::new(Instant::now(), (MIB / self.p.geometry.transfer_size).max(1));
         let sequential = self.data.layout().ordering == Ordering::Sequential;
         let reads_too = access == Access::Write && drawn.is_some_and(|d| d.read_pct > 0);
         let opened = self.open_file(access, &path, pretend, sequential, reads_too);
@@ -173,9 +178,11 @@ impl TestRun<'_> {
                     latency: meters.kind_latency.as_mut(),
                     progress: counter,
                 });
-                walk_phase(&walk, pass, &mut progress, &mut t)?;
+                walk_phase(&walk, pass, &mut progress, &mut t, &mut ticker)?;
             }
-            (Some(_), None) => walk_phase::<MixPass>(&walk, None, &mut progress, &mut t)?,
+            (Some(_), None) => {
+                walk_phase::<MixPass>(&walk, None, &mut progress, &mut t, &mut ticker)?
+            }
             (None, _) => {
                 let (layout, buf) = self.data.layout_and_buffer();
                 let pass = file.as_mut().map(|f| Pass {
@@ -190,7 +197,7 @@ impl TestRun<'_> {
                     latency: meters.recorder.as_mut(),
                     progress: counter,
                 });
-                walk_phase(&walk, pass, &mut progress, &mut t)?;
+                walk_phase(&walk, pass, &mut progress, &mut t, &mut ticker)?;
             }
         }
         // -e: IOR 4.1 flushes once after the last transfer, inside the
@@ -209,6 +216,7 @@ impl TestRun<'_> {
             errors: progress.errors,
             latency: meters.recorder,
             kind_latency: meters.kind_latency,
+            series: ticker.series(),
         })
     }
 
@@ -400,6 +408,7 @@ fn walk_phase<W: Walker>(
     mut pass: Option<W>,
     progress: &mut Progress,
     t: &mut TaskTimes,
+    ticker: &mut Ticker,
 ) -> Result<()> {
     let (comm, plan) = (walk.comm, walk.plan);
     let deadline = plan.deadline.map(Deadline::start);
@@ -409,14 +418,24 @@ fn walk_phase<W: Walker>(
     let mut reached = 0;
     if let Some(pass) = pass.as_mut() {
         loop {
-            // After each transfer: the deadline, or a signal (one load each).
+            // After each transfer: the deadline, or a signal (one load each),
+            // and the series' count (a comparison).
+            ticker.begin(0);
             let count = match (deadline.as_ref(), collective.as_mut()) {
-                (_, Some(c)) => pass.run_ops(0, plan.limit, progress, |n| c.check(n)),
-                (Some(d), None) => {
-                    pass.run_ops(0, plan.limit, progress, |_| d.passed() || stop::requested())
-                }
-                (None, None) => pass.run_ops(0, plan.limit, progress, |_| stop::requested()),
+                (_, Some(c)) => pass.run_ops(0, plan.limit, progress, |n| {
+                    ticker.tick(n);
+                    c.check(n)
+                }),
+                (Some(d), None) => pass.run_ops(0, plan.limit, progress, |n| {
+                    ticker.tick(n);
+                    d.passed() || stop::requested()
+                }),
+                (None, None) => pass.run_ops(0, plan.limit, progress, |n| {
+                    ticker.tick(n);
+                    stop::requested()
+                }),
             };
+            ticker.end(count);
             reached += count;
             let stopped = collective.as_ref().is_some_and(|c| c.stopped)
                 || deadline.as_ref().is_some_and(|d| d.passed());
@@ -441,7 +460,7 @@ fn walk_phase<W: Walker>(
     t.stonewall_time = comm.wtime() - t.xfer_start;
     step(walk, progress.failure.take().map_or(Ok(()), Err))?;
     if plan.wear_out {
-        wear_out(walk, pass.as_mut(), progress, reached)?;
+        wear_out(walk, pass.as_mut(), progress, reached, ticker)?;
     }
     Ok(())
 }
@@ -453,6 +472,7 @@ fn wear_out<W: Walker>(
     pass: Option<&mut W>,
     progress: &mut Progress,
     mut reached: u64,
+    ticker: &mut Ticker,
 ) -> Result<()> {
     let limit = walk.plan.limit;
     let mine = pass.as_ref().map(|_| reached);
@@ -461,7 +481,13 @@ fn wear_out<W: Walker>(
         while reached < target && limit > 0 && !progress.failed() && !stop::requested() {
             let from = reached % limit;
             let to = (from + (target - reached)).min(limit);
-            reached += pass.run_ops(from, to, progress, |_| stop::requested()) - from;
+            ticker.begin(from);
+            let count = pass.run_ops(from, to, progress, |n| {
+                ticker.tick(n);
+                stop::requested()
+            });
+            ticker.end(count);
+            reached += count - from;
         }
     }
     step(walk, progress.failure.take().map_or(Ok(()), Err))

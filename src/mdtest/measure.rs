@@ -6,10 +6,15 @@
 
 use super::report::Stonewall;
 use super::results::{Op, Sample, TaskIteration, OPS};
+use crate::comm::Record;
 use crate::error::Error;
 use crate::latency::LatencyRecorder;
 use crate::progress::Progress;
 use crate::run::stop;
+use crate::series::{Series, Ticker, BINS};
+
+/// Items between two readings of the clock for the series.
+const STRIDE: u64 = 16;
 
 /// What the phases of the current iteration measured on this task.
 pub(super) struct Measure {
@@ -25,6 +30,30 @@ pub(super) struct Measure {
     pending: Option<Error>,
     /// The signal that stopped the iteration, and the phase it closed.
     stopped: Option<(Option<Op>, i32)>,
+    /// The current phase's items over time, and their count.
+    ticker: Option<Ticker>,
+    items: u64,
+    series: PhaseSeries,
+}
+
+/// Every operation's items over time in an iteration (gathered as one).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PhaseSeries(pub [Series; OPS]);
+
+impl Record for PhaseSeries {
+    const FIELDS: usize = OPS * Series::FIELDS;
+
+    fn to_fields(&self) -> Vec<f64> {
+        self.0.iter().flat_map(Series::to_fields).collect()
+    }
+
+    fn from_fields(fields: &[f64]) -> PhaseSeries {
+        let mut all = PhaseSeries::default();
+        for (s, f) in all.0.iter_mut().zip(fields.chunks(BINS + 2)) {
+            *s = Series::from_fields(f);
+        }
+        all
+    }
 }
 
 impl Measure {
@@ -38,6 +67,9 @@ impl Measure {
             stonewall: None,
             pending: None,
             stopped: None,
+            ticker: None,
+            items: 0,
+            series: PhaseSeries::default(),
         }
     }
 
@@ -47,6 +79,10 @@ impl Measure {
     pub fn item_done(&mut self, count: u64) -> bool {
         if let Some(l) = self.recording.as_mut() {
             l.tick();
+        }
+        self.items += 1;
+        if let Some(t) = self.ticker.as_mut() {
+            t.tick(self.items);
         }
         if let Some(live) = &self.live {
             if count % 64 == 0 {
@@ -59,6 +95,8 @@ impl Measure {
     /// A phase's work starts: its latencies recorded when asked.
     pub fn start_phase(&mut self, record_latency: bool) {
         self.recording = record_latency.then(LatencyRecorder::new);
+        self.items = 0;
+        self.ticker = Some(Ticker::new(std::time::Instant::now(), STRIDE));
         if let Some(l) = self.recording.as_mut() {
             l.start();
         }
@@ -73,6 +111,10 @@ impl Measure {
     /// kept for the iteration's report.
     pub fn end_phase(&mut self, op: Op) {
         self.live = None;
+        if let Some(mut t) = self.ticker.take() {
+            t.end(self.items);
+            self.series.0[op as usize] = t.series();
+        }
         if let Some(mut l) = self.recording.take() {
             l.finish();
             self.recorders[op as usize] = Some(l);
@@ -86,6 +128,11 @@ impl Measure {
 
     pub fn samples(&self) -> &TaskIteration {
         &self.samples
+    }
+
+    /// Every operation's items over time.
+    pub fn series(&self) -> &PhaseSeries {
+        &self.series
     }
 
     /// Every operation's latency recorder of the iteration, taken.

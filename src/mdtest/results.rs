@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::comm::Record;
 use crate::latency::Percentiles;
+use crate::series::Timeline;
 use crate::stats::{Deviation, Stats};
 use crate::units::StaticName;
 
@@ -136,7 +137,7 @@ impl Record for TaskIteration {
 }
 
 /// One phase of one iteration, over all tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseResult {
     #[serde(deserialize_with = "operation")]
     pub operation: StaticName,
@@ -163,6 +164,9 @@ pub struct PhaseResult {
     /// time includes their waits. `None` on backends that never do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retries: Option<u64>,
+    /// Items over time, per task and in total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
 }
 
 /// An operation read back: one of [`Op::name`]'s.
@@ -215,6 +219,7 @@ pub fn reduce(op: Op, tasks: &[TaskIteration]) -> Option<PhaseResult> {
         },
         latency: None,
         interrupted: None,
+        timeline: None,
         retries: tasks
             .iter()
             .filter_map(|t| t[i].retries)
@@ -261,6 +266,7 @@ pub fn summarize(iterations: &[Vec<TaskIteration>]) -> Vec<SummaryRow> {
                         latency: None,
                         interrupted: None,
                         retries: None,
+                        timeline: None,
                     })
                 })
                 .collect();

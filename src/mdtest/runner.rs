@@ -39,6 +39,7 @@ use crate::run::info::timestamp;
 use crate::run::seeds;
 use crate::run::stop;
 use crate::run::warnings::Warnings;
+use crate::series::{Series, Timeline};
 use crate::tool::Finished;
 use hdrhistogram::Histogram;
 
@@ -314,6 +315,7 @@ impl<'a> Run<'a> {
         let latencies = self.merge_latencies()?;
         let comm = self.task.comm();
         let all = gather_records(comm, 0, self.measure.samples())?;
+        let series = gather_records(comm, 0, self.measure.series())?;
         if self.task.rank() != 0 {
             return Ok(None);
         }
@@ -325,6 +327,12 @@ impl<'a> Run<'a> {
             .filter_map(|&op| {
                 reduce(op, &samples).map(|mut r| {
                     r.latency = latencies[op as usize].as_ref().and_then(Percentiles::of);
+                    let mine: Vec<Series> = series
+                        .iter()
+                        .take(tasks)
+                        .map(|s| s.0[op as usize])
+                        .collect();
+                    r.timeline = (!op.is_tree()).then(|| Timeline::of(&mine, "items"));
                     if let Some((Some(stopped), signal)) = stopped {
                         r.interrupted = (stopped == op).then(|| stop::name(signal));
                     }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::comm::Record;
 use crate::latency::Percentiles;
+use crate::series::Timeline;
 use crate::stats::{Deviation, Stats};
 use crate::units::{StaticName, MIB};
 
@@ -265,6 +266,9 @@ pub struct PhaseSummary {
     /// time includes their waits. `None` on backends that never do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retries: Option<u64>,
+    /// The timed operations over time, per rank and in total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
 }
 
 /// An operation kind's percentiles.
@@ -328,6 +332,7 @@ pub fn summarize(
         waiting_factor: 0.0,
         latency: Vec::new(),
         retries: None,
+        timeline: None,
     }
 }
 

@@ -25,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::output::Outputs;
 use crate::run::info::local_time;
 use crate::run::{seeds, stop};
+use crate::series::{Series, Timeline};
 use crate::tool::Finished;
 
 pub(super) type Out = Outputs<dyn MdwSink>;
@@ -94,6 +95,8 @@ pub(super) struct Rank<'a> {
     /// When the current phase started, and the time spent waiting for the
     /// wear-out agreement (not the phase's).
     pub(super) phase_start: Instant,
+    /// The phase's operations over time (timed ones only).
+    pub(super) series: Series,
     pub(super) excluded: Duration,
     /// The start of the last timed operation (the stonewall compares it).
     pub(super) last_op: Instant,
@@ -141,6 +144,7 @@ impl<'a> Rank<'a> {
             iteration: 0,
             lines: out.task_lines(),
             phase_start: Instant::now(),
+            series: Series::default(),
             excluded: Duration::ZERO,
             last_op: Instant::now(),
             done: 0,
@@ -268,6 +272,7 @@ impl<'a> Rank<'a> {
         };
         self.excluded = Duration::ZERO;
         self.phase_start = Instant::now();
+        self.series = Series::default();
         self.wear_out_at = None;
         let retries_before = self.backend.retries();
         let outcome = work(self);
@@ -285,6 +290,7 @@ impl<'a> Rank<'a> {
             _ => None,
         };
         let ranks = gather_records(self.comm, 0, &self.now)?;
+        let series = gather_records(self.comm, 0, &self.series)?;
         let keep_times = self.p.latency_prefix.is_some();
         let times = self.log.gather(self.comm, 0, keep_times)?;
         let latency = self.log.percentiles(self.comm, 0)?;
@@ -309,6 +315,7 @@ impl<'a> Rank<'a> {
             summary.waiting_factor = self.waiting;
             summary.iteration = (name == "benchmark").then_some(self.iteration);
             summary.retries = retries.map(|_| all_retries);
+            summary.timeline = self.log.record.then(|| Timeline::of(&series, "operations"));
             summary.latency = latency
                 .into_iter()
                 .map(|(op, p)| OpPercentiles { op, p })

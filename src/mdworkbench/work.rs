@@ -30,6 +30,7 @@ impl Rank<'_> {
         let took = start.elapsed();
         let since = (start - self.phase_start).saturating_sub(self.excluded);
         self.log.add(op, since, took);
+        self.series.add(since.as_secs_f64(), 1);
         self.wait_after(took);
         outcome
     }

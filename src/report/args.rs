@@ -9,7 +9,7 @@ use crate::options::{long_value, non_empty, set, shown, value, Grammar, ModuleOp
 
 const USAGE: &str =
     "Usage: pario report [--label NAME] RESULT.json [SIDE.csv ...] [[--label NAME] RESULT.json ...]
-                    -o report.html [--baseline RESULT] [--images DIR]
+                    -o report.html [--baseline RESULT] [--images DIR] [--csv FILE]
 
 One self-contained HTML page (inline SVG, no script, nothing fetched) for
 results of ior (-O summaryFormat=JSON), mdtest and md-workbench
@@ -48,6 +48,8 @@ pub struct Input {
 pub struct Args {
     pub out: Option<String>,
     pub images: Option<String>,
+    /// `--csv FILE`: the overview's rows as CSV.
+    pub csv: Option<String>,
     pub baseline: Option<String>,
     pub results: Vec<Input>,
     /// A `--label` waiting for the result it names.
@@ -114,6 +116,17 @@ pub fn grammar() -> Grammar<Args> {
                 }),
             ),
         ),
+        long_value(
+            &["csv"],
+            "the overview's rows also as CSV (with or without -o)",
+            shown(
+                "FILE",
+                set(|a: &mut Args, s| {
+                    a.csv = Some(non_empty(s.value(), "CSV file")?);
+                    Ok(())
+                }),
+            ),
+        ),
     ];
     Grammar {
         tool: "pario report",
@@ -168,8 +181,10 @@ pub fn parse(args: &[String]) -> Result<Args, UsageError> {
             "--label {label} names no result (give it before the result file)"
         )));
     }
-    if a.out.is_none() {
-        return Err(UsageError::new("no output file: -o report.html"));
+    if a.out.is_none() && a.csv.is_none() {
+        return Err(UsageError::new(
+            "no output file: -o report.html (or --csv FILE)",
+        ));
     }
     if a.results.is_empty() {
         return Err(UsageError::new(

@@ -94,14 +94,18 @@ fn head(results: &[Loaded]) -> String {
 
 fn overview_body(results: &[Loaded], baseline: usize) -> String {
     let mut h = overview::table(results, baseline);
-    h.push_str("<p class=\"note\">Median and range over each figure's repetitions.");
+    h.push_str(
+        "<p class=\"note\">Median and range over each figure's repetitions; cv: their \
+         coefficient of variation (standard deviation over the mean).",
+    );
     if results.len() > 1 {
         let _ = write!(
             h,
-            " Against the baseline ({}): the ratio of the medians, and whether the difference \
-             is beyond the noise as <code>pario compare</code> decides: both figures have two \
-             repetitions or more and their ranges do not overlap (– where the baseline has no \
-             such figure).",
+            " Against the baseline ({}): the ratio of the medians with its 95 % confidence \
+             interval, and whether the difference is beyond the noise as <code>pario \
+             compare</code> decides: the whole interval beyond 2 % either way; too few \
+             repetitions to tell below 3 a side, or 3 against 3 or 4 (– where the baseline \
+             has no such figure).",
             escape(&results[baseline].name)
         );
     }

@@ -10,6 +10,7 @@
 
 pub mod args;
 pub mod charts;
+pub mod csv;
 pub mod details;
 pub mod elements;
 pub mod html;
@@ -45,9 +46,9 @@ fn run(words: &[String]) -> Result<String, String> {
     if a.help {
         return Ok(args::help().trim_end().into());
     }
-    let (Some(out), false) = (&a.out, a.results.is_empty()) else {
+    if (a.out.is_none() && a.csv.is_none()) || a.results.is_empty() {
         return Err("no output file or no result (see pario report -h)".into());
-    };
+    }
     let mut loaded = Vec::new();
     for input in &a.results {
         let mut r = model::Loaded::read(&input.path)?;
@@ -61,16 +62,26 @@ fn run(words: &[String]) -> Result<String, String> {
         Some(b) => args::baseline_of(&a.results, b)?,
         None => 0,
     };
-    let (page, charts) = html::page(&loaded, baseline);
-    std::fs::write(out, &page).map_err(|e| format!("{out}: {e}"))?;
-    if let Some(dir) = &a.images {
-        images::write(dir, &charts)?;
+    let mut message = String::new();
+    if let Some(out) = &a.out {
+        let (page, charts) = html::page(&loaded, baseline);
+        std::fs::write(out, &page).map_err(|e| format!("{out}: {e}"))?;
+        if let Some(dir) = &a.images {
+            images::write(dir, &charts)?;
+        }
+        let (bytes, n) = (page.len(), loaded.len());
+        message = format!("wrote {out} ({bytes} bytes, {n} result(s))");
     }
-    Ok(format!(
-        "wrote {out} ({} bytes, {} result(s))",
-        page.len(),
-        loaded.len()
-    ))
+    if let Some(path) = &a.csv {
+        let text = csv::overview(&loaded, baseline);
+        std::fs::write(path, &text).map_err(|e| format!("{path}: {e}"))?;
+        let (bytes, n) = (text.len(), loaded.len());
+        message = match message.is_empty() {
+            true => format!("wrote {path} ({bytes} bytes, {n} result(s))"),
+            false => format!("{message}; wrote {path} ({bytes} bytes)"),
+        };
+    }
+    Ok(message)
 }
 
 /// Each result's name: its `--label`, else what tells it apart.

@@ -11,7 +11,7 @@ use super::charts::hex;
 use super::elements::escape;
 use super::human::{self, scale_for};
 use super::model::Loaded;
-use crate::compare::{compare, Figure, Row, Verdict};
+use crate::compare::{compare, Figure, Row, Spread, Verdict};
 use crate::stats::median;
 
 /// The figures the overview shows of a result, in order: every figure (a
@@ -68,9 +68,7 @@ pub fn table(results: &[Loaded], baseline: usize) -> String {
             (false, Some(b)) => {
                 let mine = BTreeMap::from([(name.to_string(), f.clone())]);
                 let only = BTreeMap::from([(name.to_string(), b.clone())]);
-                compare(&only, &mine)
-                    .first()
-                    .map_or(String::new(), |row| verdict(row, b, f))
+                compare(&only, &mine).first().map_or(String::new(), verdict)
             }
             (false, None) => "<td class=\"verdict none\">–</td>".into(),
         };
@@ -157,30 +155,39 @@ fn figure_cells(r: &Loaded, name: &str, f: &Figure) -> String {
                     (l.min(*x), h.max(*x))
                 });
             let scale = scale_for(&f.unit, hi);
-            let spread = (hi - lo) / 2.0 / m.abs().max(f64::MIN_POSITIVE) * 100.0;
+            let cv = Spread::of(v).cv * 100.0;
             format!(
-                "{} – {} <small>±{} %, {n} repetitions</small>",
+                "{} – {} <small title=\"coefficient of variation: the standard deviation \
+                 over the mean\">cv {} %, {n} repetitions</small>",
                 escape(&human::number(scale.of(lo))),
                 escape(&scale.text(hi)),
-                human::number(spread),
+                human::number(cv),
             )
         }
     };
     format!("<td class=\"num\">{median_cell}</td><td class=\"num\">{range}</td>")
 }
 
-/// The ratio of the medians and compare's verdict on the ranges.
-fn verdict(row: &Row, base: &Figure, mine: &Figure) -> String {
-    let ratio = median(&mine.values) / median(&base.values);
+/// The ratio of the medians, its confidence interval and compare's
+/// verdict.
+fn verdict(row: &Row) -> String {
     let class = match row.verdict {
         Verdict::Faster => "faster",
         Verdict::Slower => "slower",
         Verdict::WithinNoise => "noise",
-        Verdict::NoRepetitions => "none",
+        Verdict::TooFew => "none",
+    };
+    let interval = match row.interval {
+        Some([lo, hi]) => format!(
+            " <small title=\"95 % confidence interval of the ratio\">95 %: {}–{}</small>",
+            human::ratio(lo),
+            human::ratio(hi)
+        ),
+        None => String::new(),
     };
     format!(
-        "<td class=\"verdict {class}\"><b>{}</b> {}</td>",
-        human::ratio(ratio),
+        "<td class=\"verdict {class}\"><b>{}</b> {}{interval}</td>",
+        human::ratio(row.ratio),
         row.verdict.words()
     )
 }

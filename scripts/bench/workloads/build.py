@@ -79,6 +79,11 @@ def run(s):
     for tasks in sorted({1, n}) if "dummy" in shapes else []:
         ior_shape(s, sides, ["-a", "DUMMY", "-t", "8", "-b", "64m", "-w"], tasks,
                   "transfers/s/task", "rate", dummy_rate)
+    # 4 KiB transfers on DUMMY: the per-transfer bookkeeping of a real
+    # transfer size with no I/O to hide it (issue 41's time series).
+    for tasks in sorted({1, n}) if "dummy4k" in shapes else []:
+        ior_shape(s, sides, ["-a", "DUMMY", "-t", "4k", "-b", "16g", "-w"], tasks,
+                  "transfers/s/task", "rate", dummy_rate)
     for tasks in sorted({1, n}) if "mdtest" in shapes else []:
         mdtest(s, sides, tasks)
     clear(s.path("build"))
