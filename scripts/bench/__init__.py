@@ -103,6 +103,13 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            task, 4 KiB and 1 MiB objects at depth 1 and 16; targets: paired
            pario/client >= 0.95, depth 16 >= 4 x depth 1 for 4 KiB objects;
            CPU time per request
+  dlio     dlio_benchmark's writes against ior writing the same bytes in
+           the same number of files, TASKS ranks as threads, wall clock of
+           each whole command: workload=unet3d_datagen (16 npz files of
+           64 MiB) against ior -w -F -t 4m -b 64m -m -k -i 16/TASKS, target
+           0.8; a llama3_8b shrunk to ~1 GiB (ZeRO 3: two files a rank, one
+           checkpoint, fsync) against ior -w -F -e -m -k of the mean file
+           size, target 0.95; on --dir (run it with /dev/shm and a disk)
   build    this build (--ior, --mdtest) against a previous one (--baseline
            DIR holding its ior and mdtest), the same commands in the same
            rounds: ior -t 1m -b 256m -s 4 -F -e and -t 4k -b 64m -F with TASKS

@@ -15,7 +15,7 @@ from . import machine, report
 from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
-from .workloads import (aio, concurrent, dummy, find, fio, instructions, integrity, io500,
+from .workloads import (aio, concurrent, dlio, dummy, find, fio, instructions, integrity, io500,
                         latency, mdtest, mdworkbench, mem, mpi, residency, rwmix, s3, stops,
                         sweep, syscalls)
 from .workloads import report as report_wl
@@ -32,6 +32,7 @@ WORKLOADS = {
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
     "find": find.run, "io500": io500.run, "aio": aio.run, "report": report_wl.run,
     "sweep": sweep.run, "rwmix": rwmix.run, "concurrent": concurrent.run, "s3": s3.run,
+    "dlio": dlio.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]

@@ -31,7 +31,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::backend::Choice;
-use crate::comm::{broadcast_value, Comm};
+use crate::comm::{agree, broadcast_value, Comm, Topology};
 use crate::error::{Error, UsageError};
 use crate::options::Grammar;
 use crate::output::{NotesOnly, Outputs, Summary, Text};
@@ -188,13 +188,7 @@ impl Tool for Dlio {
         }];
         let output = PathBuf::from(run.output_folder());
         std::fs::create_dir_all(&output)?;
-        if let Some(dir) = hydra::dir(&run.loaded.composed, &run.loaded.run_dir) {
-            std::fs::create_dir_all(&dir)?;
-            let absolute = hydra::absolute(&run.loaded.run_dir, &run.cwd);
-            for (name, text) in hydra::files(&run.loaded.composed, &absolute, &run.cwd) {
-                std::fs::write(dir.join(name), text)?;
-            }
-        }
+        write_hydra(run, &run.loaded.run_dir)?;
         let log = output.join(&run.config().output.log_file);
         sinks.push(Box::new(sink::DlioLog::create(&log)?));
         Ok(sinks)
@@ -222,6 +216,42 @@ impl Tool for Dlio {
     }
 }
 
+/// Hydra's three files in `run_dir` (rank 0's run directory).
+fn write_hydra(run: &DlioRun, run_dir: &str) -> io::Result<()> {
+    if let Some(dir) = hydra::dir(&run.loaded.composed, run_dir) {
+        std::fs::create_dir_all(&dir)?;
+        let absolute = hydra::absolute(run_dir, &run.cwd);
+        for (name, text) in hydra::files(&run.loaded.composed, &absolute, &run.cwd) {
+            std::fs::write(dir.join(name), text)?;
+        }
+    }
+    Ok(())
+}
+
+/// DLIO has every rank write Hydra's files (and make the output folder);
+/// pario's rank 0 wrote them when it opened its outputs, which is all a
+/// shared directory needs. On another node that does not see them (a
+/// node-local directory) its first rank writes the same files, so every
+/// node holds them as under DLIO. `dlio.log` stays rank 0's: DLIO's other
+/// ranks log nothing at its default level.
+fn on_other_nodes(comm: &dyn Comm, run: &DlioRun, folder: &str, run_dir: &str) -> io::Result<()> {
+    if !copies_hydra(comm.topology(), comm.rank()) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(folder)?;
+    match hydra::dir(&run.loaded.composed, run_dir) {
+        Some(dir) if !dir.join("config.yaml").exists() => write_hydra(run, run_dir),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `rank` is the first rank of a node other than rank 0's: the one
+/// that makes sure its node holds Hydra's files.
+fn copies_hydra(topology: &Topology, rank: usize) -> bool {
+    let node = topology.node_of(rank);
+    node != topology.node_of(0) && topology.ranks_on(node).first() == Some(&rank)
+}
+
 /// The workflows of the run, in DLIO's order.
 fn workflows(
     comm: &dyn Comm,
@@ -232,6 +262,10 @@ fn workflows(
     // Every rank takes rank 0's output folder (`${now:...}` was resolved
     // by each process when it parsed).
     let folder = broadcast_value(comm, 0, &report.output_folder)?;
+    let run_dir = broadcast_value(comm, 0, &run.loaded.run_dir)?;
+    let copies = on_other_nodes(comm, run, &folder, &run_dir)
+        .map_err(|e| Error::task(comm.rank(), format!("Hydra's files in {run_dir}: {e}")));
+    agree(comm, copies)?;
     report.output_folder = folder;
     let backend = built::on_every_rank(comm, &run.backend, outputs.task_lines())?;
     if comm.rank() == 0 {
@@ -350,4 +384,24 @@ fn checkpoint_only(
         outputs.each(|s| s.checkpointed(&ran.report));
     }
     Ok(ran.report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hydra_copied_by_the_first_rank_of_each_other_node() {
+        // Three nodes of two ranks, round robin (0 3 | 1 4 | 2 5) and blocks.
+        let spread = Topology::fake(6, Some("3"), Some("2"), None)
+            .unwrap()
+            .unwrap();
+        let copying: Vec<usize> = (0..6).filter(|&r| copies_hydra(&spread, r)).collect();
+        let firsts: Vec<usize> = (1..3).map(|n| spread.ranks_on(n)[0]).collect();
+        assert_eq!(copying, firsts);
+        let one = Topology::fake(4, Some("1"), Some("4"), None)
+            .unwrap()
+            .unwrap();
+        assert!((0..4).all(|r| !copies_hydra(&one, r)));
+    }
 }

@@ -8,7 +8,7 @@
 use std::io;
 
 use super::content::Source;
-use super::out::{Crc32Out, Out};
+use super::out::Out;
 use crate::dlio::dataset::FileSpec;
 
 const ARRAY_ALIGN: usize = 64;
@@ -161,26 +161,29 @@ fn labels(n: u64) -> Vec<u8> {
 }
 
 /// `np.savez(f, x=records, y=[0]*n)`. The records' CRC goes into the
-/// header before them, so a first pass sums a copy of the content source.
+/// header before them: the header is put with none, summed over while the
+/// records are written, and put again complete (zipfile seeks back too), so
+/// the content is made once.
 pub fn write_npz(out: &mut dyn Out, file: &FileSpec, n: u64, src: &mut Source) -> io::Result<()> {
-    let mut sum = Crc32Out::default();
-    write_npy(&mut sum, file, n, &mut src.snapshot())?;
-    let y = labels(n);
-    let x = Member {
+    let header_at = out.written();
+    let mut x = Member {
         name: "x.npy",
-        offset: 0,
-        size: sum.len,
-        crc: sum.hasher.finalize(),
+        offset: header_at,
+        size: npy_header("|u1", &[file.dim1, file.dim2, n]).len() as u64 + file.record_bytes() * n,
+        crc: 0,
     };
-    let x_header = local_header(&x);
+    out.put(&local_header(&x))?;
+    out.start_crc32();
+    write_npy(out, file, n, src)?;
+    x.crc = out.crc32();
+    out.put_at(header_at, &local_header(&x))?;
+    let y = labels(n);
     let ym = Member {
         name: "y.npy",
-        offset: x_header.len() as u64 + x.size,
+        offset: local_header(&x).len() as u64 + x.size,
         size: y.len() as u64,
         crc: crc32fast::hash(&y),
     };
-    out.put(&x_header)?;
-    write_npy(out, file, n, src)?;
     out.put(&local_header(&ym))?;
     out.put(&y)?;
     let cd_offset = out.written();

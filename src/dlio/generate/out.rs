@@ -25,6 +25,19 @@ pub trait Out {
     fn crc32c(&self) -> u32 {
         0
     }
+    /// Starts a CRC-32 (zip's) over what follows.
+    fn start_crc32(&mut self);
+    /// The CRC-32 since [`Out::start_crc32`].
+    fn crc32(&self) -> u32;
+    /// Writes `bytes` again at `offset`, over bytes already put (a header
+    /// completed once what follows it is known, as zipfile seeks back to).
+    fn put_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()>;
+}
+
+/// The checksum running over the bytes put.
+enum Running {
+    Crc32c(u32),
+    Crc32(crc32fast::Hasher),
 }
 
 /// The file being written.
@@ -32,7 +45,7 @@ pub struct FileOut {
     file: Option<Box<dyn File>>,
     buf: Vec<u8>,
     offset: u64,
-    crc: Option<u32>,
+    crc: Option<Running>,
 }
 
 impl FileOut {
@@ -66,8 +79,10 @@ impl FileOut {
     }
 
     fn sum(&mut self, from: usize) {
-        if let Some(crc) = &mut self.crc {
-            *crc = crc32c::crc32c_append(*crc, &self.buf[from..]);
+        match &mut self.crc {
+            Some(Running::Crc32c(crc)) => *crc = crc32c::crc32c_append(*crc, &self.buf[from..]),
+            Some(Running::Crc32(hasher)) => hasher.update(&self.buf[from..]),
+            None => {}
         }
     }
 }
@@ -107,52 +122,31 @@ impl Out for FileOut {
     }
 
     fn start_crc32c(&mut self) {
-        self.crc = Some(0);
+        self.crc = Some(Running::Crc32c(0));
     }
 
     fn crc32c(&self) -> u32 {
-        self.crc.unwrap_or(0)
-    }
-}
-
-/// A first pass: the CRC-32 (zip's) and length of the bytes, nothing
-/// written.
-pub struct Crc32Out {
-    pub hasher: crc32fast::Hasher,
-    pub len: u64,
-    scratch: Vec<u8>,
-}
-
-impl Default for Crc32Out {
-    fn default() -> Crc32Out {
-        Crc32Out {
-            hasher: crc32fast::Hasher::new(),
-            len: 0,
-            scratch: vec![0; CHUNK],
+        match &self.crc {
+            Some(Running::Crc32c(crc)) => *crc,
+            _ => 0,
         }
     }
-}
 
-impl Out for Crc32Out {
-    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.hasher.update(bytes);
-        self.len += bytes.len() as u64;
-        Ok(())
+    fn start_crc32(&mut self) {
+        self.crc = Some(Running::Crc32(crc32fast::Hasher::new()));
     }
 
-    fn fill(&mut self, call: &mut Call<'_>, mut len: u64) -> io::Result<()> {
-        while len > 0 {
-            let take = (self.scratch.len() as u64).min(len) as usize;
-            call.fill(&mut self.scratch[..take]);
-            self.hasher.update(&self.scratch[..take]);
-            self.len += take as u64;
-            len -= take as u64;
+    fn crc32(&self) -> u32 {
+        match &self.crc {
+            Some(Running::Crc32(hasher)) => hasher.clone().finalize(),
+            _ => 0,
         }
-        Ok(())
     }
 
-    fn written(&self) -> u64 {
-        self.len
+    fn put_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        self.flush()?;
+        let file = self.file.as_mut().expect("open until closed");
+        write_fully(file.as_mut(), bytes, offset, Retry::Allowed)
     }
 }
 
@@ -162,6 +156,7 @@ impl Out for Crc32Out {
 pub struct MemOut {
     pub bytes: Vec<u8>,
     crc_from: Option<usize>,
+    crc32_from: Option<usize>,
 }
 
 impl Out for MemOut {
@@ -188,5 +183,20 @@ impl Out for MemOut {
     fn crc32c(&self) -> u32 {
         self.crc_from
             .map_or(0, |from| crc32c::crc32c(&self.bytes[from..]))
+    }
+
+    fn start_crc32(&mut self) {
+        self.crc32_from = Some(self.bytes.len());
+    }
+
+    fn crc32(&self) -> u32 {
+        self.crc32_from
+            .map_or(0, |from| crc32fast::hash(&self.bytes[from..]))
+    }
+
+    fn put_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        let at = offset as usize;
+        self.bytes[at..at + bytes.len()].copy_from_slice(bytes);
+        Ok(())
     }
 }
