@@ -347,6 +347,35 @@ mod tests {
     }
 
     #[test]
+    fn a_features_backends_options_are_known_to_every_build() {
+        let listed: Vec<(&str, ModuleOption)> = all_module_options().collect();
+        let chunk = listed.iter().find(|(_, o)| o.name == "hdf5.chunkSize");
+        let (owner, chunk) = chunk.expect("HDF5's table in every build");
+        assert_eq!(*owner, "HDF5");
+        assert!(chunk
+            .help
+            .ends_with(" (needs a build with --features hdf5)"));
+        assert_eq!(module_of("MPIIO.showhints"), Some("MPIIO"));
+        let names = documented_backends();
+        assert_eq!(names[names.len() - 2..], ["MPIIO", "HDF5"]);
+        assert_eq!(
+            api_list(|_| true),
+            "POSIX|AIO|DUMMY|MMAP|S3|S3-libs3|S3-curl|MPIIO|HDF5 \
+             (MPIIO: --features mpi; HDF5: --features hdf5)"
+        );
+        assert_eq!(
+            api_list(|c| c.metadata),
+            "POSIX|AIO|DUMMY|S3|S3-libs3|S3-curl"
+        );
+        let hints = given(&[("mpiio.showHints", "1")]);
+        let e = configure("POSIX", &hints).unwrap_err();
+        match cfg!(feature = "mpi") {
+            true => assert_eq!(e, "--mpiio.showHints applies to -a MPIIO, not -a POSIX"),
+            false => assert!(e.contains("rebuild with '--features mpi'"), "{e}"),
+        }
+    }
+
+    #[test]
     fn options_are_read_into_their_type() {
         use crate::backend::dummy::DummyOptions;
         let two_k = given(&[("DUMMY.delay-xfer", "2k")]);
