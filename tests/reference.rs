@@ -142,19 +142,25 @@ fn bash_completes_tools_options_directives_and_backend_options() {
     assert_eq!(bash_completes("pario help --mar"), ["--markdown"]);
 }
 
-/// What zsh's completion function offers for `words` (the last one being
-/// completed), loaded as compinit loads it: `compadd` replaced by a
-/// function that prints its candidates (zsh itself filters them by the
-/// prefix typed, so the prefix is applied here).
-fn zsh_offers(words: &str) -> Vec<String> {
+/// What zsh's completion function offers for each of `lines` (the last
+/// word being completed), in one zsh: `_pario` loaded as compinit loads it,
+/// `compadd` replaced by a function that prints its candidates (zsh itself
+/// filters them by the prefix typed, so the prefix is applied here).
+fn zsh_offers(lines: &[&str]) -> Vec<Vec<String>> {
     let dir = root().join("completions");
-    let script = format!(
+    let mut script = format!(
         "fpath=('{dir}' $fpath); autoload -Uz compinit; compinit -u -D; \
          [[ $_comps[ior] == _pario && $_comps[io500] == _pario ]] || exit 3; \
          compadd() {{ local -a a=(\"$@\"); print -rl -- \"${{(@)a[${{a[(i)--]}}+1,-1]}}\"; }}; \
-         _files() {{ :; }}; words=({words}); CURRENT=$#words; source '{dir}/_pario'",
+         _files() {{ :; }}; ",
         dir = dir.display()
     );
+    for words in lines {
+        script.push_str(&format!(
+            "words=({words}); CURRENT=$#words; source '{}/_pario'; print -r -- '%%'; ",
+            dir.display()
+        ));
+    }
     let home = scratch("pario-zsh");
     let out = finish(
         Command::new("zsh")
@@ -163,24 +169,33 @@ fn zsh_offers(words: &str) -> Vec<String> {
             .output()
             .expect("zsh"),
     );
-    assert_eq!(out.status, 0, "{words}: {}", out.stderr);
-    let typed = words.rsplit(' ').next().unwrap_or_default();
-    let typed = typed.rsplit(',').next().unwrap_or_default();
-    out.stdout
-        .lines()
-        .filter(|l| l.starts_with(typed))
-        .map(String::from)
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let answers = out.stdout.split("%%\n");
+    let typed = lines.iter().map(|w| {
+        let last = w.rsplit(' ').next().unwrap_or_default();
+        last.rsplit(',').next().unwrap_or_default()
+    });
+    typed
+        .zip(answers)
+        .map(|(typed, answer)| {
+            let offered = answer.lines().filter(|l| l.starts_with(typed));
+            offered.map(String::from).collect()
+        })
         .collect()
 }
 
-/// What fish offers for `line` with the script loaded (`complete -C`),
-/// its configuration and data kept in a scratch directory.
-fn fish_offers(line: &str) -> Vec<String> {
+/// What fish offers for each of `lines` with the script loaded (`complete
+/// -C`), in one fish whose configuration and data are in a scratch
+/// directory.
+fn fish_offers(lines: &[&str]) -> Vec<Vec<String>> {
     let home = scratch("pario-fish");
-    let script = format!(
-        "source '{}'; complete -C '{line}'",
+    let mut script = format!(
+        "source '{}'; ",
         root().join("completions/pario.fish").display()
     );
+    for line in lines {
+        script.push_str(&format!("complete -C '{line}'; echo '%%'; "));
+    }
     let out = finish(
         Command::new("fish")
             .args(["--no-config", "-c", &script])
@@ -191,11 +206,10 @@ fn fish_offers(line: &str) -> Vec<String> {
             .output()
             .expect("fish"),
     );
-    assert_eq!(out.status, 0, "{line}: {}", out.stderr);
-    out.stdout
-        .lines()
-        .map(|l| l.split('\t').next().unwrap_or_default().to_string())
-        .collect()
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let name = |l: &str| l.split('\t').next().unwrap_or_default().to_string();
+    let answers = out.stdout.split("%%\n").take(lines.len());
+    answers.map(|a| a.lines().map(name).collect()).collect()
 }
 
 #[test]
@@ -213,17 +227,23 @@ fn zsh_completes_options_directives_and_backend_options() {
             .expect("zsh"),
     );
     assert_eq!(out.status, 0, "zsh -n: {}", out.stderr);
-    assert_eq!(zsh_offers("pario i"), ["ior", "io500"]);
-    assert_eq!(zsh_offers("ior --blockS"), ["--blockSize="]);
-    assert_eq!(zsh_offers("ior --posix.od"), ["--posix.odirect"]);
-    // A backend of the mpi build, in every build's completions.
-    assert_eq!(zsh_offers("ior --mpiio.show"), ["--mpiio.showHints"]);
-    assert_eq!(
-        zsh_offers("ior -O stoneWallingWearOutI"),
-        ["stoneWallingWearOutIterations="]
-    );
-    assert_eq!(zsh_offers("mdtest --random-s"), ["--random-seed="]);
-    assert_eq!(zsh_offers("io500 --pl"), ["--plan"]);
+    let asked = [
+        ("pario i", &["ior", "io500"][..]),
+        ("ior --blockS", &["--blockSize="]),
+        ("ior --posix.od", &["--posix.odirect"]),
+        // A backend of the mpi build, in every build's completions.
+        ("ior --mpiio.show", &["--mpiio.showHints"]),
+        (
+            "ior -O stoneWallingWearOutI",
+            &["stoneWallingWearOutIterations="],
+        ),
+        ("mdtest --random-s", &["--random-seed="]),
+        ("io500 --pl", &["--plan"]),
+    ];
+    let lines: Vec<&str> = asked.iter().map(|(l, _)| *l).collect();
+    for ((line, expected), got) in asked.iter().zip(zsh_offers(&lines)) {
+        assert_eq!(got, *expected, "{line}");
+    }
 }
 
 #[test]
@@ -241,7 +261,13 @@ fn fish_completes_options_directives_and_backend_options() {
             .expect("fish"),
     );
     assert_eq!(out.status, 0, "fish --no-execute: {}", out.stderr);
-    let all = fish_offers("ior --");
+    let got = fish_offers(&[
+        "ior --",
+        "pario i",
+        "mdtest --posix.o",
+        "ior -O stoneWallingWearOutI",
+        "pario ior --blockS",
+    ]);
     for option in [
         "--blockSize",
         "--transferSize",
@@ -250,15 +276,12 @@ fn fish_completes_options_directives_and_backend_options() {
         "--mpiio.showHints",
         "--hdf5.chunkSize",
     ] {
-        assert!(all.iter().any(|o| o == option), "{option}: {all:?}");
+        assert!(got[0].iter().any(|o| o == option), "{option}: {:?}", got[0]);
     }
-    assert_eq!(fish_offers("pario i"), ["io500", "ior"]);
-    assert_eq!(fish_offers("mdtest --posix.o"), ["--posix.odirect"]);
-    assert_eq!(
-        fish_offers("ior -O stoneWallingWearOutI"),
-        ["stoneWallingWearOutIterations="]
-    );
-    assert_eq!(fish_offers("pario ior --blockS"), ["--blockSize"]);
+    assert_eq!(got[1], ["io500", "ior"]);
+    assert_eq!(got[2], ["--posix.odirect"]);
+    assert_eq!(got[3], ["stoneWallingWearOutIterations="]);
+    assert_eq!(got[4], ["--blockSize"]);
 }
 
 #[test]
