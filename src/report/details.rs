@@ -34,7 +34,7 @@ impl Loaded {
     pub fn io500(&self) -> Option<&ResultJson> {
         match &self.doc {
             ResultFile::Io500(doc) => Some(doc),
-            ResultFile::Tool(_) => None,
+            ResultFile::Tool(_) | ResultFile::Dlio(_) => None,
         }
     }
 
@@ -63,6 +63,7 @@ impl Loaded {
                 ("tasks", d.procs.to_string()),
                 ("path", d.data_dir.clone()),
             ],
+            ResultFile::Dlio(r) => super::dlio::about(r),
         };
         pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
     }
@@ -75,6 +76,7 @@ impl Loaded {
         let top = match &self.doc {
             ResultFile::Tool(r) => as_written(r),
             ResultFile::Io500(d) => as_written(d),
+            ResultFile::Dlio(r) => as_written(r),
         };
         for (k, v) in top.as_object().into_iter().flatten() {
             if !v.is_object() && !v.is_array() {
@@ -95,6 +97,7 @@ impl Loaded {
                     flatten(&format!("test {id} file system "), &fs, &mut out);
                 }
             }
+            ResultFile::Dlio(r) => super::dlio::parameters(r, &mut out),
             _ => {}
         }
         out
@@ -190,7 +193,7 @@ fn as_written(part: &impl Serialize) -> Value {
 }
 
 /// An object's scalars (and arrays of scalars) as `prefix key` rows.
-fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+pub(super) fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     for (k, v) in v.as_object().into_iter().flatten() {
         let shown = match v {
             Value::Array(a) => a.iter().map(text).collect::<Vec<_>>().join(", "),
