@@ -227,7 +227,16 @@ mod tests {
 
     #[test]
     fn results_read_back_as_they_were_written() {
-        for name in ["ior", "ior-4k", "sweep", "mdtest", "md-workbench", "io500"] {
+        let names = [
+            "ior",
+            "ior-4k",
+            "sweep",
+            "mdtest",
+            "md-workbench",
+            "io500",
+            "dlio",
+        ];
+        for name in names {
             let path = format!("{DATA}/{name}.json");
             let doc = ResultFile::read(&path).unwrap_or_else(|e| panic!("{e}"));
             let file: serde_json::Value =
