@@ -97,7 +97,12 @@ impl Loaded {
                     flatten(&format!("test {id} file system "), &fs, &mut out);
                 }
             }
-            ResultFile::Dlio(r) => super::dlio::parameters(r, &mut out),
+            ResultFile::Dlio(r) => {
+                for (section, v) in r.config.as_object().into_iter().flatten() {
+                    flatten(&format!("{section} "), v, &mut out);
+                }
+                flatten("pario ", &r.pario, &mut out);
+            }
             _ => {}
         }
         out
@@ -193,7 +198,7 @@ fn as_written(part: &impl Serialize) -> Value {
 }
 
 /// An object's scalars (and arrays of scalars) as `prefix key` rows.
-pub(super) fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     for (k, v) in v.as_object().into_iter().flatten() {
         let shown = match v {
             Value::Array(a) => a.iter().map(text).collect::<Vec<_>>().join(", "),

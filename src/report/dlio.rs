@@ -2,7 +2,7 @@
 //! (training's and evaluation's AU and samples/s per epoch, checkpoints'
 //! GB/s, which the figures' walk gives): its workload in words, its own
 //! warnings (the AU threshold missed, the page cache), the run in a few
-//! lines and its configuration as written.
+//! lines (its configuration, as written, is `details`' to list).
 
 use serde_json::Value;
 
@@ -90,12 +90,4 @@ pub fn about(r: &DlioReport) -> Vec<(&'static str, String)> {
         ));
     }
     about
-}
-
-/// Its configuration and pario's settings as written: `section key` rows.
-pub fn parameters(r: &DlioReport, out: &mut Vec<(String, String)>) {
-    for (section, v) in r.config.as_object().into_iter().flatten() {
-        super::details::flatten(&format!("{section} "), v, out);
-    }
-    super::details::flatten("pario ", &r.pario, out);
 }

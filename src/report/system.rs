@@ -261,7 +261,7 @@ mod tests {
         assert!(differences(&[("a", &a), ("b", &a)]).is_empty());
         let d = differences(&[("a", &a), ("b", &b)]);
         let want = format!("kernel {} vs 6.8.0 x86_64", a.clients[0].node.kernel);
-        assert_eq!(d, [want.clone()]);
+        assert_eq!(d, [want]);
         let three = differences(&[("a", &a), ("b", &b), ("c", &a)]);
         assert!(three[0].ends_with("vs 6.8.0 x86_64 (b)"), "{three:?}");
         let keys: Vec<&str> = aspects(&a).iter().map(|(k, _)| *k).collect();
