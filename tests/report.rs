@@ -303,20 +303,9 @@ fn check_png(bytes: &[u8], height: u32) {
     assert!(other > 5_000, "{other} pixels differ from the background");
 }
 
-/// A tiny unet3d (8 npz files of 40 KB, 2 epochs, a 10 KiB checkpoint):
-/// generated and trained in one run on 2 threads.
-const DLIO_UNET3D: &[&str] = &[
-    "dlio",
-    "workload=unet3d_h100",
-    "++workload.dataset.data_folder=data",
-    "++workload.dataset.num_files_train=8",
-    "++workload.dataset.record_length_bytes=40000",
-    "++workload.dataset.record_length_bytes_stdev=4000",
-    "++workload.reader.batch_size=2",
-    "++workload.train.epochs=2",
-    "++workload.train.computation_time=0",
-    "++workload.checkpoint.checkpoint_after_epoch=2",
-    "++workload.model.model_size=10240",
+/// What makes the tiny unet3d of `dlio_train` one run: generated and
+/// trained (8 npz files of 40 KB, 2 epochs, a 10 KiB checkpoint).
+const DLIO_ONE_RUN: &[&str] = &[
     "++workload.workflow.generate_data=True",
     "++hydra.run.dir=out",
     "--summaryFormat=JSON",
@@ -332,7 +321,9 @@ fn dlio_results_are_reported_with_their_systems() {
     let scratch = common::scratch("report-dlio");
     let d = scratch.path();
     let run = std::process::Command::new(common::bin("pario"))
-        .args(DLIO_UNET3D)
+        .arg("dlio")
+        .args(crate::dlio_train::UNET3D)
+        .args(DLIO_ONE_RUN)
         .current_dir(d)
         .env("PARIO_TASKS", "2")
         .output()
