@@ -348,7 +348,7 @@ fn the_secret_appears_in_no_output() {
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let system = &json["pario"]["system"];
     let store = system["object_store"].as_str().unwrap_or_default();
-    assert!(store.contains(&server.host()), "{system}");
+    assert!(store.contains(server.host()), "{system}");
     assert!(system["clients"][0]["file_system"].is_null(), "{system}");
     server.assert_clean("sec/");
 }
