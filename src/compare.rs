@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 mod dlio;
 mod results;
+pub mod workload;
 
 use serde::Serialize;
 
@@ -228,10 +229,11 @@ fn run(args: &[String]) -> Result<String, String> {
         return Err(TWO_FILES.into());
     };
     let load = |path: &str| match dlio::read(path)? {
-        Some(r) => Ok(collect(&dlio::samples(&r))),
-        None => ResultFile::read(path).map(|doc| figures(&doc)),
+        Some(r) => Ok((collect(&dlio::samples(&r)), workload::of_dlio(&r))),
+        None => ResultFile::read(path).map(|doc| (figures(&doc), workload::of(&doc))),
     };
-    let rows = compare(&load(a_path)?, &load(b_path)?);
+    let ((fa, wa), (fb, wb)) = (load(a_path)?, load(b_path)?);
+    let rows = compare(&fa, &fb);
     if rows.is_empty() {
         return Err(format!("{a_path} and {b_path} have no figure in common"));
     }
@@ -239,7 +241,12 @@ fn run(args: &[String]) -> Result<String, String> {
         true => serde_json::to_string_pretty(&rows)
             .map(|t| t + "\n")
             .map_err(|e| e.to_string()),
-        false => Ok(text_table(&rows)),
+        // The verdicts weigh different work when the workloads differ: said
+        // first.
+        false => Ok(match workload::line(&workload::differences(&wa, &wb)) {
+            Some(line) => format!("{line}\n{}", text_table(&rows)),
+            None => text_table(&rows),
+        }),
     }
 }
 
