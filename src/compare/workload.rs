@@ -382,11 +382,28 @@ fn mdtest(r: &MdtestReport) -> Workload {
 
 fn md_workbench(r: &MdwReport) -> Workload {
     let mut w = Build::new("md-workbench");
-    w.count("data sets", r.data_sets, "data set", "data sets");
-    let objects = format!("{} objects per set", r.objects_per_set);
-    w.put("objects", Value::Count(r.objects_per_set), objects, true);
-    let pre = format!("{} precreated", r.precreate_per_set);
-    w.put("precreated", Value::Count(r.precreate_per_set), pre, true);
+    // Said as md-workbench's own output says them, in one phrase.
+    let sets = format!(
+        "{} of {} objects ({} precreated)",
+        count(r.data_sets, "data set", "data sets"),
+        r.objects_per_set,
+        r.precreate_per_set
+    );
+    w.put("data sets", Value::Count(r.data_sets), sets, true);
+    let objects = Value::Count(r.objects_per_set);
+    w.put(
+        "objects",
+        objects,
+        format!("{} objects", r.objects_per_set),
+        false,
+    );
+    let pre = Value::Count(r.precreate_per_set);
+    w.put(
+        "precreated",
+        pre,
+        format!("{} precreated", r.precreate_per_set),
+        false,
+    );
     w.size("object size", r.object_size, "per object");
     w.count("tasks", r.tasks as u64, "task", "tasks");
     w.count("nodes", r.pario.nodes as u64, "node", "nodes");

@@ -82,7 +82,7 @@ fn dlio_workloads_name_their_sizes() {
     let w = of_dlio(&r);
     assert_eq!(
         w.words(),
-        "unet3d, npz, 139.8 MiB records, 168 files, 1 sample per file, 4 samples a batch, 2 tasks"
+        "unet3d, npz, 140 MiB records, 168 files, 1 sample per file, 4 samples a batch, 2 tasks"
     );
     assert_eq!(
         line(&differences(&w, &of_dlio(&other))).as_deref(),
