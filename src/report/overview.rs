@@ -58,10 +58,17 @@ pub fn table(results: &[Loaded], baseline: usize) -> String {
     let tools: Vec<(Tool, &Workload)> = results.iter().map(|r| (r.tool, &r.workload)).collect();
     let (shared, own) = shared_and_own(&tools);
     let mut h = shared_line(&shared, &tools);
-    h.push_str(
-        "<table class=\"overview\"><thead><tr><th>Result</th><th>Workload</th><th>Figure</th>\
-         <th>Median</th><th>Range over the repetitions</th>",
-    );
+    // Names made from the workload already say what sets each apart: the
+    // column would only repeat them.
+    let column = results
+        .iter()
+        .zip(&own)
+        .any(|(r, w)| r.is_sweep() || !r.name.contains(w.as_str()));
+    h.push_str("<table class=\"overview\"><thead><tr><th>Result</th>");
+    if column {
+        h.push_str("<th>Workload</th>");
+    }
+    h.push_str("<th>Figure</th><th>Median</th><th>Range over the repetitions</th>");
     if compared {
         h.push_str("<th>Against the baseline</th>");
     }
@@ -83,7 +90,7 @@ pub fn table(results: &[Loaded], baseline: usize) -> String {
             }
             (false, None) => "<td class=\"verdict none\">–</td>".into(),
         };
-        let words = &own[i];
+        let words = column.then_some(own[i].as_str());
         h.push_str(&result_rows(i, r, words, &figures[i], &against, compared));
     }
     h.push_str("</table>\n");
@@ -95,7 +102,7 @@ pub fn table(results: &[Loaded], baseline: usize) -> String {
 fn result_rows(
     i: usize,
     r: &Loaded,
-    words: &str,
+    words: Option<&str>,
     figures: &[(String, Figure)],
     against: &dyn Fn(&str, &Figure) -> String,
     compared: bool,
@@ -112,16 +119,22 @@ fn result_rows(
     let mut h = format!(
         "<tbody class=\"result\" id=\"result-{n}\"><tr><td rowspan=\"{span}\" class=\"who\">\
          <span class=\"swatch\" data-colour=\"{c}\" style=\"background:{c}\"></span>\
-         <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>\
-         <td rowspan=\"{span}\" class=\"workload\">{words}{sweep}</td>",
+         <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>{words}",
         n = i + 1,
         c = hex(i),
         name = escape(&r.name),
         file = escape(&r.file),
         tool = r.tool.name(),
         words = match words {
-            "" => "<span class=\"same\">as above</span>".to_string(),
-            w => escape(w),
+            None => String::new(),
+            Some("") => format!(
+                "<td rowspan=\"{span}\" class=\"workload\"><span class=\"same\">as above\
+                 </span>{sweep}</td>"
+            ),
+            Some(w) => format!(
+                "<td rowspan=\"{span}\" class=\"workload\">{}{sweep}</td>",
+                escape(w)
+            ),
         },
     );
     if figures.is_empty() {
