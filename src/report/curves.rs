@@ -135,6 +135,9 @@ fn measures(group: &[&Loaded]) -> Vec<Charted> {
     out
 }
 
+/// A figure's points: (figure, [(x, its values there)]).
+type Line<'a> = (&'a String, Vec<(f64, Vec<f64>)>);
+
 /// One measure's chart: (title, SVG).
 fn chart(group: &[&Loaded], p: &Parameter<'_>, m: &Charted) -> (String, String) {
     let (what, unit, measure, own_unit) = (m.0, m.1.as_str(), m.2, m.3);
@@ -144,8 +147,7 @@ fn chart(group: &[&Loaded], p: &Parameter<'_>, m: &Charted) -> (String, String) 
         .filter(|f| !first.steps.contains_key(*f))
         .filter(|f| !own_unit || first.figures[*f].unit == unit)
         .collect();
-    // (figure, [(x, values)]).
-    let lines: Vec<(&String, Vec<(f64, Vec<f64>)>)> = figures
+    let lines: Vec<Line<'_>> = figures
         .iter()
         .map(|f| {
             let points = (p.values.iter().enumerate())
