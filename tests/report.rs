@@ -281,11 +281,18 @@ fn results_one_parameter_apart_are_named_by_it_and_charted_against_it() {
         std::fs::write(d.join(&name), &r.stdout).unwrap();
         files.push(name);
     }
-    let mut args = vec!["report"];
-    args.extend(files.iter().map(String::as_str));
-    args.extend(["-o", "r.html"]);
-    pario(d, &args).ok();
-    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    // The page of `args` and `files`, each after its own words.
+    let page = |words: &[&str], out: &str| {
+        let mut args = vec!["report"];
+        for (file, w) in files.iter().zip(words) {
+            args.extend(w.split_whitespace());
+            args.push(file.as_str());
+        }
+        args.extend(["-o", out]);
+        pario(d, &args).ok();
+        std::fs::read_to_string(d.join(out)).unwrap()
+    };
+    let html = page(&["", "", ""], "r.html");
     // Named by the transfer size alone; the shared workload said once,
     // above the table, each row saying only its own.
     let rows = overview_of(&html, "ior 16 KiB transfers");
@@ -316,13 +323,7 @@ fn results_one_parameter_apart_are_named_by_it_and_charted_against_it() {
     // The names say what differs: no workload column repeats it; labels
     // do not, and the column says it.
     assert!(!html.contains("<th>Workload</th>"));
-    let mut labelled = vec!["report"];
-    for (file, label) in files.iter().zip(["a", "b", "c"]) {
-        labelled.extend(["--label", label, file.as_str()]);
-    }
-    labelled.extend(["-o", "l.html"]);
-    pario(d, &labelled).ok();
-    let l = std::fs::read_to_string(d.join("l.html")).unwrap();
+    let l = page(&["--label a", "--label b", "--label c"], "l.html");
     let rows = overview_of(&l, "b");
     assert!(
         rows.contains("class=\"workload\">16 KiB transfers</td>"),
