@@ -27,12 +27,16 @@ struct Parameter<'a> {
 /// The one aspect in which `group`'s workloads differ, if one alone does
 /// and it takes two values or more.
 fn parameter<'a>(group: &[&'a Loaded]) -> Option<Parameter<'a>> {
-    let first = &group.first()?.workload;
+    // Every aspect in which two of them differ, or which one lacks.
     let mut aspects: Vec<&'static str> = Vec::new();
-    for r in &group[1..] {
-        for d in differences(first, &r.workload) {
-            if !aspects.contains(&d.aspect) {
-                aspects.push(d.aspect);
+    for a in group.iter().map(|r| &r.workload) {
+        for b in group.iter().map(|r| &r.workload) {
+            let lacks = a.setting_apart().filter(|s| b.setting(s.aspect).is_none());
+            let differ = differences(a, b).into_iter().map(|d| d.aspect);
+            for aspect in differ.chain(lacks.map(|s| s.aspect)) {
+                if !aspects.contains(&aspect) {
+                    aspects.push(aspect);
+                }
             }
         }
     }
@@ -105,7 +109,7 @@ pub fn section(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
     }
     let note = "<p class=\"note\">The results differ in one parameter alone: each figure \
                 against it, each point a repetition, the medians joined (a line per \
-                figure); p99: the 99th percentile of the first repetition's latency.</p>\n";
+                figure, a tick at each median when the parameter is a name); p99: the 99th percentile of the first repetition's latency.</p>\n";
     Some(Section {
         id: "curves",
         heading: "Against the parameter".into(),
@@ -186,9 +190,15 @@ fn chart(group: &[&Loaded], p: &Parameter<'_>, m: &Charted) -> (String, String) 
             let medians = (pts.iter())
                 .filter(|(_, vs)| !vs.is_empty())
                 .map(|(x, vs)| (*x, crate::stats::median(vs)));
-            chart
-                .draw_series(LineSeries::new(medians, c.stroke_width(2)))
-                .ok()?;
+            // Numbers: the medians joined; categories: a tick at each
+            // median (no line runs between names).
+            match p.numeric {
+                true => chart.draw_series(LineSeries::new(medians, c.stroke_width(2))),
+                false => chart.draw_series(medians.map(|(x, m)| {
+                    PathElement::new(vec![(x - 0.2, m), (x + 0.2, m)], c.stroke_width(2))
+                })),
+            }
+            .ok()?;
         }
         Some(())
     });

@@ -90,3 +90,23 @@ fn the_overview_says_the_shared_workload_once() {
     );
     assert_eq!(own, ["buffered", "O_DIRECT", ""]);
 }
+
+#[test]
+fn an_aspect_one_lacks_does_not_name_alone() {
+    let posix = w(&[("API", "POSIX", true)]);
+    let aio = |depth: &str| w(&[("API", "AIO", true), ("queue depth", depth, true)]);
+    let (one, four) = (aio("queue depth 1"), aio("queue depth 4"));
+    let named = names(&[
+        (Tool::Ior, &posix, "p.json"),
+        (Tool::Ior, &one, "a.json"),
+        (Tool::Ior, &four, "b.json"),
+    ]);
+    assert_eq!(
+        named,
+        [
+            "ior POSIX",
+            "ior AIO, queue depth 1",
+            "ior AIO, queue depth 4"
+        ]
+    );
+}
