@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 mod dlio;
 mod results;
+pub mod workload;
 
 use serde::Serialize;
 
@@ -228,8 +229,9 @@ fn run(args: &[String]) -> Result<String, String> {
     let [a_path, b_path] = &a.files[..] else {
         return Err(TWO_FILES.into());
     };
-    let load = |path: &str| ResultFile::read(path).map(|doc| figures(&doc));
-    let rows = compare(&load(a_path)?, &load(b_path)?);
+    let load = |path: &str| ResultFile::read(path).map(|doc| (figures(&doc), workload::of(&doc)));
+    let ((fa, wa), (fb, wb)) = (load(a_path)?, load(b_path)?);
+    let rows = compare(&fa, &fb);
     if rows.is_empty() {
         return Err(format!("{a_path} and {b_path} have no figure in common"));
     }
@@ -237,7 +239,12 @@ fn run(args: &[String]) -> Result<String, String> {
         true => serde_json::to_string_pretty(&rows)
             .map(|t| t + "\n")
             .map_err(|e| e.to_string()),
-        false => Ok(text_table(&rows)),
+        // The verdicts weigh different work when the workloads differ: said
+        // first.
+        false => Ok(match workload::line(&workload::differences(&wa, &wb)) {
+            Some(line) => format!("{line}\n{}", text_table(&rows)),
+            None => text_table(&rows),
+        }),
     }
 }
 

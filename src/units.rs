@@ -203,6 +203,69 @@ pub fn table_cell(number: f64) -> String {
     format!("{number:<10.precision$}")
 }
 
+/// A number as a person reads it (the report, compare): at most three significant digits (all the integer digits of larger
+/// numbers, thousands separated by a thin space), no trailing zeros.
+pub fn readable_number(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let a = v.abs();
+    let decimals = match a {
+        a if a >= 100.0 || a == 0.0 => 0,
+        a if a >= 10.0 => 1,
+        a if a >= 1.0 => 2,
+        a => (2 - a.log10().floor() as i32).clamp(0, 9) as usize,
+    };
+    let text = trim(format!("{v:.decimals$}"));
+    match a >= 10_000.0 {
+        true => thousands(&text),
+        false => text,
+    }
+}
+
+fn trim(text: String) -> String {
+    if !text.contains('.') {
+        return text;
+    }
+    let t = text.trim_end_matches('0').trim_end_matches('.');
+    match t {
+        "-0" => "0".into(),
+        t => t.into(),
+    }
+}
+
+fn thousands(digits: &str) -> String {
+    let (sign, digits) = match digits.strip_prefix('-') {
+        Some(d) => ("-", d),
+        None => ("", digits),
+    };
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('\u{2009}');
+        }
+        out.push(c);
+    }
+    format!("{sign}{out}")
+}
+
+/// A size in bytes: `1 MiB`, `4 KiB`, `1.5 GiB`, `3901 bytes`.
+pub fn readable_size(v: u64) -> String {
+    let units = [
+        (1u64 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    // Exact in quarters of a unit, else approximate from a MiB up (odd
+    // transfer sizes stay exact in bytes).
+    let suits = |size: u64| v >= size && (v % (size / 4) == 0 || size >= 1 << 20);
+    match units.iter().find(|(size, _)| suits(*size)) {
+        Some((size, name)) => format!("{} {name}", readable_number(v as f64 / *size as f64)),
+        None => format!("{v} bytes"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -186,3 +186,33 @@ fn results_without_a_common_figure_are_refused() {
     std::fs::write(dir.path().join("odd.json"), "{}").unwrap();
     pario(dir.path(), &["compare", &a, "odd.json"]).fails(2, "not a result document");
 }
+
+#[test]
+fn different_workloads_are_named_above_the_verdicts() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let run = |extra: &[&str], name: &str| {
+        let mut args = vec!["-a", "DUMMY", "-w", "-i", "2", "-t", "1m"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-O", "summaryFormat=JSON"]);
+        result(d, "ior", &args, name)
+    };
+    let fpp = run(&["-b", "8m", "-F"], "fpp.json");
+    let shared = run(&["-b", "16m"], "shared.json");
+    let again = run(&["-b", "8m", "-F"], "again.json");
+    let r = pario(d, &["compare", &fpp, &shared]);
+    r.ok();
+    // One line, before the table and its verdicts.
+    assert_eq!(
+        r.stdout.lines().next(),
+        Some("workloads differ: block 8 MiB vs 16 MiB; file per process vs shared file"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.lines().nth(1).unwrap().starts_with("figure |"));
+    // The same workload run twice: nothing to say.
+    let r = pario(d, &["compare", &fpp, &again]);
+    r.ok();
+    assert!(r.stdout.starts_with("figure |"), "{}", r.stdout);
+    assert!(!r.stdout.contains("workloads differ"));
+}

@@ -235,10 +235,107 @@ fn bad_arguments_are_one_line() {
         (vec!["report", a.as_str()], "no output file"),
         (vec!["report", "-o", "x.html"], "no result file"),
         (vec!["report", "nope.json", "-o", "x.html"], "nope.json"),
+        (
+            vec![
+                "report", "--label", "x", &a, "--label", "x", &a, "-o", "x.html",
+            ],
+            "--label x is given twice",
+        ),
     ] {
         pario(dir.path(), &args).fails(2, message);
     }
     assert!(!dir.path().join("x.html").exists());
+}
+
+/// The SVG of the chart whose title begins with `title`.
+fn chart<'a>(html: &'a str, title: &str) -> &'a str {
+    let at = html.find(&format!("data-chart=\"{title}")).expect(title);
+    let svg = &html[at..];
+    &svg[..svg.find("</figure>").unwrap()]
+}
+
+#[test]
+fn results_one_parameter_apart_are_named_by_it_and_charted_against_it() {
+    let dir = tempdir().unwrap();
+    let d = dir.path();
+    let mut files = Vec::new();
+    for t in ["4k", "16k", "64k"] {
+        let args = [
+            "ior",
+            "-a",
+            "DUMMY",
+            "-w",
+            "-r",
+            "-i",
+            "2",
+            "-b",
+            "64k",
+            "-t",
+            t,
+            "-O",
+            "summaryFormat=JSON",
+        ];
+        let r = pario(d, &args);
+        r.ok();
+        let name = format!("t{t}.json");
+        std::fs::write(d.join(&name), &r.stdout).unwrap();
+        files.push(name);
+    }
+    // The page of `args` and `files`, each after its own words.
+    let page = |words: &[&str], out: &str| {
+        let mut args = vec!["report"];
+        for (file, w) in files.iter().zip(words) {
+            args.extend(w.split_whitespace());
+            args.push(file.as_str());
+        }
+        args.extend(["-o", out]);
+        pario(d, &args).ok();
+        std::fs::read_to_string(d.join(out)).unwrap()
+    };
+    let html = page(&["", "", ""], "r.html");
+    // Named by the transfer size alone; the shared workload said once,
+    // above the table, each row saying only its own.
+    let rows = overview_of(&html, "ior 16 KiB transfers");
+    assert!(
+        rows.contains("workloads differ: transfer 4 KiB vs 16 KiB"),
+        "{rows}"
+    );
+    let shared = "<p class=\"shared\"><b>ior, 3 results:</b> 64 KiB blocks, shared file, 1 \
+                  task on 1 node, DUMMY, 2 repetitions</p>";
+    assert_eq!(html.matches(shared).count(), 1, "{html}");
+    assert!(html.find(shared) < html.find("<table class=\"overview\""));
+    // Bandwidth, IOPS and p99 latency against the transfer size: a log₂
+    // axis with the sizes as ticks, a point per repetition.
+    for what in ["bandwidth", "IOPS", "p99 latency"] {
+        let svg = chart(&html, &format!("ior {what} by transfer, 64 KiB blocks"));
+        // plotters writes a text between line breaks.
+        for tick in [
+            "4 KiB",
+            "16 KiB",
+            "64 KiB",
+            "transfer (log₂ scale)",
+            "write",
+            "read",
+        ] {
+            assert!(svg.contains(&format!(">\n{tick}\n<")), "{what}: {tick}");
+        }
+    }
+    // The names say what differs: no workload column repeats it; labels
+    // do not, and the column says it.
+    assert!(!html.contains("<th>Workload</th>"));
+    let l = page(&["--label a", "--label b", "--label c"], "l.html");
+    let rows = overview_of(&l, "b");
+    assert!(
+        rows.contains("class=\"workload\">16 KiB transfers</td>"),
+        "{rows}"
+    );
+    let bandwidth = chart(&html, "ior bandwidth by transfer");
+    assert_eq!(
+        bandwidth.matches("<circle").count(),
+        12,
+        "3 sizes, 2 figures, 2 each"
+    );
+    assert!(bandwidth.contains(">\nGiB/s\n<") || bandwidth.contains(">\nMiB/s\n<"));
 }
 
 #[test]

@@ -327,7 +327,7 @@ fn check_charts(browser: &mut Browser, expected: &[&str]) {
         "ior write latency by step, 64 KiB transfers, 1 MiB blocks, file per process",
         "ior write: fastest to slowest task, 256 KiB blocks, shared file, 2 tasks",
         "ior write: fastest to slowest task by step, 64 KiB transfers, 1 MiB blocks",
-        "ior 16 KiB transfers, 256 KiB blocks, shared file: every task, write #1",
+        "ior 16 KiB transfers: every task, write #1",
         "Page cache before each read",
     ] {
         assert!(titles.contains(&title), "no chart '{title}' in {titles:?}");

@@ -30,8 +30,11 @@ each figure's full percentile curve, every repetition merged; ior's task
 file (-O saveRankPerformanceDetailsCSV=F) charts every task's open,
 transfer and close in the phase whose tasks differ most.
 
-Results are named by --label, else by the options that tell them apart
-(transfer size, tasks, ...), else by their file names.
+Results are named by --label (two results cannot share one), else by the
+fewest options that tell them apart (the API, file per process or shared
+file, transfer size, tasks, ...), else by their file names. The overview
+says once what the results share and per result only what differs; when
+they differ in one parameter alone, it is charted as a curve.
 ";
 
 /// A result file with what belongs to it.
@@ -191,6 +194,17 @@ pub fn parse(args: &[String]) -> Result<Args, UsageError> {
             "no result file (pario report RESULT.json... -o report.html)",
         ));
     }
+    let labels: Vec<&str> = a
+        .results
+        .iter()
+        .filter_map(|r| r.label.as_deref())
+        .collect();
+    let twice = (labels.iter().enumerate()).find(|(i, l)| labels[..*i].contains(l));
+    if let Some((_, l)) = twice {
+        return Err(UsageError(format!(
+            "--label {l} is given twice: each result needs a name of its own"
+        )));
+    }
     if let Some(b) = &a.baseline {
         baseline_of(&a.results, b).map_err(UsageError)?;
     }
@@ -248,6 +262,10 @@ mod tests {
             ("-o r.html", "no result file"),
             ("a.csv a.json -o r.html", "a CSV file goes after"),
             ("a.json --label x -o r.html", "--label x names no result"),
+            (
+                "--label x a.json --label x b.json -o r.html",
+                "--label x is given twice",
+            ),
             ("--label x a.csv -o r.html", "not a.csv"),
             (
                 "--label x --label y a.json -o r.html",

@@ -29,6 +29,7 @@ pub fn page(results: &[Loaded], baseline: usize) -> (String, Vec<(String, String
         figures(results, &mut charts),
         sections::io500(results, &mut charts),
         scaling(results, &mut charts),
+        super::curves::section(results, &mut charts),
         sections::latency(results, &mut charts),
         sections::task_times(results, &mut charts),
         sections::page_cache(results, &mut charts),

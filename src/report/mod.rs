@@ -11,6 +11,7 @@
 pub mod args;
 pub mod charts;
 pub mod csv;
+pub mod curves;
 pub mod details;
 pub mod dlio;
 pub mod elements;

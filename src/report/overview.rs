@@ -11,6 +11,8 @@ use super::charts::hex;
 use super::elements::escape;
 use super::human::{self, scale_for};
 use super::model::Loaded;
+use super::workload::{shared_and_own, Tool, Workload};
+use crate::compare::workload::{differences, line};
 use crate::compare::{compare, Figure, Row, Spread, Verdict};
 use crate::stats::median;
 
@@ -53,26 +55,43 @@ pub fn table(results: &[Loaded], baseline: usize) -> String {
     let figures: Vec<Vec<(String, Figure)>> = results.iter().map(headline).collect();
     let base: BTreeMap<String, Figure> = figures[baseline].iter().cloned().collect();
     let compared = results.len() > 1;
-    let mut h = String::from(
-        "<table class=\"overview\"><thead><tr><th>Result</th><th>Workload</th><th>Figure</th>\
-         <th>Median</th><th>Range over the repetitions</th>",
-    );
+    let tools: Vec<(Tool, &Workload)> = results.iter().map(|r| (r.tool, &r.workload)).collect();
+    let (shared, own) = shared_and_own(&tools);
+    let mut h = shared_line(&shared, &tools);
+    // Names made from the workload already say what sets each apart: the
+    // column would only repeat them.
+    let column = results
+        .iter()
+        .zip(&own)
+        .any(|(r, w)| r.is_sweep() || !r.name.contains(w.as_str()));
+    h.push_str("<table class=\"overview\"><thead><tr><th>Result</th>");
+    if column {
+        h.push_str("<th>Workload</th>");
+    }
+    h.push_str("<th>Figure</th><th>Median</th><th>Range over the repetitions</th>");
     if compared {
         h.push_str("<th>Against the baseline</th>");
     }
     h.push_str("</tr></thead>\n");
     for (i, r) in results.iter().enumerate() {
+        // What makes the ratio one of different work, said beside it once.
+        let differ = line(&differences(&results[baseline].workload, &r.workload));
         let against = |name: &str, f: &Figure| match (i == baseline, base.get(name)) {
             _ if !compared => String::new(),
             (true, _) => "<td class=\"verdict base\">baseline</td>".to_string(),
             (false, Some(b)) => {
                 let mine = BTreeMap::from([(name.to_string(), f.clone())]);
                 let only = BTreeMap::from([(name.to_string(), b.clone())]);
-                compare(&only, &mine).first().map_or(String::new(), verdict)
+                let first = Some(name) == figures[i].first().map(|(n, _)| n.as_str());
+                let differ = differ.as_deref().filter(|_| first);
+                compare(&only, &mine)
+                    .first()
+                    .map_or(String::new(), |row| verdict(row, differ))
             }
             (false, None) => "<td class=\"verdict none\">–</td>".into(),
         };
-        h.push_str(&result_rows(i, r, &figures[i], &against, compared));
+        let words = column.then_some(own[i].as_str());
+        h.push_str(&result_rows(i, r, words, &figures[i], &against, compared));
     }
     h.push_str("</table>\n");
     h
@@ -83,6 +102,7 @@ pub fn table(results: &[Loaded], baseline: usize) -> String {
 fn result_rows(
     i: usize,
     r: &Loaded,
+    words: Option<&str>,
     figures: &[(String, Figure)],
     against: &dyn Fn(&str, &Figure) -> String,
     compared: bool,
@@ -99,14 +119,23 @@ fn result_rows(
     let mut h = format!(
         "<tbody class=\"result\" id=\"result-{n}\"><tr><td rowspan=\"{span}\" class=\"who\">\
          <span class=\"swatch\" data-colour=\"{c}\" style=\"background:{c}\"></span>\
-         <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>\
-         <td rowspan=\"{span}\" class=\"workload\">{words}{sweep}</td>",
+         <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>{words}",
         n = i + 1,
         c = hex(i),
         name = escape(&r.name),
         file = escape(&r.file),
         tool = r.tool.name(),
-        words = escape(&r.workload.words()),
+        words = match words {
+            None => String::new(),
+            Some("") => format!(
+                "<td rowspan=\"{span}\" class=\"workload\"><span class=\"same\">as above\
+                 </span>{sweep}</td>"
+            ),
+            Some(w) => format!(
+                "<td rowspan=\"{span}\" class=\"workload\">{}{sweep}</td>",
+                escape(w)
+            ),
+        },
     );
     if figures.is_empty() {
         let _ = writeln!(h, "<td colspan=\"{wide}\">no figure</td></tr>");
@@ -170,7 +199,7 @@ fn figure_cells(r: &Loaded, name: &str, f: &Figure) -> String {
 
 /// The ratio of the medians, its confidence interval and compare's
 /// verdict.
-fn verdict(row: &Row) -> String {
+fn verdict(row: &Row, differ: Option<&str>) -> String {
     let class = match row.verdict {
         Verdict::Faster => "faster",
         Verdict::Slower => "slower",
@@ -185,9 +214,32 @@ fn verdict(row: &Row) -> String {
         ),
         None => String::new(),
     };
+    let differ = match differ {
+        Some(line) => format!("<small class=\"differs\">{}</small>", escape(line)),
+        None => String::new(),
+    };
     format!(
-        "<td class=\"verdict {class}\"><b>{}</b> {}{interval}</td>",
+        "<td class=\"verdict {class}\"><b>{}</b> {}{interval}{differ}</td>",
         human::ratio(row.ratio),
         row.verdict.words()
     )
+}
+
+/// The workload the results share, once above the table: a line per tool
+/// (`ior, 3 results: 1 MiB transfers, 2 tasks on 1 node, POSIX`).
+fn shared_line(shared: &[(Tool, String)], results: &[(Tool, &Workload)]) -> String {
+    let mut h = String::new();
+    for (tool, words) in shared.iter().filter(|(_, w)| !w.is_empty()) {
+        let n = results.iter().filter(|(t, _)| t == tool).count();
+        let whose = match n {
+            1 => tool.name().to_string(),
+            n => format!("{}, {n} results", tool.name()),
+        };
+        let _ = writeln!(
+            h,
+            "<p class=\"shared\"><b>{whose}:</b> {}</p>",
+            escape(words)
+        );
+    }
+    h
 }
