@@ -104,6 +104,82 @@ fn tfrecords_have_their_index_and_framing() {
     }
 }
 
+/// Width, height and components of a baseline JPEG, from its SOF0 header.
+fn jpeg_size(bytes: &[u8]) -> (u16, u16, u8) {
+    let mut at = 2;
+    while at + 9 < bytes.len() {
+        assert_eq!(bytes[at], 0xFF, "a marker at {at}");
+        let len = u16::from_be_bytes([bytes[at + 2], bytes[at + 3]]) as usize;
+        if bytes[at + 1] == 0xC0 {
+            let be = |i: usize| u16::from_be_bytes([bytes[at + i], bytes[at + i + 1]]);
+            return (be(7), be(5), bytes[at + 9]);
+        }
+        at += 2 + len;
+    }
+    panic!("no SOF0 marker");
+}
+
+/// A tiny image dataset: 10000 ± 3000 bytes an image.
+const TINY_IMAGES: &[&str] = &[
+    "workload=resnet50_datagen",
+    "++workload.dataset.num_files_train=3",
+    "++workload.dataset.num_files_eval=1",
+    "++workload.dataset.record_length_bytes=10000",
+    "++workload.dataset.record_length_bytes_stdev=3000",
+    "++hydra.run.dir=run",
+];
+
+/// DLIO's images (numpy 2.4, seed 10): name, rows, columns, and with
+/// `pario.content=exact` on one rank the sum of the pixels.
+const IMAGES: [(&str, u32, u32, u64); 4] = [
+    ("train/img_0_of_3", 119, 110, 1666426),
+    ("train/img_1_of_3", 76, 99, 961286),
+    ("train/img_2_of_3", 109, 89, 1240586),
+    ("valid/img_0_of_1", 103, 101, 1316403),
+];
+
+#[test]
+fn images_have_dlios_names_dimensions_and_pixels() {
+    let dir = scratch("dlio-images");
+    let mut args = TINY_IMAGES.to_vec();
+    args.extend(["++workload.dataset.format=png", "pario.content=exact"]);
+    dlio(dir.path(), 1, &args).ok();
+    for (name, rows, columns, sum) in IMAGES {
+        let path = dir.path().join(format!("data/resnet50/{name}.png"));
+        let decoder = png::Decoder::new(std::fs::File::open(&path).expect("png"));
+        let mut reader = decoder.read_info().expect("a PNG");
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut pixels).expect("its pixels");
+        assert_eq!((info.width, info.height), (columns, rows), "{name}");
+        assert_eq!(info.color_type, png::ColorType::Grayscale, "{name}");
+        let total: u64 = pixels[..info.buffer_size()]
+            .iter()
+            .map(|&p| u64::from(p))
+            .sum();
+        assert_eq!(total, sum, "{name}: DLIO's pixels");
+    }
+    let mut args = TINY_IMAGES.to_vec();
+    args.push("++workload.dataset.format=jpeg");
+    let run = dlio(dir.path(), 2, &args);
+    run.ok();
+    assert!(
+        run.stdout.contains("pario: generated 4 jpeg files"),
+        "{}",
+        run.stdout
+    );
+    for (name, rows, columns, _) in IMAGES {
+        let path = dir.path().join(format!("data/resnet50/{name}.jpeg"));
+        let bytes = std::fs::read(&path).expect("jpeg");
+        assert_eq!(&bytes[..4], b"\xFF\xD8\xFF\xE0", "{name}: JFIF");
+        assert_eq!(
+            jpeg_size(&bytes),
+            (columns as u16, rows as u16, 1),
+            "{name}"
+        );
+        assert_eq!(&bytes[bytes.len() - 2..], b"\xFF\xD9", "{name}: its end");
+    }
+}
+
 #[test]
 fn exact_content_is_the_same_on_any_engine_and_fast_content_differs() {
     let one = scratch("dlio-exact1");
@@ -313,7 +389,19 @@ fn refusals_are_one_line_and_touch_nothing() {
             &[gen, "++workload.dataset.num_files_train=x"],
             "expected a count",
         ),
-        (&[gen, "++workload.dataset.format=hdf5"], "HDF5"),
+        #[cfg(not(feature = "hdf5"))]
+        (
+            &[gen, "++workload.dataset.format=hdf5"],
+            "needs pario built with --features hdf5",
+        ),
+        (
+            &[
+                gen,
+                "++workload.dataset.format=jpeg",
+                "++workload.dataset.record_length_bytes=8589934592",
+            ],
+            "a JPEG side is at most 65535",
+        ),
         (
             &[gen, "++workload.dataset.compression=gzip"],
             "not modelled",

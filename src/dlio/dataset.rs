@@ -135,6 +135,24 @@ impl Dataset {
     }
 }
 
+/// What the format cannot hold of the drawn dimensions, in one line: a
+/// JPEG side is at most 65,535 pixels (PIL fails there too, after writing
+/// the files before it).
+pub fn check_generated(config: &Config) -> Result<(), String> {
+    if config.dataset.format != Format::Jpeg {
+        return Ok(());
+    }
+    let d = &config.dataset;
+    let (dims, _) = dimensions(config, d.num_files_train + d.num_files_eval);
+    match dims.iter().max() {
+        Some(&side) if side > u64::from(u16::MAX) => Err(format!(
+            "workload.dataset.format=jpeg: an image side of {side} pixels drawn from \
+             record_length_bytes; a JPEG side is at most 65535"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The index file DLIO keeps beside a TFRecord file:
 /// `<data_folder>/index/<split>/<name>.idx`.
 pub fn tfrecord_index(config: &Config, file: &FileSpec) -> String {

@@ -147,6 +147,9 @@ impl Tool for Dlio {
         let dir = a.config_dir.as_deref().map(Path::new);
         let loaded = config::load(&a.overrides, dir, &now).map_err(UsageError)?;
         config::validate(&loaded.config).map_err(UsageError)?;
+        if loaded.config.workflow.generate_data {
+            dataset::check_generated(&loaded.config).map_err(UsageError)?;
+        }
         let backend = backend_of(&loaded.config, a.modules).map_err(UsageError)?;
         Ok(Parsed::Run(DlioRun {
             loaded,

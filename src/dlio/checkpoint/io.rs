@@ -26,13 +26,31 @@ pub fn content(len: usize) -> Result<Arc<AlignedBuffer>, String> {
         return Ok(buf.clone());
     }
     let mut buf = AlignedBuffer::try_new(len.max(PAGE) as u64, PAGE)?;
-    for (i, word) in buf.as_mut_slice().chunks_mut(8).enumerate() {
-        let bytes = crate::random::splitmix64(i as u64 ^ 0xd110_c4e0).to_le_bytes();
-        word.copy_from_slice(&bytes[..word.len()]);
-    }
+    fill_content(buf.as_mut_slice());
     let buf = Arc::new(buf);
     *shared = Some(buf.clone());
     Ok(buf)
+}
+
+/// Random bytes, no two 4 KiB blocks equal: a random block of 1 MiB
+/// copied over and over (at memory speed: a hash per word cost as much as
+/// the write on tmpfs), 8 bytes at each 4 KiB boundary set to a hash of
+/// the position.
+fn fill_content(out: &mut [u8]) {
+    const BLOCK: usize = 1 << 20;
+    let mut block = vec![0u8; BLOCK.min(out.len())];
+    for (i, word) in block.chunks_mut(8).enumerate() {
+        let bytes = crate::random::splitmix64(i as u64 ^ 0xd110_c4e0).to_le_bytes();
+        word.copy_from_slice(&bytes[..word.len()]);
+    }
+    for (k, piece) in out.chunks_mut(BLOCK).enumerate() {
+        piece.copy_from_slice(&block[..piece.len()]);
+        for (j, page) in piece.chunks_mut(PAGE).enumerate() {
+            let mark = crate::random::splitmix64((k * BLOCK + j * PAGE) as u64).to_le_bytes();
+            let n = page.len().min(8);
+            page[..n].copy_from_slice(&mark[..n]);
+        }
+    }
 }
 
 /// What one task's files took and made.

@@ -145,18 +145,27 @@ fn workflows(config: &Config) -> Result<(), String> {
                 .into(),
         );
     }
-    let not_generated = match config.dataset.format {
-        Format::Hdf5 | Format::Hdf5Opt => Some("HDF5"),
-        Format::Jpeg | Format::Png => Some("JPEG and PNG"),
-        _ => None,
-    };
-    if let (true, Some(what)) = (w.generate_data, not_generated) {
-        return Err(format!(
-            "workload.dataset.format={}: {what} generation is not modelled by pario yet",
-            config.dataset.format.name()
-        ));
+    if w.generate_data {
+        generated(config)?;
     }
     Ok(())
+}
+
+/// The formats pario generates, and where.
+fn generated(config: &Config) -> Result<(), String> {
+    let format = config.dataset.format.name();
+    match config.dataset.format {
+        Format::Hdf5Opt => Err(format!(
+            "workload.dataset.format={format}: DLIO has no generator for it (hdf5 has one)"
+        )),
+        Format::Hdf5 if !cfg!(feature = "hdf5") => Err(format!(
+            "workload.dataset.format={format}: generating HDF5 needs pario built with --features hdf5"
+        )),
+        Format::Hdf5 if config.storage.storage_type == StorageType::S3 => Err(format!(
+            "workload.dataset.format={format}: HDF5 files are written by the HDF5 library on a file system, not on storage_type s3 (h5py's neither)"
+        )),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

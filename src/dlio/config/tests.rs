@@ -138,8 +138,11 @@ fn validation_and_the_workflows_this_build_runs() {
             "does not go with",
         ),
         (
-            vec!["workload=unet3d_datagen", "++workload.dataset.format=hdf5"],
-            "HDF5",
+            vec![
+                "workload=unet3d_datagen",
+                "++workload.dataset.format=hdf5_opt",
+            ],
+            "DLIO has no generator for it",
         ),
         (
             vec![

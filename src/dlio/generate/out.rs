@@ -11,6 +11,11 @@ use super::content::Call;
 
 /// Bytes per write.
 pub const CHUNK: usize = 4 << 20;
+/// A fill at least this long goes to the file straight from the content
+/// (fast), in pieces of [`CHUNK`], after what is buffered: as numpy's
+/// `write_array` writes an array's data past Python's file buffer, in
+/// pieces (of 16 MiB), after the small headers the buffer held.
+const DIRECT_FROM: u64 = 1 << 20;
 
 /// A sink of a file's bytes, in order.
 pub trait Out {
@@ -62,14 +67,39 @@ impl FileOut {
         if self.buf.is_empty() {
             return Ok(());
         }
+        let buf = std::mem::take(&mut self.buf);
+        let written = self.write_out(&buf);
+        self.buf = buf;
+        self.buf.clear();
+        written
+    }
+
+    /// Writes `bytes` at the end of what was written.
+    fn write_out(&mut self, bytes: &[u8]) -> io::Result<()> {
         if crate::signals::requested() {
             return Err(io::ErrorKind::Interrupted.into());
         }
         let file = self.file.as_mut().expect("open until closed");
-        write_fully(file.as_mut(), &self.buf, self.offset, Retry::Allowed)?;
-        self.offset += self.buf.len() as u64;
-        self.buf.clear();
+        write_fully(file.as_mut(), bytes, self.offset, Retry::Allowed)?;
+        self.offset += bytes.len() as u64;
         Ok(())
+    }
+
+    /// `len` bytes of `call` written from the content itself, when it
+    /// allows it; false when it does not (exact content).
+    fn fill_direct(&mut self, call: &mut Call<'_>, mut len: u64) -> io::Result<bool> {
+        if len < DIRECT_FROM || call.direct(0).is_none() {
+            return Ok(false);
+        }
+        self.flush()?;
+        while len > 0 {
+            let take = (CHUNK as u64).min(len) as usize;
+            let bytes = call.direct(take).expect("fast content");
+            sum(&mut self.crc, bytes);
+            self.write_out(bytes)?;
+            len -= bytes.len() as u64;
+        }
+        Ok(true)
     }
 
     /// Writes what is left and closes the file.
@@ -79,11 +109,16 @@ impl FileOut {
     }
 
     fn sum(&mut self, from: usize) {
-        match &mut self.crc {
-            Some(Running::Crc32c(crc)) => *crc = crc32c::crc32c_append(*crc, &self.buf[from..]),
-            Some(Running::Crc32(hasher)) => hasher.update(&self.buf[from..]),
-            None => {}
-        }
+        sum(&mut self.crc, &self.buf[from..]);
+    }
+}
+
+/// The running checksum, over `bytes` too.
+fn sum(crc: &mut Option<Running>, bytes: &[u8]) {
+    match crc {
+        Some(Running::Crc32c(crc)) => *crc = crc32c::crc32c_append(*crc, bytes),
+        Some(Running::Crc32(hasher)) => hasher.update(bytes),
+        None => {}
     }
 }
 
@@ -103,6 +138,9 @@ impl Out for FileOut {
     }
 
     fn fill(&mut self, call: &mut Call<'_>, mut len: u64) -> io::Result<()> {
+        if self.fill_direct(call, len)? {
+            return Ok(());
+        }
         while len > 0 {
             let from = self.buf.len();
             let take = ((CHUNK - from) as u64).min(len) as usize;
