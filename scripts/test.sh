@@ -11,10 +11,11 @@ cd "$(dirname "$0")/.."
 # images, chromium for the report's browser test and poppler-utils for its
 # printed page (pdftoppm, pdftotext), Slurm and munge for the Slurm group,
 # iproute2 for the multi-host group, MPICH beside Open MPI for the MPI group's
-# second run: Open MPI stays the default mpicc/mpirun); installed only when
-# missing and when we can.
+# second run: Open MPI stays the default mpicc/mpirun), zsh and fish for the
+# completions' tests; installed only when missing and when we can.
 packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config gcc bsdutils libhdf5-openmpi-dev
-          fonts-dejavu-core chromium poppler-utils slurm-wlm munge iproute2 mpich libmpich-dev)
+          fonts-dejavu-core chromium poppler-utils slurm-wlm munge iproute2 mpich libmpich-dev
+          zsh fish)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,5 +1,6 @@
 //! io500 under real `mpirun` (built with `--features mpi`): complete
-//! standard runs on 2 and 4 ranks, scaled down to seconds.
+//! standard runs on 2 and 4 ranks, scaled down to seconds, and `--plan` on
+//! 2 ranks.
 #![cfg(feature = "mpi")]
 
 use crate::common;
@@ -66,6 +67,43 @@ fn standard_runs_on_2_and_4_ranks() {
         assert_eq!(found, (ranks * matching) as u64, "{result}");
         assert!(!dir.path().join("data/M").exists());
     }
+}
+
+/// `--plan` on 2 ranks: the probes run on both, rank 0 alone prints the
+/// arithmetic and writes OUT.ini (rates over 2 tasks), nothing is left.
+#[test]
+fn a_plan_on_2_ranks_prints_once_and_leaves_nothing() {
+    let dir = tempdir().unwrap();
+    let text = format!(
+        "[global]\ndatadir = {d}/data\nresultdir = {d}/results\n[debug]\nstonewall-time = 1\n\
+         [ior-easy]\ntransferSize = 64k\nblockSize = 1m\n[mdtest-easy]\nn = 200\n\
+         [ior-hard]\nsegmentCount = 20\n[mdtest-hard]\nn = 200\n",
+        d = dir.path().display()
+    );
+    std::fs::write(dir.path().join("c.ini"), text).unwrap();
+    let bin = crate::common::bin("io500");
+    let run = common::mpirun(bin, dir.path(), 2, &["c.ini", "--plan=out.ini"], &[]);
+    run.ok();
+    for once in [
+        "io500 --plan: each phase probed",
+        "(stonewall-time 1 s, 2 tasks)",
+        "[probe] ior-easy-write ",
+        "[probe] mdtest-hard-write ",
+        "Proposed sizes",
+        "Predicted wall time of the run",
+        "The planned configuration: out.ini",
+    ] {
+        assert_eq!(
+            run.stdout.matches(once).count(),
+            1,
+            "{once}: {}",
+            run.stdout
+        );
+    }
+    let out = std::fs::read_to_string(dir.path().join("out.ini")).unwrap();
+    assert_eq!(out.matches(" over 2 tasks\n").count(), 4, "{out}");
+    pario::io500::config::Config::parse("out.ini", &out).unwrap();
+    assert_eq!(common::entries(dir.path()), ["c.ini", "out.ini"]);
 }
 
 /// The concurrent phase (pario's extension) on 4 ranks: its groups on

@@ -161,6 +161,15 @@ fn a_plan_refuses_what_it_cannot_do_before_probing() {
     r.fails(2, "not with --dry-run");
     let r = io500(dir.path(), 1, &[&cfg, "--plan="]);
     assert_eq!(r.status, 2, "{}", r.stderr);
+    // A phase on S3 while [global] api keeps the data on a file system
+    // (the configuration rewritten in place).
+    let api = "S3-libs3 --S3-libs3.host=127.0.0.1:9 --S3-libs3.access-key=k \
+               --S3-libs3.secret-key=hidden";
+    let mixed = config(dir.path(), &format!("[ior-easy]\nAPI = {api}\n"));
+    let r = io500(dir.path(), 1, &[&mixed, "--plan"]);
+    r.fails(2, "a phase's API = S3-libs3 --S3-libs3.host=127.0.0.1:9");
+    assert!(r.stderr.contains("is on other storage"), "{}", r.stderr);
+    assert!(!r.stderr.contains("hidden"), "{}", r.stderr);
     assert_eq!(entries(dir.path()), ["config.ini", "taken.ini"]);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("taken.ini")).unwrap(),

@@ -4,7 +4,8 @@
 //! with the shape of IO500's contrib/s3 ini (`api = S3-libs3
 //! --S3-libs3.host=...`, a plain datadir). Find counts every file the run
 //! made and the matching ones a file system's find would; the secret is in
-//! no result file; nothing is left in the server.
+//! no result file; nothing is left in the server. `--plan` probes over S3
+//! with the first run's server.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -100,12 +101,43 @@ pub fn check(run: &Run, results: &Path, api: &str, tasks: usize) {
     assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET));
 }
 
+/// `--plan` over S3: the probes run on the store under a prefix of their
+/// own, the plan is printed and written, and nothing is left in the
+/// server nor beside the configuration (their local result files in
+/// `resultdir/plan-<stamp>` removed, with the resultdir made for them).
+fn plan(server: &Server, dir: &Path, cfg: &str) {
+    let args = [cfg, "--plan=plan.ini", "--timestamp=P"];
+    let run = io500(dir, &args, &server.env());
+    run.ok();
+    for phase in [
+        "ior-easy-write",
+        "mdtest-easy-write",
+        "ior-hard-write",
+        "mdtest-hard-write",
+        "find",
+    ] {
+        let line = format!("[probe] {phase} ");
+        assert!(run.stdout.contains(&line), "{}", run.stdout);
+    }
+    assert!(
+        run.stdout.contains("Predicted wall time of the run"),
+        "{}",
+        run.stdout
+    );
+    let planned = std::fs::read_to_string(dir.join("plan.ini")).unwrap();
+    assert_eq!(planned.matches("# plan-rate ").count(), 4, "{planned}");
+    assert!(planned.contains("api = S3 --s3.max-pending=2"), "{planned}");
+    server.assert_empty("the plan");
+    assert_eq!(common::entries(dir), ["config.ini", "plan.ini"]);
+}
+
 #[test]
 fn a_standard_run_over_s3_runs_every_phase_and_leaves_nothing() {
     let server = Server::shared(&[]);
     let dir = tempfile::tempdir().unwrap();
     let global = format!("datadir = s3://{BUCKET}/io500\napi = S3 --s3.max-pending=2");
     let cfg = config(dir.path(), &global);
+    plan(&server, dir.path(), &cfg);
     let run = io500(dir.path(), &[&cfg, "--timestamp=T1"], &server.env());
     check(&run, &dir.path().join("results/T1"), "S3", TASKS);
     let result = std::fs::read_to_string(dir.path().join("results/T1/result.txt")).unwrap();

@@ -11,6 +11,7 @@ pub mod aio;
 pub mod config;
 pub mod cpath;
 pub mod dummy;
+pub mod featured;
 pub mod listing;
 pub mod mmap;
 pub mod namespace;

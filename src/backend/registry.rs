@@ -6,7 +6,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::config::{BackendInfo, Capabilities, Config, Context, Demands, Given};
+use super::config::{BackendInfo, Capabilities, Config, Context, Demands, Given, Module};
+use super::featured::{Featured, FEATURED};
 use super::Backend;
 use crate::options::ModuleOption;
 
@@ -27,32 +28,15 @@ pub fn registry() -> &'static [BackendInfo] {
     ]
 }
 
-/// An IOR API that a rebuild of pario adds.
-struct Rebuild {
-    name: &'static str,
-    why: &'static str,
-    feature: &'static str,
-    capabilities: Capabilities,
+/// The backends a cargo feature adds that this build lacks.
+fn unbuilt() -> impl Iterator<Item = &'static Featured> {
+    FEATURED.iter().filter(|f| !built(f.name))
 }
 
-/// IOR APIs that a rebuild of pario adds.
-const REBUILD: &[Rebuild] = &[
-    #[cfg(not(feature = "mpi"))]
-    Rebuild {
-        name: "MPIIO",
-        why: "needs MPI: rebuild pario with '--features mpi'",
-        feature: "mpi",
-        capabilities: super::config::MPIIO_CAPABILITIES,
-    },
-    #[cfg(not(feature = "hdf5"))]
-    Rebuild {
-        name: "HDF5",
-        why: "needs parallel HDF5: rebuild pario with '--features hdf5' \
-              (Debian: libhdf5-openmpi-dev)",
-        feature: "hdf5",
-        capabilities: super::config::HDF5_CAPABILITIES,
-    },
-];
+/// Whether this build has the backend `name`.
+fn built(name: &str) -> bool {
+    registry().iter().any(|b| b.name == name)
+}
 
 /// Other IOR APIs, which pario does not have.
 const NOT_SUPPORTED: &[&str] = &[
@@ -62,7 +46,7 @@ const NOT_SUPPORTED: &[&str] = &[
 /// Why this build cannot run `api`.
 fn missing(api: &str) -> String {
     let names: Vec<&str> = registry().iter().map(|b| b.name).collect();
-    if let Some(r) = REBUILD.iter().find(|r| r.name.eq_ignore_ascii_case(api)) {
+    if let Some(r) = unbuilt().find(|r| r.name.eq_ignore_ascii_case(api)) {
         return format!("-a {api}: this API {}", r.why);
     }
     if NOT_SUPPORTED.iter().any(|n| n.eq_ignore_ascii_case(api)) {
@@ -76,27 +60,61 @@ fn missing(api: &str) -> String {
 
 /// The backend a module option belongs to (`posix.odirect` → POSIX): the
 /// first of the registry that takes it (a backend that takes another's
-/// options comes after it).
+/// options comes after it), or a backend a cargo feature adds.
 pub fn module_of(option: &str) -> Option<&'static str> {
     registry()
         .iter()
         .find(|b| b.options.takes(option))
         .map(|b| b.name)
+        .or_else(|| {
+            FEATURED
+                .iter()
+                .find(|f| f.options.takes(option))
+                .map(|f| f.name)
+        })
+}
+
+/// Every backend's options table, built or not, in the same order in
+/// every build (a cargo feature's backends last, from their plain-data
+/// tables), with the cargo feature it needs.
+fn tables() -> impl Iterator<Item = (&'static str, &'static dyn Module, Option<&'static str>)> {
+    let plain = registry()
+        .iter()
+        .filter(|b| FEATURED.iter().all(|f| f.name != b.name))
+        .map(|b| (b.name, b.options, None));
+    plain.chain(
+        FEATURED
+            .iter()
+            .map(|f| (f.name, f.options, Some(f.feature))),
+    )
+}
+
+/// Every backend's name, built or not, in [`all_module_options`]'s order
+/// (the reference's sections).
+pub fn documented_backends() -> Vec<&'static str> {
+    tables().map(|(name, _, _)| name).collect()
 }
 
 /// The module options of every backend, each once, with the backend it
-/// belongs to (for the option grammars and their help). A backend that
-/// takes another's option with a default of its own (S3-libs3's
-/// `s3.layout`) has it said in the option's help: `(-a S3-libs3:
-/// fragments)`.
+/// belongs to (for the option grammars and their help), in every build:
+/// a cargo feature's backend's options say so in their help (`(needs a
+/// build with --features mpi)`). A backend that takes another's option with a default of
+/// its own (S3-libs3's `s3.layout`) has it said in the option's help:
+/// `(-a S3-libs3: fragments)`.
 pub fn all_module_options() -> impl Iterator<Item = (&'static str, ModuleOption)> {
     let mut listed: Vec<(&str, ModuleOption)> = Vec::new();
-    for b in registry() {
-        for o in b.options.options() {
+    for (name, options, feature) in tables() {
+        for mut o in options.options() {
             match listed.iter_mut().find(|(_, l)| l.name == o.name) {
-                None => listed.push((b.name, o)),
+                None => {
+                    if let Some(feature) = feature {
+                        let note = format!(" (needs a build with --features {feature})");
+                        o.help.to_mut().push_str(&note);
+                    }
+                    listed.push((name, o))
+                }
                 Some((_, l)) if l.shown != o.shown => {
-                    let own = format!(" (-a {}: {})", b.name, o.shown);
+                    let own = format!(" (-a {name}: {})", o.shown);
                     l.help.to_mut().push_str(&own);
                 }
                 Some(_) => {}
@@ -128,6 +146,33 @@ pub fn names_with(wanted: fn(&Capabilities) -> bool) -> Vec<&'static str> {
         .collect()
 }
 
+/// The `-a` help's list, the same in every build: every backend that has
+/// what `wanted` asks for, built or not, the ones a cargo feature adds
+/// last with the build they need (`POSIX|...|MPIIO|HDF5 (MPIIO: --features
+/// mpi; HDF5: --features hdf5)`).
+pub fn api_list(wanted: fn(&Capabilities) -> bool) -> String {
+    let plain = registry()
+        .iter()
+        .filter(|b| wanted(&b.capabilities) && FEATURED.iter().all(|f| f.name != b.name));
+    let featured: Vec<&Featured> = FEATURED
+        .iter()
+        .filter(|f| wanted(&f.capabilities))
+        .collect();
+    let names: Vec<&str> = plain
+        .map(|b| b.name)
+        .chain(featured.iter().map(|f| f.name))
+        .collect();
+    let mut out = names.join("|");
+    if !featured.is_empty() {
+        let needs: Vec<String> = featured
+            .iter()
+            .map(|f| format!("{}: --features {}", f.name, f.feature))
+            .collect();
+        out.push_str(&format!(" ({})", needs.join("; ")));
+    }
+    out
+}
+
 /// Like [`names_with`], and where this build has none, the backends a
 /// rebuild would add (for messages that say what to use instead).
 pub fn names_able(wanted: fn(&Capabilities) -> bool) -> Vec<&'static str> {
@@ -135,8 +180,7 @@ pub fn names_able(wanted: fn(&Capabilities) -> bool) -> Vec<&'static str> {
     if !built.is_empty() {
         return built;
     }
-    REBUILD
-        .iter()
+    unbuilt()
         .filter(|r| wanted(&r.capabilities))
         .map(|r| r.name)
         .collect()
@@ -206,7 +250,7 @@ impl Choice {
 /// Why `--name` is refused: its backend is not in this build.
 fn not_built(name: &str) -> String {
     let owner = name.split('.').next().unwrap_or(name).to_uppercase();
-    let feature = REBUILD
+    let feature = FEATURED
         .iter()
         .find(|r| r.name == owner)
         .map_or("mpi", |r| r.feature);
@@ -228,8 +272,10 @@ pub fn configure(api: &str, options: &Given) -> Result<Choice, String> {
         .map_err(|e| format!("-a {}: {e}", info.name))?;
     if let Some(name) = options.keys().find(|name| !info.options.takes(name)) {
         return Err(match module_of(name) {
-            Some(owner) => format!("--{name} applies to -a {owner}, not -a {}", info.name),
-            None => not_built(name),
+            Some(owner) if built(owner) => {
+                format!("--{name} applies to -a {owner}, not -a {}", info.name)
+            }
+            _ => not_built(name),
         });
     }
     Ok(Choice {
@@ -298,6 +344,35 @@ mod tests {
         assert!(layout.1.help.ends_with(" (-a S3-libs3: fragments)"));
         let odirect = listed.iter().find(|(_, o)| o.name == "posix.odirect");
         assert!(!odirect.unwrap().1.help.contains("(-a"));
+    }
+
+    #[test]
+    fn a_features_backends_options_are_known_to_every_build() {
+        let listed: Vec<(&str, ModuleOption)> = all_module_options().collect();
+        let chunk = listed.iter().find(|(_, o)| o.name == "hdf5.chunkSize");
+        let (owner, chunk) = chunk.expect("HDF5's table in every build");
+        assert_eq!(*owner, "HDF5");
+        assert!(chunk
+            .help
+            .ends_with(" (needs a build with --features hdf5)"));
+        assert_eq!(module_of("MPIIO.showhints"), Some("MPIIO"));
+        let names = documented_backends();
+        assert_eq!(names[names.len() - 2..], ["MPIIO", "HDF5"]);
+        assert_eq!(
+            api_list(|_| true),
+            "POSIX|AIO|DUMMY|MMAP|S3|S3-libs3|S3-curl|MPIIO|HDF5 \
+             (MPIIO: --features mpi; HDF5: --features hdf5)"
+        );
+        assert_eq!(
+            api_list(|c| c.metadata),
+            "POSIX|AIO|DUMMY|S3|S3-libs3|S3-curl"
+        );
+        let hints = given(&[("mpiio.showHints", "1")]);
+        let e = configure("POSIX", &hints).unwrap_err();
+        match cfg!(feature = "mpi") {
+            true => assert_eq!(e, "--mpiio.showHints applies to -a MPIIO, not -a POSIX"),
+            false => assert!(e.contains("rebuild with '--features mpi'"), "{e}"),
+        }
     }
 
     #[test]

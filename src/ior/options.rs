@@ -73,7 +73,7 @@ pub fn grammar() -> Grammar<IorParams> {
         long_flag(&["dryRun"], "do not perform any I/Os just run evtl. inputs print dummy output", on(|p| &mut p.transfers.dry_run)),
         long_flag(&["allocateBufferOnGPU"], "Allocate the buffer on the GPU.", refused("GPU buffers are not supported by pario")),
         // Options with values.
-        value('a', &["api"], format!("API for I/O [{}]", registry::names_with(|_| true).join("|")), text(|p| &mut p.api, "API name")),
+        value('a', &["api"], format!("API for I/O [{}]", registry::api_list(|_| true)), text(|p| &mut p.api, "API name")),
         value('A', &["refNum"], "refNum -- user supplied reference number to include in the summary", parsed(|p| &mut p.output.reference_number, parse_int)),
         value('b', &["blockSize"], "blockSize -- contiguous bytes to write per task  (e.g.: 8, 4k, 2m, 1g)", parsed(|p| &mut p.geometry.block_size, parse_size)),
         value('d', &["interTestDelay"], "interTestDelay -- delay between reps in seconds", parsed(|p| &mut p.phases.inter_test_delay, parse_seconds)),

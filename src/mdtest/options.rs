@@ -17,7 +17,7 @@ use super::params::MdtestParams;
 /// The table of every mdtest option, in mdtest's help order.
 pub fn grammar() -> Grammar<MdtestParams> {
     let mut specs: Vec<OptSpec<MdtestParams>> = vec![
-        value('a', &["api"], format!("API for I/O [{}]", registry::names_with(|c| c.metadata).join("|")), text(|p| &mut p.api, "API name")),
+        value('a', &["api"], format!("API for I/O [{}]", registry::api_list(|c| c.metadata)), text(|p| &mut p.api, "API name")),
         value('b', &["branchingFactor"], "branching factor of hierarchical directory structure", parsed(|p| &mut p.tree.branch_factor, parse_non_negative)),
         value('d', &["directory"], "directory or multiple directories where the test will run [dir|dir1@dir2@dir3...]", shown("./out", set(|p, s| {
             let v = s.value();

@@ -24,7 +24,7 @@ fn no_gpu(s: Setting<'_>) -> Result<(), String> {
 pub fn grammar() -> Grammar<MdwParams> {
     let mut specs: Vec<OptSpec<MdwParams>> = vec![
         value('O', &["offset"], "Offset in o.i.rank to use for the selection of the rank", parsed(|p| &mut p.offset, parse_int)),
-        value('a', &["api"], format!("The API (plugin) to use for the benchmark [{}]", registry::names_with(|c| c.metadata).join("|")), text(|p| &mut p.api, "API name")),
+        value('a', &["api"], format!("The API (plugin) to use for the benchmark [{}]", registry::api_list(|c| c.metadata)), text(|p| &mut p.api, "API name")),
         value('I', &["obj-per-proc"], "Number of I/O operations per data set", parsed(|p| &mut p.objects, parse_count)),
         value('L', &["latency"], "Measure the latency for individual operations, prefix the result files with the provided filename", set(|p, s| {
             let v = s.value().trim();

@@ -27,14 +27,13 @@ use mpi::traits::*;
 
 use super::config::HDF5_CAPABILITIES;
 use super::cpath::path_of;
+use super::featured::{hdf5_options as options, Hdf5Options};
 use super::mpiio::ffi::{comm_self, MPI_Comm, RawComm};
 use super::mpiio::{hints_from_env, parse_hints, print_hints};
 use super::namespace::{Namespace, PosixNamespace};
 use super::{Backend, BackendInfo, Config, Context, Demands, File, OpenSpec, Typed};
 use crate::comm::mpi::MpiComm;
 use crate::console::TaskLines;
-use crate::options::{long_flag, long_value, on, parsed, shown, some, OptSpec};
-use crate::units::parse_size;
 
 pub const INFO: BackendInfo = BackendInfo {
     name: "HDF5",
@@ -44,80 +43,6 @@ pub const INFO: BackendInfo = BackendInfo {
         configure,
     },
 };
-
-/// HDF5's options.
-#[derive(Debug, Clone)]
-pub struct Hdf5Options {
-    /// `--hdf5.hintsFileName`: MPI hints, as MPI-IO's.
-    pub hints_file: Option<String>,
-    pub show_hints: bool,
-    pub collective_metadata: bool,
-    /// Refused, as by IOR.
-    pub individual_data_sets: bool,
-    /// Bytes; 1: none.
-    pub set_alignment: u64,
-    pub no_fill: bool,
-    /// Elements per chunk; 0: contiguous datasets.
-    pub chunk_size: u64,
-}
-
-impl Default for Hdf5Options {
-    fn default() -> Self {
-        Hdf5Options {
-            hints_file: None,
-            show_hints: false,
-            collective_metadata: false,
-            individual_data_sets: false,
-            set_alignment: 1,
-            no_fill: false,
-            chunk_size: 0,
-        }
-    }
-}
-
-/// `--hdf5.setAlignment`: a size of at least one byte.
-fn alignment(value: &str) -> Result<u64, String> {
-    match parse_size(value)? {
-        0 => Err("the alignment must be at least 1 byte".into()),
-        n => Ok(n),
-    }
-}
-
-fn options() -> Vec<OptSpec<Hdf5Options>> {
-    vec![
-        long_value(
-            &["hdf5.hintsFileName"],
-            "Full name for hints file",
-            shown("STRING", some(|o| &mut o.hints_file, |v| Ok(v.to_string()))),
-        ),
-        long_flag(&["hdf5.showHints"], "Show hints", on(|o| &mut o.show_hints)),
-        long_flag(
-            &["hdf5.collectiveMetadata"],
-            "Use collectiveMetadata (available since HDF5-1.10.0)",
-            on(|o| &mut o.collective_metadata),
-        ),
-        long_flag(
-            &["hdf5.individualDataSets"],
-            "Datasets not shared by all procs [not working] (refused, as by IOR)",
-            on(|o| &mut o.individual_data_sets),
-        ),
-        long_value(
-            &["hdf5.setAlignment"],
-            "HDF5 alignment in bytes (e.g.: 8, 4k, 2m, 1g)",
-            parsed(|o| &mut o.set_alignment, alignment),
-        ),
-        long_flag(
-            &["hdf5.noFill"],
-            "No fill in HDF5 file creation",
-            on(|o| &mut o.no_fill),
-        ),
-        long_value(
-            &["hdf5.chunkSize"],
-            "Chunk size in elements (0: contiguous datasets)",
-            parsed(|o| &mut o.chunk_size, parse_size),
-        ),
-    ]
-}
 
 /// HDF5's options, checked; MPI hints are read here, before anything runs.
 fn configure(o: Hdf5Options) -> Result<Box<dyn Config>, String> {

@@ -21,10 +21,10 @@ use mpi::traits::*;
 
 use super::config::MPIIO_CAPABILITIES;
 use super::cpath::path_of;
+use super::featured::{mpiio_options as options, MpiioOptions};
 use super::namespace::{Namespace, PosixNamespace};
 use super::{Access, Backend, BackendInfo, BlockView, Config, Context, File, OpenSpec, Typed};
 use crate::comm::mpi::MpiComm;
-use crate::options::{long_flag, long_value, on, shown, some, OptSpec};
 use ffi::{c_string, FileHandle, Info, RawComm};
 
 pub const INFO: BackendInfo = BackendInfo {
@@ -35,41 +35,6 @@ pub const INFO: BackendInfo = BackendInfo {
         configure,
     },
 };
-
-/// MPI-IO's options.
-#[derive(Debug, Clone, Default)]
-pub struct MpiioOptions {
-    pub show_hints: bool,
-    pub preallocate: bool,
-    pub use_file_view: bool,
-    /// `--mpiio.hintsFileName`: lines `IOR_HINT__MPI__key=value`.
-    pub hints_file: Option<String>,
-}
-
-fn options() -> Vec<OptSpec<MpiioOptions>> {
-    vec![
-        long_flag(
-            &["mpiio.showHints"],
-            "Show MPI hints",
-            on(|o| &mut o.show_hints),
-        ),
-        long_flag(
-            &["mpiio.preallocate"],
-            "Preallocate file size",
-            on(|o| &mut o.preallocate),
-        ),
-        long_flag(
-            &["mpiio.useFileView"],
-            "Use MPI_File_set_view",
-            on(|o| &mut o.use_file_view),
-        ),
-        long_value(
-            &["mpiio.hintsFileName"],
-            "Full name for hints file",
-            shown("STRING", some(|o| &mut o.hints_file, |v| Ok(v.to_string()))),
-        ),
-    ]
-}
 
 /// Prefix of hints in the environment and in hints files.
 const HINT_PREFIX: &str = "IOR_HINT__MPI__";

@@ -76,8 +76,8 @@ pub(super) fn reference(pages: &[Page], backends: &[(&'static str, Vec<Documente
          the man pages in [man/](man/) come from the same tables). Do not edit:\n\
          regenerate with `cargo run --bin pario -- help --write .` (a test compares).\n\
          Every program also takes `-h` (its options, with defaults) and `--version`.\n\
-         Backends behind a cargo feature (`MPIIO`, `HDF5`) are listed in builds with\n\
-         it.\n\n",
+         Backends behind a cargo feature (`MPIIO`, `HDF5`) are listed in every\n\
+         build; their options say which build they need.\n\n",
     );
     for page in pages {
         out.push_str(&format!(

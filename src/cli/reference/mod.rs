@@ -114,13 +114,14 @@ fn pages() -> Vec<Page> {
     TOOLS.iter().map(page).collect()
 }
 
-/// Every backend of this build with its options, in registry order (the
-/// backends' own tables, as the tools' grammars take them).
+/// Every backend with its options, those a cargo feature adds included
+/// (the same in every build), in the grammars' order (the backends' own
+/// tables, as the tools' grammars take them).
 fn backends() -> Vec<(&'static str, Vec<Documented>)> {
     let specs = module_specs(backend::all_module_options()).collect();
-    let mut out: Vec<(&'static str, Vec<Documented>)> = backend::registry()
-        .iter()
-        .map(|b| (b.name, Vec::new()))
+    let mut out: Vec<(&'static str, Vec<Documented>)> = backend::registry::documented_backends()
+        .into_iter()
+        .map(|name| (name, Vec::new()))
         .collect();
     for option in Grammar::<()>::new("backends", specs).documented() {
         if let Some((_, list)) = out.iter_mut().find(|(name, _)| *name == option.module) {

@@ -3,7 +3,8 @@
 //! and options, the run's own phase runner), then each write phase's size
 //! for the stonewall with a margin and the run's predicted wall time, the
 //! arithmetic printed; `OUT.ini` is the configuration with those sizes,
-//! and the probed rates the run's pre-flight check reads back.
+//! and the probed rates the run's pre-flight check reads back. On a file
+//! system or over S3, on threads or MPI ranks (rank 0 prints and writes).
 //!
 //! [`probe`] runs the probes; [`sizing`] is the arithmetic; [`ini`] writes
 //! the planned configuration and reads its rates back.
@@ -21,14 +22,17 @@ use sizing::{Plan, Probe};
 
 /// Why `--plan` cannot run with `r`, or where it would write over a file.
 pub fn refusal(r: &Io500Run, out: Option<&str>) -> Option<String> {
-    let apis = crate::io500::phases::PHASES
+    use crate::io500::storage::is_s3;
+    let on_s3 = is_s3(r.config.value("global", "api"));
+    let mut apis = crate::io500::phases::PHASES
         .iter()
         .map(|p| r.config.api_for(p.name, p.group));
-    if apis
-        .chain([r.config.value("global", "api").to_string()])
-        .any(|a| crate::io500::storage::is_s3(&a))
-    {
-        return Some("--plan: not over S3 yet (a file system's datadir only)".into());
+    if let Some(api) = apis.find(|a| is_s3(a) != on_s3) {
+        return Some(format!(
+            "--plan: the probes run where [global] api keeps the data: a phase's API = {} \
+             is on other storage (set both on S3, or both on a file system)",
+            crate::io500::storage::redacted(&api)
+        ));
     }
     if r.dry_run || r.cleanup {
         return Some("--plan runs its own probes: not with --dry-run or --cleanup".into());
