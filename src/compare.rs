@@ -154,7 +154,8 @@ pub fn main(args: &[String]) -> std::process::ExitCode {
 const ABOUT: &str = "Usage: pario compare A.json B.json [--json]
 
 For each figure both results have (ior's accesses, mdtest's operations,
-md-workbench's phases, io500's phases), each side's median, range and
+md-workbench's phases, io500's phases, dlio_benchmark's AU, samples/s and
+checkpoint GB/s), each side's median, range and
 coefficient of variation over its repetitions, B's median over A's with
 that ratio's 95 % confidence interval (exact, from the ranks), and a
 verdict: B faster or slower only when the whole interval lies beyond the
@@ -227,10 +228,7 @@ fn run(args: &[String]) -> Result<String, String> {
     let [a_path, b_path] = &a.files[..] else {
         return Err(TWO_FILES.into());
     };
-    let load = |path: &str| match dlio::read(path)? {
-        Some(r) => Ok(collect(&dlio::samples(&r))),
-        None => ResultFile::read(path).map(|doc| figures(&doc)),
-    };
+    let load = |path: &str| ResultFile::read(path).map(|doc| figures(&doc));
     let rows = compare(&load(a_path)?, &load(b_path)?);
     if rows.is_empty() {
         return Err(format!("{a_path} and {b_path} have no figure in common"));

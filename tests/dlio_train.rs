@@ -24,7 +24,7 @@ fn dlio(dir: &Path, tasks: usize, args: &[&str], env: &[(&str, &str)]) -> Run {
 
 /// A tiny unet3d: 8 npz files of about 40 KB, batch 2, no computation, a
 /// 10 KiB model checkpoint after epoch 2.
-const UNET3D: &[&str] = &[
+pub(crate) const UNET3D: &[&str] = &[
     "workload=unet3d_h100",
     "++workload.dataset.data_folder=data",
     "++workload.dataset.num_files_train=8",

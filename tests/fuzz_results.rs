@@ -228,6 +228,7 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
         "report/mdtest.json",
         "report/md-workbench.json",
         "report/io500.json",
+        "report/dlio.json",
         "compare/a.json",
     ]
     .iter()
@@ -485,7 +486,7 @@ fn damaged_files_are_refused_in_one_line_naming_them() {
         (
             "concurrent.json",
             concurrent.to_string(),
-            "concurrent.json: not a result document of ior, mdtest, md-workbench or io500",
+            "concurrent.json: not a result document of ior, mdtest, md-workbench, io500 or dlio_benchmark",
         ),
     ];
     for (name, text, message) in &damaged {

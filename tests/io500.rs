@@ -269,6 +269,9 @@ fn a_standard_run_scores_every_phase_and_leaves_only_results() {
         );
     }
     assert!(phases[0]["report"]["tests"][0]["Results"].is_array());
+    // Where it ran, once for the run: not in each phase's report.
+    crate::system_record::check_system(&json["system"], dir.path());
+    assert!(phases[0]["report"]["pario"].get("system").is_none());
     assert_eq!(
         phases[1]["report"]["tests"][0]["iterations"][0]["phases"][0]["operation"],
         "File creation"

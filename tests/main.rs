@@ -59,6 +59,7 @@ mod s3_io500;
 mod signals;
 mod stonewall;
 mod sweep;
+mod system_record;
 mod timeline;
 
 // The source and documents themselves.

@@ -302,3 +302,66 @@ fn check_png(bytes: &[u8], height: u32) {
     // Points, axes and text: far more than a few stray pixels.
     assert!(other > 5_000, "{other} pixels differ from the background");
 }
+
+/// What makes the tiny unet3d of `dlio_train` one run: generated and
+/// trained (8 npz files of 40 KB, 2 epochs, a 10 KiB checkpoint).
+const DLIO_ONE_RUN: &[&str] = &[
+    "++workload.workflow.generate_data=True",
+    "++hydra.run.dir=out",
+    "--summaryFormat=JSON",
+    "--summaryFile=a.json",
+];
+
+/// dlio_benchmark's result is a row of the overview (AU, samples/s,
+/// checkpoint GB/s), its figures are charted and its details shown; its
+/// JSON records where it ran, and the report names what differs between
+/// two results' systems (one edited to another kernel).
+#[test]
+fn dlio_results_are_reported_with_their_systems() {
+    let scratch = common::scratch("report-dlio");
+    let d = scratch.path();
+    let run = std::process::Command::new(common::bin("pario"))
+        .arg("dlio")
+        .args(crate::dlio_train::UNET3D)
+        .args(DLIO_ONE_RUN)
+        .current_dir(d)
+        .env("PARIO_TASKS", "2")
+        .output()
+        .unwrap();
+    common::finish(run).ok();
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("a.json")).unwrap()).unwrap();
+    crate::system_record::check_system(&doc["system"], d);
+    doc["system"]["clients"][0]["kernel"] = "6.99.0-test x86_64".into();
+    std::fs::write(d.join("b.json"), doc.to_string()).unwrap();
+    let r = pario(
+        d,
+        &[
+            "report", "--label", "A", "a.json", "--label", "B", "b.json", "-o", "r.html",
+        ],
+    );
+    r.ok();
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    check_self_contained(&html);
+    let row = overview_of(&html, "A");
+    assert!(row.contains("dlio_benchmark · a.json"), "{row}");
+    for figure in ["train AU", "train throughput", "checkpoint save"] {
+        assert!(row.contains(figure), "{figure}: {row}");
+        let chart = format!("data-chart=\"dlio_benchmark {figure}");
+        assert!(html.contains(&chart), "{chart}");
+    }
+    assert!(row.contains("unet3d_h100 workload"), "{row}");
+    let systems = &html[html.find("<p class=\"note system\">").unwrap()..];
+    let systems = &systems[..systems.find("</p>").unwrap()];
+    let kernel = rustix::system::uname()
+        .release()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        systems.contains(&format!("<b>Systems differ:</b> kernel {kernel}")),
+        "{systems}"
+    );
+    assert!(systems.contains(" vs 6.99.0-test x86_64."), "{systems}");
+    assert_eq!(html.matches("<h4>System</h4>").count(), 2);
+    assert!(html.contains("<td>file system</td>"));
+}

@@ -345,6 +345,14 @@ fn the_secret_appears_in_no_output() {
             path.display()
         );
     }
+    // The run's system names the object store (its endpoint), not the
+    // file system of the directory the run started in.
+    let json = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let system = &json["pario"]["system"];
+    let store = system["object_store"].as_str().unwrap_or_default();
+    assert!(store.contains(server.host()), "{system}");
+    assert!(system["clients"][0]["file_system"].is_null(), "{system}");
     server.assert_clean("sec/");
 }
 

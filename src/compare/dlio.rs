@@ -1,35 +1,18 @@
-//! dlio_benchmark's result document, read back through the report type
-//! that wrote it (`DlioReport`), and its figures for `compare`: training's
+//! dlio_benchmark's result document (read back through the report type
+//! that wrote it, `DlioReport`, as `ResultFile::Dlio`) and its figures for
+//! `compare` and `report`: training's
 //! and evaluation's AU and samples/s per epoch (the epochs are the
 //! repetitions) and each checkpoint's GB/s (saved during training, or saved
 //! and loaded by a checkpoint-only run).
 
 use serde_json::Value;
 
-use crate::concurrent::tools::{self, Sample};
+use crate::concurrent::tools::Sample;
 use crate::dlio::report::DlioReport;
 
 /// Whether `doc` is dlio_benchmark's.
 pub fn is_dlio(doc: &Value) -> bool {
     doc["tool"] == "dlio_benchmark"
-}
-
-/// The dlio_benchmark result in `doc`, typed (`None`: another tool's).
-pub fn typed(doc: &Value) -> Result<Option<Box<DlioReport>>, String> {
-    match is_dlio(doc) {
-        true => tools::typed(doc).map(Some),
-        false => Ok(None),
-    }
-}
-
-/// The dlio_benchmark result at `path` (`None`: another tool's file, or
-/// no JSON at all, which `ResultFile` names).
-pub fn read(path: &str) -> Result<Option<Box<DlioReport>>, String> {
-    let text = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    let Ok(doc) = serde_json::from_slice::<Value>(&text) else {
-        return Ok(None);
-    };
-    typed(&doc).map_err(|e| format!("{path}: {e}"))
 }
 
 /// Every repetition of every figure of a dlio_benchmark result.
@@ -73,7 +56,8 @@ mod tests {
         }];
         r.training = Some(t);
         let doc = serde_json::to_value(&r).expect("serialises");
-        let back = typed(&doc).expect("reads back").expect("dlio's");
+        assert!(is_dlio(&doc));
+        let back: Box<DlioReport> = crate::concurrent::tools::typed(&doc).expect("reads back");
         let got: Vec<(String, String, Option<f64>)> = samples(&back)
             .into_iter()
             .map(|s| (s.figure, s.unit, s.value))

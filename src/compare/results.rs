@@ -1,23 +1,27 @@
 //! A result file of any of pario's tools, read back through the types that
 //! wrote it (ior's, mdtest's and md-workbench's reports, io500's
-//! `result.json`), and its samples: every repetition of every figure, in
-//! the file's order, the one walk `compare` and `report` share.
+//! `result.json`, dlio_benchmark's pario JSON), and its samples: every
+//! repetition of every figure, in the file's order, the one walk `compare`
+//! and `report` share.
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::concurrent::tools::{self, Row, ToolReport};
+use crate::dlio::report::DlioReport;
 use crate::io500::json::{PhaseJson, ResultJson, ScoreJson};
 use crate::ior::results::TaskSpread;
 use crate::ior::stonewall_result::StonewallResult;
 use crate::latency::Percentiles;
 use crate::pagecache::CacheReport;
+use crate::run::system::System;
 
 /// A result file, read.
 #[derive(Debug, Clone)]
 pub enum ResultFile {
     Tool(ToolReport),
     Io500(Box<ResultJson>),
+    Dlio(Box<DlioReport>),
 }
 
 /// One repetition of a figure of a result file.
@@ -32,6 +36,9 @@ pub enum Source<'a> {
     Io500Phase(&'a PhaseJson),
     /// io500's score.
     Io500Score(&'a ScoreJson),
+    /// A figure of dlio_benchmark's (an epoch's AU or samples/s, a
+    /// checkpoint's GB/s).
+    Dlio,
 }
 
 /// The keys only io500's `result.json` has at its top.
@@ -40,11 +47,8 @@ struct Io500Layout {
     config_hash: Option<IgnoredAny>,
 }
 
-const NOT_A_RESULT: &str = "not a result document of ior, mdtest, md-workbench or io500";
-
-/// What the readers other than `compare` say of a dlio_benchmark result.
-const DLIO: &str =
-    "a dlio_benchmark result: pario report does not read those yet (pario compare does)";
+const NOT_A_RESULT: &str =
+    "not a result document of ior, mdtest, md-workbench, io500 or dlio_benchmark";
 
 impl ResultFile {
     /// The file at `path`; an error is one line naming the file and, when
@@ -60,7 +64,7 @@ impl ResultFile {
     pub fn parse(text: &[u8]) -> Result<ResultFile, String> {
         let doc: serde_json::Value = serde_json::from_slice(text).map_err(|e| e.to_string())?;
         if super::dlio::is_dlio(&doc) {
-            return Err(DLIO.into());
+            return tools::typed(&doc).map(ResultFile::Dlio);
         }
         let io500 = Io500Layout::deserialize(&doc).map_err(|_| NOT_A_RESULT.to_string())?;
         match (io500.config_hash, ToolReport::kind_of(&doc)) {
@@ -79,6 +83,21 @@ impl ResultFile {
                 .map(|s| s.map(Source::Row))
                 .collect(),
             ResultFile::Io500(doc) => io500(doc),
+            ResultFile::Dlio(r) => super::dlio::samples(r)
+                .into_iter()
+                .map(|s| s.map(|()| Source::Dlio))
+                .collect(),
+        }
+    }
+
+    /// Where the run ran, when its file records it.
+    pub fn system(&self) -> Option<&System> {
+        match self {
+            ResultFile::Tool(ToolReport::Ior(r)) => r.header.pario.system.as_ref(),
+            ResultFile::Tool(ToolReport::Mdtest(r)) => r.header.pario.system.as_ref(),
+            ResultFile::Tool(ToolReport::MdWorkbench(r)) => r.pario.system.as_ref(),
+            ResultFile::Io500(d) => d.system.as_ref(),
+            ResultFile::Dlio(r) => r.system.as_ref(),
         }
     }
 }
@@ -208,7 +227,16 @@ mod tests {
 
     #[test]
     fn results_read_back_as_they_were_written() {
-        for name in ["ior", "ior-4k", "sweep", "mdtest", "md-workbench", "io500"] {
+        let names = [
+            "ior",
+            "ior-4k",
+            "sweep",
+            "mdtest",
+            "md-workbench",
+            "io500",
+            "dlio",
+        ];
+        for name in names {
             let path = format!("{DATA}/{name}.json");
             let doc = ResultFile::read(&path).unwrap_or_else(|e| panic!("{e}"));
             let file: serde_json::Value =
@@ -216,6 +244,7 @@ mod tests {
             let again = match &doc {
                 ResultFile::Tool(r) => serde_json::to_value(r).unwrap(),
                 ResultFile::Io500(d) => serde_json::to_value(d).unwrap(),
+                ResultFile::Dlio(r) => serde_json::to_value(r).unwrap(),
             };
             assert_eq!(again, file, "{name}");
         }

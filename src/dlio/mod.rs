@@ -30,11 +30,12 @@ pub mod workloads;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::backend::Choice;
+use crate::backend::{Backend, Choice};
 use crate::comm::{agree, broadcast_value, Comm, Topology};
 use crate::error::{Error, UsageError};
 use crate::options::Grammar;
 use crate::output::{NotesOnly, Outputs, Summary, Text};
+use crate::run::system::System;
 use crate::tool::{Finished, Parsed, Tasks, Tool};
 
 use config::schema::{Config, StorageType};
@@ -210,6 +211,7 @@ impl Tool for Dlio {
             generation: None,
             training: None,
             checkpoint: None,
+            system: None,
         };
         let result = workflows(comm, run, outputs, &mut report);
         Finished { report, result }
@@ -268,6 +270,7 @@ fn workflows(
     agree(comm, copies)?;
     report.output_folder = folder;
     let backend = built::on_every_rank(comm, &run.backend, outputs.task_lines())?;
+    report.system = run_system(comm, run, backend.as_ref());
     if comm.rank() == 0 {
         let mut mode = Vec::new();
         let w = &run.config().workflow;
@@ -332,6 +335,19 @@ fn workflows(
         report.checkpoint = Some(done);
     }
     Ok(())
+}
+
+/// Where the run is (rank 0): the nodes, and the file system of the data
+/// folder or the object store (a collective, before any workflow).
+fn run_system(comm: &dyn Comm, run: &DlioRun, backend: &dyn Backend) -> Option<System> {
+    let data = run
+        .storage_root()
+        .map(|root| Path::new(root).join(&run.config().dataset.data_folder));
+    let mut system = System::of_run(comm, data.as_deref())?;
+    if let Some(client) = backend.object_client() {
+        system.in_object_store(format!("{} ({client})", backend.name()));
+    }
+    Some(system)
 }
 
 /// The backend checkpoints use when it is not the run's: POSIX with

@@ -8,6 +8,7 @@ use super::checkpoint::report::CheckpointReport;
 use super::generate::GenerationReport;
 use super::train::report::TrainReport;
 use crate::output::{Document, Table};
+use crate::run::system::System;
 
 /// What a run returns.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -29,6 +30,11 @@ pub struct DlioReport {
     /// The checkpoint workflow without training.
     #[serde(default)]
     pub checkpoint: Option<CheckpointReport>,
+    /// Where it ran: nodes, CPU, memory, kernel, the data's file system or
+    /// object store, MPI library, pario's build (results of pario before
+    /// it recorded it have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<System>,
 }
 
 impl Document for DlioReport {

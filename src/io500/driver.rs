@@ -86,6 +86,13 @@ pub fn run(comm: &dyn Comm, r: &Io500Run) -> Result<()> {
             extended: extended.then(|| score(&outcomes, true, run_valid)),
             outcomes,
             concurrent,
+            system: system.map(|mut s| {
+                s.submitter = None;
+                if let Some(store) = storage.object_store() {
+                    s.in_object_store(store);
+                }
+                s
+            }),
         };
         super::files::write_all(r, &dirs, &began, &run_notes, &finished)?;
         print_score(&finished, &dirs.results);

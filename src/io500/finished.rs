@@ -3,6 +3,7 @@
 
 use super::extension::Extension;
 use super::results::{PhaseOutcome, Score};
+use crate::run::system::System;
 
 /// What rank 0 knows at the end of a run.
 pub struct Finished {
@@ -12,4 +13,7 @@ pub struct Finished {
     pub extended: Option<Score>,
     /// pario's concurrent phase (`[concurrent] run = TRUE`).
     pub concurrent: Option<Extension>,
+    /// Where it ran (`result.json`'s `system`; without the submitter's
+    /// blanks, which `system.json` holds).
+    pub system: Option<System>,
 }

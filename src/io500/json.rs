@@ -18,6 +18,7 @@ use super::results::{Line, PhaseOutcome, PhaseReport, Score};
 use super::Io500Run;
 use crate::concurrent::report::Window;
 use crate::concurrent::ConcurrentReport;
+use crate::run::system::System;
 use crate::units::nan_if_null;
 
 /// The document.
@@ -42,6 +43,9 @@ pub struct ResultJson {
     /// them has the same document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Extensions>,
+    /// Where it ran (results of pario before it recorded it have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<System>,
 }
 
 /// A score with its hash.
@@ -157,6 +161,7 @@ impl ResultJson {
             extensions: f.concurrent.as_ref().map(|x| Extensions {
                 concurrent: ConcurrentJson::of(x),
             }),
+            system: f.system.clone(),
         }
     }
 

@@ -132,6 +132,12 @@ impl Storage {
     pub fn listing(&self) -> Option<&dyn Listing> {
         self.backend.as_deref().and_then(|b| b.listing())
     }
+
+    /// The object store the data is in, in words (client, endpoint).
+    pub fn object_store(&self) -> Option<String> {
+        let b = self.backend.as_deref()?;
+        b.object_client().map(|c| format!("{} ({c})", b.name()))
+    }
 }
 
 /// Walks the listing of `spec.root` on every task (find over S3).

@@ -366,6 +366,9 @@ pub struct TestReport {
     /// The sweep step this test ran as (`sweep`).
     #[serde(rename = "sweepStep", skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepStep>,
+    /// The object store its backend reached (the run's system names it).
+    #[serde(skip)]
+    pub object_store: Option<String>,
 }
 
 impl TestReport {

@@ -36,6 +36,10 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
         finished: String::new(),
         error: None,
     };
+    let first = &run.tests[0];
+    let data = first.backend.capabilities().posix_namespace;
+    let data = data.then(|| std::path::Path::new(&first.params.files.test_file_name));
+    report.header.pario.gather_system(comm, out.driven(), data);
     out.each(|s| s.run_started(&report));
     let mut data_errors = WrongData::default();
     let mut failure = None;
@@ -58,6 +62,8 @@ pub fn run(comm: &dyn Comm, run: &IorRun, out: &mut Out) -> Finished<RunReport> 
             break;
         }
     }
+    let store = report.tests.first().and_then(|t| t.object_store.clone());
+    report.header.pario.set_object_store(store);
     report.scaling = scaling(&report);
     report.summary = summary_rows(&report);
     report.finished = now_string();

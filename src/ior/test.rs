@@ -354,6 +354,9 @@ fn header(
         data_errors: WrongData::default(),
         warnings: Vec::new(),
         sweep: None,
+        object_store: backend
+            .object_client()
+            .map(|client| format!("{} ({client})", backend.name())),
     }
 }
 

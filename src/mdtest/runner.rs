@@ -50,6 +50,9 @@ pub fn run(comm: &dyn Comm, m: &MdtestRun, out: &mut Out) -> Finished<MdtestRepo
     let seeds = agree_seeds(comm, p);
     let (data_seed, random_seed) = seeds.as_ref().map_or((0, 0), |s| *s);
     let mut report = MdtestReport::new(comm, p, &m.command_line, data_seed, random_seed);
+    let posix = m.backend.capabilities().posix_namespace;
+    let data = p.dirs.first().map(std::path::Path::new).filter(|_| posix);
+    report.header.pario.gather_system(comm, out.driven(), data);
     let setup = seeds.and_then(|seeds| Setup::new(comm, m, out.task_lines(), seeds));
     let setup = match setup {
         Ok(setup) => setup,

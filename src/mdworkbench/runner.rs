@@ -35,6 +35,9 @@ pub fn run(comm: &dyn Comm, m: &MdwRun, out: &mut Out) -> Finished<MdwReport> {
     let p = &m.params;
     let began = Instant::now();
     let mut report = MdwReport::new(comm, m);
+    let data = m.backend.capabilities().posix_namespace;
+    let data = data.then(|| std::path::Path::new(&p.prefix));
+    report.pario.gather_system(comm, out.driven(), data);
     let setup = Rank::new(comm, m, out);
     let mut rank = match setup {
         Ok(rank) => rank,

@@ -42,6 +42,9 @@ pub struct Outputs<S: ?Sized> {
     lines: TaskLines,
     /// The tool, for the warning about an output that cannot be written.
     tool: &'static str,
+    /// Whether a driver runs the tool as one of its phases (its text to
+    /// the driver's file).
+    driven: bool,
 }
 
 impl<S: ?Sized + LogSink> Outputs<S> {
@@ -68,6 +71,7 @@ impl<S: ?Sized + LogSink> Outputs<S> {
             documents,
             lines: summary.task_lines(),
             tool,
+            driven: text_to.is_some(),
         })
     }
 
@@ -79,7 +83,14 @@ impl<S: ?Sized + LogSink> Outputs<S> {
             documents: Vec::new(),
             lines: TaskLines::Stdout,
             tool,
+            driven: false,
         }
+    }
+
+    /// Whether a driver (io500, `pario concurrent`) runs the tool as one
+    /// of its phases: the driver records what every phase shares.
+    pub fn driven(&self) -> bool {
+        self.driven
     }
 
     /// Where this task prints its own lines.

@@ -34,7 +34,7 @@ impl Loaded {
     pub fn io500(&self) -> Option<&ResultJson> {
         match &self.doc {
             ResultFile::Io500(doc) => Some(doc),
-            ResultFile::Tool(_) => None,
+            ResultFile::Tool(_) | ResultFile::Dlio(_) => None,
         }
     }
 
@@ -63,6 +63,7 @@ impl Loaded {
                 ("tasks", d.procs.to_string()),
                 ("path", d.data_dir.clone()),
             ],
+            ResultFile::Dlio(r) => super::dlio::about(r),
         };
         pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
     }
@@ -75,6 +76,7 @@ impl Loaded {
         let top = match &self.doc {
             ResultFile::Tool(r) => as_written(r),
             ResultFile::Io500(d) => as_written(d),
+            ResultFile::Dlio(r) => as_written(r),
         };
         for (k, v) in top.as_object().into_iter().flatten() {
             if !v.is_object() && !v.is_array() {
@@ -94,6 +96,12 @@ impl Loaded {
                     let fs = as_written(&t.fs);
                     flatten(&format!("test {id} file system "), &fs, &mut out);
                 }
+            }
+            ResultFile::Dlio(r) => {
+                for (section, v) in r.config.as_object().into_iter().flatten() {
+                    flatten(&format!("{section} "), v, &mut out);
+                }
+                flatten("pario ", &r.pario, &mut out);
             }
             _ => {}
         }

@@ -93,7 +93,8 @@ fn head(results: &[Loaded]) -> String {
 }
 
 fn overview_body(results: &[Loaded], baseline: usize) -> String {
-    let mut h = overview::table(results, baseline);
+    let mut h = super::system::overview_line(results);
+    h.push_str(&overview::table(results, baseline));
     h.push_str(
         "<p class=\"note\">Median and range over each figure's repetitions; cv: their \
          coefficient of variation (standard deviation over the mean).",

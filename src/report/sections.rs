@@ -412,6 +412,7 @@ pub fn runs(results: &[Loaded]) -> Section {
             v.into_iter().map(|(k, v)| vec![k, v]).collect()
         };
         h.push_str(&table(&["run", ""], &pairs(r.about())));
+        h.push_str(&super::system::details(r));
         h.push_str("<h4>Parameters and environment</h4>\n");
         h.push_str(&table(&["parameter", "value"], &pairs(r.parameters())));
         if !r.stonewall.is_empty() {

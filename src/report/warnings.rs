@@ -30,6 +30,7 @@ pub fn of(doc: &ResultFile, walked: &[Sample<'_>]) -> Vec<String> {
         ResultFile::Tool(ToolReport::Mdtest(r)) => strings(&r.warnings, "", &mut own),
         ResultFile::Tool(ToolReport::MdWorkbench(r)) => md_workbench_errors(r, &mut own),
         ResultFile::Io500(d) => io500(d, &mut own),
+        ResultFile::Dlio(r) => super::dlio::warnings(r, &mut own),
     }
     let tool = Tool::of(doc);
     let mut out = counted(own);

@@ -16,6 +16,7 @@ pub enum Tool {
     Mdtest,
     MdWorkbench,
     Io500,
+    Dlio,
 }
 
 impl Tool {
@@ -26,6 +27,7 @@ impl Tool {
             ResultFile::Tool(ToolReport::Ior(_)) => Tool::Ior,
             ResultFile::Tool(ToolReport::Mdtest(_)) => Tool::Mdtest,
             ResultFile::Tool(ToolReport::MdWorkbench(_)) => Tool::MdWorkbench,
+            ResultFile::Dlio(_) => Tool::Dlio,
         }
     }
 
@@ -35,6 +37,7 @@ impl Tool {
             Tool::Mdtest => "mdtest",
             Tool::MdWorkbench => "md-workbench",
             Tool::Io500 => "io500",
+            Tool::Dlio => "dlio_benchmark",
         }
     }
 }
@@ -120,6 +123,11 @@ pub fn of(doc: &ResultFile) -> Workload {
         ResultFile::Io500(d) => {
             add("mode", Some(format!("{} mode", d.mode)));
             add("tasks", Some(count(d.procs as u64, "task", "tasks")));
+        }
+        ResultFile::Dlio(r) => {
+            for (k, v) in super::dlio::workload(r) {
+                add(k, Some(v));
+            }
         }
     }
     w

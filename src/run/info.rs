@@ -1,11 +1,14 @@
 //! What every report opens with: versions, dates, the machine and the scale
 //! of the run.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
 use crate::backend::Backend;
 use crate::comm::Comm;
 use crate::launcher::{self, Job};
+use crate::run::system::System;
 
 /// The version IOR parsers see: IOR's format version plus pario's own.
 pub fn version() -> String {
@@ -98,6 +101,11 @@ pub struct ParioInfo {
     /// `FS:` line. Never a secret.
     #[serde(rename = "objectStore", skip_serializing_if = "Option::is_none")]
     pub object_store: Option<String>,
+    /// Where it ran: the client nodes (names, CPU, memory, kernel), the
+    /// data's file system or object store, the MPI library, pario's
+    /// build. Results written before pario recorded it have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<System>,
 }
 
 impl ParioInfo {
@@ -111,14 +119,34 @@ impl ParioInfo {
             mpi_library: comm.library(),
             job: launcher::job(),
             object_store: None,
+            system: None,
+        }
+    }
+
+    /// Gathers the system the run is on (a collective, outside any timed
+    /// phase), unless a driver (io500, `pario concurrent`) runs the tool
+    /// and records the system once for all of its phases. `data`: where
+    /// the run keeps its data, when it is on a file system.
+    pub fn gather_system(&mut self, comm: &dyn Comm, driven: bool, data: Option<&Path>) {
+        if !driven {
+            self.system = System::of_run(comm, data);
         }
     }
 
     /// Names the object store `backend` reaches, if it is one.
     pub fn set_backend(&mut self, backend: &dyn Backend) {
-        self.object_store = backend
+        let store = backend
             .object_client()
             .map(|client| format!("{} ({client})", backend.name()));
+        self.set_object_store(store);
+    }
+
+    /// The data went to `store` (an object store), if there is one.
+    pub fn set_object_store(&mut self, store: Option<String>) {
+        if let (Some(system), Some(store)) = (&mut self.system, &store) {
+            system.in_object_store(store.clone());
+        }
+        self.object_store = store;
     }
 
     /// The header lines of mdtest and md-workbench that IOR's tools lack:

@@ -47,7 +47,8 @@ fn system(hosts: &[&str], fs_type: &str) -> System {
             hosts: hosts.iter().map(|h| h.to_string()).collect(),
             node,
         }],
-        submitter: Submitter::default(),
+        object_store: None,
+        submitter: Some(Submitter::default()),
     }
 }
 

@@ -36,9 +36,15 @@ pub struct System {
     pub nodes: usize,
     /// The client nodes, alike ones together.
     pub clients: Vec<Clients>,
+    /// The object store the data went to (S3: client, addressing,
+    /// endpoint; never a secret), where a file system would be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_store: Option<String>,
     /// What the clients cannot see: each field [`FILL_IN`] until the
-    /// submitter writes it.
-    pub submitter: Submitter,
+    /// submitter writes it (io500's `system.json`; a tool's result has
+    /// none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submitter: Option<Submitter>,
 }
 
 /// pario's version and the cargo features it was built with.
@@ -168,8 +174,26 @@ impl System {
             tasks: comm.size(),
             nodes: t.num_nodes(),
             clients: group(nodes),
-            submitter: Submitter::default(),
+            object_store: None,
+            submitter: Some(Submitter::default()),
         }))
+    }
+
+    /// The system of a tool's run, for its result document (rank 0; no
+    /// submitter's blanks). A failed gather leaves it out: the run's next
+    /// collective fails the same way and says why.
+    pub fn of_run(comm: &dyn Comm, data: Option<&Path>) -> Option<System> {
+        let mut system = System::gather(comm, data).ok()??;
+        system.submitter = None;
+        Some(system)
+    }
+
+    /// The data is in `store` (an object store), not on a file system.
+    pub fn in_object_store(&mut self, store: String) {
+        for c in &mut self.clients {
+            c.node.file_system = None;
+        }
+        self.object_store = Some(store);
     }
 
     /// The clients' memory, all hosts together: fake nodes on one host
@@ -199,7 +223,9 @@ impl System {
 
     /// The blanks still to fill in, by name.
     pub fn blanks(&self) -> Vec<&'static str> {
-        let s = &self.submitter;
+        let Some(s) = &self.submitter else {
+            return Vec::new();
+        };
         [
             ("system_name", &s.system_name),
             ("institution", &s.institution),
