@@ -12,7 +12,7 @@
 //! which a busy machine disturbs far less than criterion's one-after-another
 //! means. Ratios are in `BENCHMARKS.md` ("Data verification").
 //!
-//! Run: `cargo bench --bench pattern`.
+//! Run: `cargo bench --features bench --bench pattern`.
 
 use std::hint::black_box;
 

@@ -83,98 +83,98 @@ finish() {
     return "$code"
 }
 # `keep_bins DIR LIBRARY`: copies the programs just built to DIR, after
-# checking that they load LIBRARY (the MPI they were built for).
+# checking that they load LIBRARY (the MPI they were built for), or no MPI
+# at all when LIBRARY is `none`.
 keep_bins() {
     mkdir -p "$1"
     cp target/debug/{ior,mdtest,md-workbench,io500,pario,dlio_benchmark} "$1"/
-    if ! ldd "$1/ior" | grep -q "$2"; then
+    local linked
+    linked=$(ldd "$1/ior")
+    if [ "$2" = none ]; then
+        if grep -q libmpi <<<"$linked"; then
+            echo "the programs in $1 load an MPI library" >&2
+            exit 1
+        fi
+    elif ! grep -q "$2" <<<"$linked"; then
         echo "the programs in $1 do not load $2" >&2
         exit 1
     fi
 }
 
-# With MPI and HDF5 (which needs MPI; one build serves both): the tests that
-# need them, chosen by name (modules `mpi`, `*_mpi`, `hdf5*`; `launch`'s MPI
-# build checks), with real mpirun runs and -a HDF5's, and every unit test
-# of the library (its MPI build has all of them, and runs them on threads
-# as the build without features would: that build then compiles no test
-# build of the library). The integration tests on threads run once, in the
-# default build below: an MPI build runs local tasks on the same thread
-# engine, and its one-task runs (MPI singletons) are checked by
-# `mpi::singleton_without_mpirun` and the one-rank mpirun runs. The tests
-# run their executables directly, not through cargo (which puts the
-# programs of the build it names back in target/debug while the MPICH
-# build beside puts its own there), with copies of the programs.
-# `test_executable KIND` prints the path of the test executable of that
-# kind (lib, test) a build's JSON messages name (the suite for `test`).
+# ONE build of the tests, with MPI and HDF5 (which needs MPI): the suite,
+# the library's unit tests and the aio_disabled test. Every group below
+# runs these executables directly, not through cargo, with copies of the
+# programs they test (PARIO_TEST_BIN_DIR): the MPI build's for the groups
+# that need MPI or HDF5 (modules `mpi`, `*_mpi`, `hdf5*`, and tests named
+# so), programs built without features for every other test (tasks as
+# threads, as most users build pario; a test of what such a build refuses
+# asks the programs' `--version`, not `cfg!`), and programs linked with
+# MPICH for the MPI group's second run. The unit tests run once, in the
+# MPI build of the library (which has all of them and runs them on
+# threads). `test_executable NAME` prints the path of the test executable
+# of that name (pario: the unit tests) the build's JSON messages name.
 test_executable() {
     python3 -c 'import json, sys
 for m in map(json.loads, sys.stdin):
     if (m.get("reason") == "compiler-artifact" and m["executable"] and m["profile"]["test"]
-            and m["target"]["kind"] == [sys.argv[1]] and m["target"]["name"] in ("pario", "suite")):
+            and m["target"]["name"] == sys.argv[1]):
         print(m["executable"])' "$1"
 }
 built=$(cargo test --lib --tests --features mpi,hdf5 --no-run --message-format=json-render-diagnostics)
-suite=$(test_executable test <<<"$built")
-units=$(test_executable lib <<<"$built")
+suite=$(test_executable suite <<<"$built")
+units=$(test_executable pario <<<"$built")
+aio_disabled=$(test_executable aio_disabled <<<"$built")
 keep_bins target/mpi-bin libmpi.so.40
 mpi_bins=(env PARIO_TEST_BIN_DIR="$PWD/target/mpi-bin")
 
-# The programs linked with Debian's MPICH, for the MPI group's second run,
-# built beside the MPI tests. rsmpi's build probe reads MPI_PKG_CONFIG
-# (then MPICC), and its build script does not watch them; giving mpi-sys
-# another optimisation level gives it, and what depends on it, other
-# artifacts in the same target directory, so every other dependency is
-# built once for both MPIs (the check in keep_bins says whether that still
-# holds). Only the programs are built: the MPI suite runs them.
-mpich_build() {
-    env -u RUSTC_WORKSPACE_WRAPPER MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
-        cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
-    keep_bins target/mpich-bin libmpich.so
-}
-beside mpich_build mpich_build
+# Turns io_uring off for the whole machine for a moment: first, alone.
+"${mpi_bins[@]}" "$aio_disabled" || status=$?
+
+# The groups that wait most start first. The tests that wait for Open MPI
+# to end a run (a signal to mpirun, a dead rank: mpirun waits its kill
+# timeout twice, a minute here), the Slurm and multi-host groups (a job
+# reaching its time limit), then the MPI group and the unit tests, all
+# beside the builds that follow.
 beside slurm "${mpi_bins[@]}" "$suite" --ignored slurm:: multihost::
-# The tests that wait for Open MPI to end a run (a signal to mpirun, a dead
-# rank: mpirun waits its kill timeout twice, a minute here) start first,
-# beside the others, so that they do not make the group's last minute.
 killed=(signals_mpi:: s3_mpi::when_a_rank_dies)
 beside killed "${mpi_bins[@]}" "$suite" "${killed[@]}"
-beside units "$units"
-mpi_tests=(mpi hdf5 launch::an_mpi_build)
+mpi_tests=(mpi hdf5)
 skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
-"${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}" || status=$?
-finish units || status=$?
-finish killed || status=$?
-finish mpich_build || exit $?
+beside mpi "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
+beside units "$units"
+
+# The programs without features (the build lints their code under
+# `cfg(not(feature = ...))`), then every other test on threads against
+# them, beside the MPICH build.
+cargo build --bins
+keep_bins target/plain-bin none
+beside threads env PARIO_TEST_BIN_DIR="$PWD/target/plain-bin" "$suite" --skip mpi --skip hdf5
+
+# The programs linked with Debian's MPICH, for the MPI group's second run.
+# rsmpi's build probe reads MPI_PKG_CONFIG (then MPICC), and its build
+# script does not watch them; giving mpi-sys another optimisation level
+# gives it, and what depends on it, other artifacts in the same target
+# directory, so every other dependency is built once for both MPIs (the
+# check in keep_bins says whether that still holds). Only the programs are
+# built: the MPI suite runs them.
+env -u RUSTC_WORKSPACE_WRAPPER MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
+    cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
+keep_bins target/mpich-bin libmpich.so
 
 # The MPI group again, against the programs linked with MPICH and started
-# by hydra's mpiexec, then under Slurm with srun --mpi=pmi2: the MPI build
-# of the suite runs them, and only its MPI modules, beside the tests without
-# features below (both mostly wait for the programs they start). The test
-# that turns io_uring off for the whole machine runs first, alone.
-# The integration-test binaries by name (Cargo.toml's [[test]] targets):
-# `--tests` would build and run the library's unit tests again.
-mapfile -t integration < <(cargo metadata --no-deps --format-version 1 | python3 -c 'import json, sys
-for t in json.load(sys.stdin)["packages"][0]["targets"]:
-    if t["kind"] == ["test"] and t["name"] != "aio_disabled":
-        print("--test\n" + t["name"])')
-# The benchmarks and examples are not built here (criterion and its
-# dependencies were half a minute of a run over ten): `cargo clippy
-# --all-targets` before a commit builds and lints them.
-cargo test "${integration[@]}" --test aio_disabled --no-run
-cargo test --test aio_disabled || status=$?
-finish slurm || status=$?
-# libtest's filters match anywhere in a test's name, so `mpi::` takes every
-# `*_mpi` module too (dlio's, concurrent's, signals'); the S3 ones are left
-# to the Open MPI run: their cost is the S3 server's, and what they ask of
-# MPI (gathers, a common abort) the other modules ask of MPICH too.
+# by hydra's mpiexec, then under Slurm with srun --mpi=pmi2 (after the
+# Open MPI Slurm group: the two never run at the same time). libtest's
+# filters match anywhere in a test's name, so `mpi::` takes every `*_mpi`
+# module too (dlio's, concurrent's, signals'); the S3 ones are left to the
+# Open MPI run: their cost is the S3 server's, and what they ask of MPI
+# (gathers, a common abort) the other modules ask of MPICH too.
 mpich_tests=(mpi:: --skip s3_mpi::)
 mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich-bin" PARIO_TEST_MPIEXEC=mpiexec.mpich "$suite")
 beside mpich "${mpich[@]}" "${mpich_tests[@]}"
+finish slurm || status=$?
 beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::
 
-# Without features: every other test, on threads.
-cargo test "${integration[@]}" || status=$?
-finish mpich || status=$?
-finish slurm_mpich || status=$?
+for job in killed mpi units threads mpich slurm_mpich; do
+    finish "$job" || status=$?
+done
 exit "$status"

@@ -287,7 +287,7 @@ fn fish_completes_options_directives_and_backend_options() {
 #[test]
 fn every_program_answers_version() {
     let pario = format!("pario {}", env!("CARGO_PKG_VERSION"));
-    let features = match cfg!(feature = "mpi") {
+    let features = match crate::common::programs_built_with("mpi") {
         true => "features: mpi",
         false => "features: none",
     };
@@ -334,7 +334,8 @@ fn every_program_answers_version() {
             assert!(lines[1].starts_with(c), "{program}: {}", out.stdout);
         }
         assert!(out.stdout.contains(features), "{program}: {}", out.stdout);
-        assert_eq!(out.stdout.contains("MPI library: "), cfg!(feature = "mpi"));
+        let mpi = crate::common::programs_built_with("mpi");
+        assert_eq!(out.stdout.contains("MPI library: "), mpi);
     }
 }
 

@@ -69,6 +69,23 @@ pub fn bin(name: &str) -> &'static str {
     &paths[index]
 }
 
+/// Whether the programs under test were built with cargo feature `feature`
+/// (their `--version` names it). CI runs the tests of threads on programs
+/// built without features from the suite built with them, so a test of
+/// what a build without MPI or HDF5 does asks the programs, not `cfg!`.
+pub fn programs_built_with(feature: &str) -> bool {
+    static FEATURES: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let features = FEATURES.get_or_init(|| {
+        let out = Command::new(bin("pario")).arg("--version").output();
+        let out = out.expect("run pario --version");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().find_map(|l| l.strip_prefix("features:"));
+        line.expect("a features line in pario --version")
+            .to_string()
+    });
+    features.split_whitespace().any(|f| f == feature)
+}
+
 pub struct Run {
     pub status: i32,
     pub stdout: String,
