@@ -6,10 +6,12 @@
 
 use std::fmt::Write as _;
 
+use super::cache;
 use super::charts::{self, Row, HALF};
 use super::elements::{escape, table, title, Charts, Section};
 use super::human;
 use super::model::Loaded;
+use super::overtime;
 use super::overview;
 use super::scaling as sweep;
 use super::sections;
@@ -30,8 +32,9 @@ pub fn page(results: &[Loaded], baseline: usize) -> (String, Vec<(String, String
         sections::io500(results, &mut charts),
         scaling(results, &mut charts),
         sections::latency(results, &mut charts),
+        overtime::section(results, &mut charts),
         sections::task_times(results, &mut charts),
-        sections::page_cache(results, &mut charts),
+        cache::section(results, &mut charts),
     ];
     parts.extend(built.into_iter().flatten());
     parts.push(sections::runs(results));

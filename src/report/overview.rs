@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::charts::hex;
 use super::elements::escape;
 use super::human::{self, scale_for};
+use super::marks::swatch;
 use super::model::Loaded;
 use crate::compare::{compare, Figure, Row, Spread, Verdict};
 use crate::stats::median;
@@ -98,11 +98,11 @@ fn result_rows(
     };
     let mut h = format!(
         "<tbody class=\"result\" id=\"result-{n}\"><tr><td rowspan=\"{span}\" class=\"who\">\
-         <span class=\"swatch\" data-colour=\"{c}\" style=\"background:{c}\"></span>\
+         {swatch}\
          <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>\
          <td rowspan=\"{span}\" class=\"workload\">{words}{sweep}</td>",
         n = i + 1,
-        c = hex(i),
+        swatch = swatch(i),
         name = escape(&r.name),
         file = escape(&r.file),
         tool = r.tool.name(),

@@ -1,0 +1,141 @@
+//! The page cache before each read: the share of the data already in the
+//! node's memory, from ior's rows and from io500's ior phases. A read is
+//! suspect only where the tool said so: O_DIRECT reads bypass the cache,
+//! and reads of data another node wrote (`-C`/`-Q` across nodes) do not
+//! find it in this node's, whatever the share says.
+
+use std::fmt::Write as _;
+
+use super::charts::{self, Row, HALF};
+use super::elements::{Charts, Section};
+use super::human;
+use super::model::Loaded;
+use crate::compare::{ResultFile, Sample, Source};
+use crate::io500::results::PhaseReport;
+use crate::pagecache::CacheReport;
+
+/// A read's page cache.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheRow {
+    /// The figure and repetition (`test 0 read #1`).
+    pub row: String,
+    /// Which part of the result: a sweep's step (`4 tasks`), io500's phase.
+    pub part: Option<String>,
+    /// The share resident when the read began (after an eviction, if any).
+    pub fraction: f64,
+    /// The tool's warning, if it gave one.
+    pub warning: Option<String>,
+    /// Why a large share is no concern, if it is none.
+    pub exempt: Option<&'static str>,
+}
+
+impl CacheRow {
+    fn of(row: String, part: Option<String>, c: &CacheReport) -> CacheRow {
+        let exempt = match (c.direct, c.cross_node, c.after_eviction.is_some()) {
+            (true, _, _) => Some("O_DIRECT, not suspect"),
+            (_, true, _) => Some("read on another node, not suspect"),
+            (_, _, true) => Some("evicted before the read"),
+            _ => None,
+        };
+        CacheRow {
+            row,
+            part,
+            fraction: c.at_read().fraction(),
+            warning: c.warning.clone(),
+            exempt,
+        }
+    }
+}
+
+/// The reads of a result: ior's rows (a sweep's named by their step),
+/// io500's ior phases (named by the phase).
+pub fn rows(doc: &ResultFile, walked: &[Sample<'_>]) -> Vec<CacheRow> {
+    let sweep = walked.iter().any(|s| s.step != walked[0].step);
+    let mut out = Vec::new();
+    for s in walked {
+        let (Some(c), Some(rep)) = (s.source.page_cache(), s.source.iteration()) else {
+            continue;
+        };
+        let part = s.step.filter(|_| sweep).map(|st| tasks(st.tasks));
+        out.push(CacheRow::of(format!("{} #{rep}", s.figure), part, c));
+    }
+    if let ResultFile::Io500(d) = doc {
+        for p in &d.phases {
+            let Some(PhaseReport::Tool(t)) = &p.report else {
+                continue;
+            };
+            for s in t.samples() {
+                let source = Source::Row(s.source);
+                if let (Some(c), Some(rep)) = (source.page_cache(), source.iteration()) {
+                    let row = format!("{} #{rep}", p.name);
+                    out.push(CacheRow::of(row, Some(p.name.clone()), c));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `4 tasks`, `1 task`.
+pub fn tasks(n: u64) -> String {
+    match n {
+        1 => "1 task".into(),
+        n => format!("{n} tasks"),
+    }
+}
+
+/// The chart's rows: per result and part, exempt reads in their own row.
+fn chart_rows(results: &[Loaded]) -> Vec<Row> {
+    let mut rows: Vec<(usize, String, Vec<f64>)> = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        for c in &r.cache {
+            let mut name = r.name.clone();
+            if let Some(part) = &c.part {
+                let _ = write!(name, " · {part}");
+            }
+            if let Some(why) = c.exempt {
+                let _ = write!(name, " ({why})");
+            }
+            match rows.iter_mut().find(|(j, n, _)| *j == i && *n == name) {
+                Some(row) => row.2.push(c.fraction * 100.0),
+                None => rows.push((i, name, vec![c.fraction * 100.0])),
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|(result, name, values)| Row {
+            name,
+            result,
+            values,
+        })
+        .collect()
+}
+
+/// The page cache before each read, the suspect share marked.
+pub fn section(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
+    let rows = chart_rows(results);
+    if rows.is_empty() {
+        return None;
+    }
+    let warned = results.iter().flat_map(|r| &r.cache);
+    let warned = warned.filter(|c| c.warning.is_some()).count();
+    let mut h = format!(
+        "<p class=\"note\">The share of the data a read phase was about to read that was \
+         already in this node's page cache (after an eviction, where one was asked for). \
+         Above the mark a read likely measures memory rather than storage, unless it \
+         bypassed the cache (O_DIRECT) or read data another node wrote (<code>-C</code>, \
+         <code>-Q</code> across nodes): those rows say so and are not suspect. The tools \
+         warned of {warned} read(s); the overview says what to do.</p>\n<div class=\"charts\">\n"
+    );
+    let title = "Page cache before each read".to_string();
+    let limit = crate::pagecache::SUSPECT_FRACTION * 100.0;
+    let scale = human::scale_for("%", 100.0);
+    let svg = charts::dots(&title, &scale, &rows, Some((limit, "suspect above")), HALF);
+    h.push_str(&charts.add(title, svg));
+    h.push_str("</div>\n");
+    Some(Section {
+        id: "page-cache",
+        heading: "Page cache".into(),
+        body: h,
+    })
+}
