@@ -32,9 +32,9 @@ pub struct CacheRow {
 impl CacheRow {
     fn of(row: String, part: Option<String>, c: &CacheReport) -> CacheRow {
         let exempt = match (c.direct, c.cross_node, c.after_eviction.is_some()) {
-            (true, _, _) => Some("O_DIRECT, not suspect"),
-            (_, true, _) => Some("read on another node, not suspect"),
-            (_, _, true) => Some("evicted before the read"),
+            (true, _, _) => Some("O_DIRECT"),
+            (_, true, _) => Some("another node's data"),
+            (_, _, true) => Some("evicted first"),
             _ => None,
         };
         CacheRow {
@@ -124,7 +124,7 @@ pub fn section(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
          already in this node's page cache (after an eviction, where one was asked for). \
          Above the mark a read likely measures memory rather than storage, unless it \
          bypassed the cache (O_DIRECT) or read data another node wrote (<code>-C</code>, \
-         <code>-Q</code> across nodes): those rows say so and are not suspect. The tools \
+         <code>-Q</code> across nodes) or met what an eviction left: those rows say so in brackets and are not suspect. The tools \
          warned of {warned} read(s); the overview says what to do.</p>\n<div class=\"charts\">\n"
     );
     let title = "Page cache before each read".to_string();

@@ -287,4 +287,45 @@ mod tests {
         let c = curve(&vec![(1e-6, 1), (2e-6, 2), (4e-6, 1)]);
         assert_eq!(c, [(0.25, 1e-6), (0.75, 2e-6), (1.0, 4e-6)]);
     }
+
+    #[test]
+    fn mdtest_task_files_give_each_phase_its_fastest_and_slowest_task() {
+        let text = "rank,iteration,items,rate-File creation,time-File creation,rate-File stat,time-File stat\n\
+                    all,0,10,5,2.0,,\n0,0,10,5,1.0,,\n1,0,10,5,3.0,,\n\
+                    all,1,10,5,2.0,9,1\n0,1,10,5,2.0,9,1\n1,1,10,5,2.0,9,1\n";
+        let Ok(Side::Spreads(s)) = parse("r.csv", text.as_bytes()) else {
+            panic!("not read as mdtest's task file");
+        };
+        assert_eq!(
+            s,
+            [
+                ("2 tasks: File creation".to_string(), (1.0, 2.0, 3.0)),
+                ("2 tasks: File creation".to_string(), (2.0, 2.0, 2.0)),
+                ("2 tasks: File stat".to_string(), (1.0, 1.0, 1.0)),
+            ]
+        );
+        let bad = "rank,iteration,items,rate-File creation,time-File creation\nx,0,1,1,1\n";
+        let e = parse("r.csv", bad.as_bytes()).err().unwrap();
+        assert_eq!(e, "r.csv:2: not a row of this file");
+    }
+
+    #[test]
+    fn md_workbench_latency_files_merge_into_one_curve_per_operation() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut paths = Vec::new();
+        for (i, rows) in ["0.1,1e-3\n0.2,2e-3\n", "0.1,1e-3\n"].iter().enumerate() {
+            let p = dir.path().join(format!("lat-0.00-{i}-read.csv"));
+            std::fs::write(&p, format!("time,runtime\n{rows}")).unwrap();
+            paths.push(p.display().to_string());
+        }
+        let sides = read_all(&paths).unwrap();
+        let [Side::Histograms(h)] = &sides[..] else {
+            panic!("one merged histogram");
+        };
+        assert_eq!(h["benchmark read"], [(1e-3, 2), (2e-3, 1)]);
+        let odd = dir.path().join("lat.csv");
+        std::fs::write(&odd, "time,runtime\n").unwrap();
+        let e = read(&odd.display().to_string()).err().unwrap();
+        assert!(e.contains("named otherwise"), "{e}");
+    }
 }

@@ -180,7 +180,10 @@ impl Over<'_> {
             .collect();
         let mut sorted = ends.clone();
         sorted.sort_by(f64::total_cmp);
-        let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+        let median = sorted
+            .get(sorted.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(0.0);
         let span = last as f64 * self.bin;
         let margin = (2.0 * self.bin).max(0.1 * span);
         let late = match ends.len() {
@@ -204,7 +207,8 @@ fn task_rows(o: &Over<'_>, found: &Found) -> Vec<(String, Vec<u64>, Option<f64>)
     let median_end = {
         let mut e: Vec<usize> = o.tasks.iter().map(|t| used(t)).collect();
         e.sort_unstable();
-        e.get(n / 2).map_or(0.0, |u| *u as f64 * o.bin)
+        e.get(n.saturating_sub(1) / 2)
+            .map_or(0.0, |u| *u as f64 * o.bin)
     };
     (0..n)
         .step_by(per)
@@ -309,4 +313,34 @@ pub fn over_time(o: &Over<'_>) -> (String, Found) {
         Some(())
     });
     (svg, found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stalls_and_late_tasks_are_found_and_drawn() {
+        let tasks = vec![vec![5, 5, 0, 5], vec![5, 5, 0, 5, 5, 5, 5, 5, 5, 5]];
+        let total = vec![10, 10, 0, 10, 5, 5, 5, 5, 5, 5];
+        let o = Over {
+            title: "write over time".into(),
+            result: 10,
+            bin: 0.5,
+            total: &total,
+            tasks: &tasks,
+            per_count: 1.0,
+            unit: "MiB/s",
+            end: Some(4.8),
+        };
+        let (svg, found) = over_time(&o);
+        assert_eq!(found.stalls, 1);
+        assert_eq!(found.late, [(1, 3.0)]);
+        // The stall shaded, the late part dark, ticks in seconds.
+        assert!(svg.contains("#FAD6D6") && svg.contains("#8C1414"), "{svg}");
+        assert!(svg.contains("s from the phase"), "{svg}");
+        assert!(svg.contains(">\n4\n<"), "{svg}");
+        // The last bin is cut at the phase's end: 5 counts in 0.3 s.
+        assert!((o.width(9) - 0.3).abs() < 1e-9);
+    }
 }
