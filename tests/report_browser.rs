@@ -9,9 +9,15 @@
 //! data marks or more and formatted ticks (no `.0` tails, integer task
 //! ticks); every link to an anchor must resolve. Printed to PDF by chromium,
 //! its first page must show the overview (`pdftotext`, and the page
-//! rendered by `pdftoppm`). The screenshot and the first printed page are
-//! kept in `target/tmp` (printed) for people to look at. Skipped with one
-//! line when chromium (or, for the PDF, poppler-utils) is not installed.
+//! rendered by `pdftoppm`) and hold the first ten results' rows. Eleven
+//! results: eleven distinct marks (colour and shape), the eleventh not the
+//! first in the chart they share; a chart over time per phase of the
+//! results with a timeline, with formatted ticks; io500's unscored phase
+//! marked; the O_DIRECT read not suspect; mdtest's task file and
+//! md-workbench's -L files accepted. The screenshot and the first printed
+//! page are kept in `target/tmp/report_browser` for people to look at.
+//! Skipped with one line when chromium (or, for the PDF, poppler-utils) is
+//! not installed.
 
 use crate::common;
 #[path = "report_browser/devtools.rs"]

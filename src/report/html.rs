@@ -19,9 +19,10 @@ use super::sections;
 const STYLE: &str = include_str!("style.css");
 
 /// The whole page for these results (compared with the baseline's), and
-/// each chart as (title, SVG) for `--images`.
-pub fn page(results: &[Loaded], baseline: usize) -> (String, Vec<(String, String)>) {
-    let mut charts = Charts(Vec::new());
+/// each chart as (title, SVG) for `--images` (the SVG empty unless
+/// `images`).
+pub fn page(results: &[Loaded], baseline: usize, images: bool) -> (String, Vec<(String, String)>) {
+    let mut charts = Charts(Vec::new(), images);
     let mut parts = vec![Section {
         id: "overview",
         heading: "Overview".into(),

@@ -68,7 +68,7 @@ fn run(words: &[String]) -> Result<String, String> {
     };
     let mut message = String::new();
     if let Some(out) = &a.out {
-        let (page, charts) = html::page(&loaded, baseline);
+        let (page, charts) = html::page(&loaded, baseline, a.images.is_some());
         std::fs::write(out, &page).map_err(|e| format!("{out}: {e}"))?;
         if let Some(dir) = &a.images {
             images::write(dir, &charts)?;

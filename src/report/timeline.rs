@@ -152,6 +152,18 @@ pub struct Found {
 const STALL: RGBColor = RGBColor(250, 214, 214);
 const LATE: RGBColor = RGBColor(140, 20, 20);
 
+/// The runs of neighbouring bins that `keep`: (first, past the last).
+fn runs(bins: &[u64], keep: impl Fn(u64) -> bool) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, _) in bins.iter().enumerate().filter(|(_, c)| keep(**c)) {
+        match out.last_mut() {
+            Some(run) if run.1 == i => run.1 = i + 1,
+            _ => out.push((i, i + 1)),
+        }
+    }
+    out
+}
+
 /// Where each bin's counts end: the last bin with a count, plus one.
 fn used(bins: &[u64]) -> usize {
     bins.iter().rposition(|c| *c > 0).map_or(0, |i| i + 1)
@@ -278,9 +290,12 @@ pub fn over_time(o: &Over<'_>) -> (String, Found) {
             &y,
             (64, 24),
         )?;
-        let stalls = (0..last).filter(|i| o.total[*i] == 0).map(|i| {
-            let a = i as f64 * o.bin;
-            Rectangle::new([(a, 0.0), (a + o.width(i), y.hi)], STALL.filled())
+        // Stalls: bins without progress after the first with some.
+        let first = o.total.iter().position(|c| *c > 0).unwrap_or(last);
+        let stalls = runs(&o.total[..last], |c| c == 0).into_iter();
+        let stalls = stalls.filter(|(a, _)| *a >= first).map(|(a, b)| {
+            let (a, b) = (a as f64 * o.bin, (b - 1) as f64 * o.bin + o.width(b - 1));
+            Rectangle::new([(a, 0.0), (b, y.hi)], STALL.filled())
         });
         chart.draw_series(stalls).ok()?;
         let steps = rates.iter().enumerate().flat_map(|(i, r)| {
@@ -298,16 +313,16 @@ pub fn over_time(o: &Over<'_>) -> (String, Found) {
         let n = rows.len() as f64;
         for (k, (_, bins, late)) in rows.iter().enumerate() {
             let top = n - k as f64 - 0.15;
-            let bars = bins
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(i, _)| {
-                    let a = i as f64 * o.bin;
-                    let past = late.is_some_and(|m| a >= m);
-                    let c = if past { LATE } else { look.colour };
-                    Rectangle::new([(a, top - 0.7), (a + o.width(i), top)], c.filled())
-                });
+            // A bar per run of bins with a count, split where it runs late.
+            let late_bin = late.map_or(usize::MAX, |m| (m / o.bin).round() as usize);
+            let bars = runs(bins, |c| c > 0).into_iter().flat_map(|(a, b)| {
+                let cut = late_bin.clamp(a, b);
+                [(a, cut, look.colour), (cut, b, LATE)]
+            });
+            let bars = bars.filter(|(a, b, _)| a < b).map(|(a, b, c)| {
+                let (x0, x1) = (a as f64 * o.bin, (b - 1) as f64 * o.bin + o.width(b - 1));
+                Rectangle::new([(x0, top - 0.7), (x1, top)], c.filled())
+            });
             tasks.draw_series(bars).ok()?;
         }
         Some(())
