@@ -33,13 +33,16 @@ const MDTEST_RANKS: &str = "rank,iteration,items,";
 /// md-workbench's `-L` file: each operation's start and duration.
 const MDW_LATENCY: &str = "time,runtime";
 
+/// A repetition's fastest, mean and slowest task, seconds.
+pub type Spread = (f64, f64, f64);
+
 /// What a side file holds.
 pub enum Side {
     /// Per figure (named as `compare` names it).
     Histograms(BTreeMap<String, Histogram>),
     Tasks(Vec<TaskRow>),
     /// Per figure, a repetition's fastest, mean and slowest task.
-    Spreads(Vec<(String, (f64, f64, f64))>),
+    Spreads(Vec<(String, Spread)>),
 }
 
 /// Reads a side file, known by its header.
@@ -181,7 +184,7 @@ fn mdw_figure(path: &str) -> Option<String> {
 fn mdtest_ranks<'a>(
     header: &str,
     rows: impl Iterator<Item = (usize, &'a str)>,
-) -> Result<Vec<(String, (f64, f64, f64))>, usize> {
+) -> Result<Vec<(String, Spread)>, usize> {
     let ops: Vec<(usize, &str)> = header
         .split(',')
         .enumerate()
