@@ -11,22 +11,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::human::{self, Scale};
+pub use super::marks::PALETTE;
 use super::marks::{self, Look};
-
-/// The results' colours, in order (Tableau 10: told apart by most eyes,
-/// also in grey print).
-pub const PALETTE: [RGBColor; 10] = [
-    RGBColor(78, 121, 167),
-    RGBColor(242, 142, 43),
-    RGBColor(89, 161, 79),
-    RGBColor(225, 87, 89),
-    RGBColor(176, 122, 161),
-    RGBColor(156, 117, 95),
-    RGBColor(118, 183, 178),
-    RGBColor(237, 201, 72),
-    RGBColor(255, 157, 167),
-    RGBColor(186, 176, 172),
-];
 
 pub fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
@@ -279,6 +265,55 @@ pub fn with_keys(
     })
 }
 
+/// Draws `points` in `look`'s shape, `size` pixels from centre to edge.
+pub fn points(
+    chart: &mut Chart<'_, '_>,
+    look: Look,
+    points: impl IntoIterator<Item = (f64, f64)>,
+    size: i32,
+    style: ShapeStyle,
+) -> Option<()> {
+    let s = size;
+    for p in points {
+        let at = EmptyElement::at(p);
+        let drawn = match look.shape {
+            marks::Shape::Circle => chart.draw_series([at + Circle::new((0, 0), s, style)]),
+            marks::Shape::Square => {
+                chart.draw_series([at + Rectangle::new([(-s, -s), (s, s)], style)])
+            }
+            marks::Shape::Triangle => {
+                let t = s + 1;
+                let corners = vec![(0, -t), (t, t * 2 / 3), (-t, t * 2 / 3)];
+                chart.draw_series([at + Polygon::new(corners, style)])
+            }
+            marks::Shape::Diamond => {
+                let t = s + 1;
+                let corners = vec![(0, -t), (t, 0), (0, t), (-t, 0)];
+                chart.draw_series([at + Polygon::new(corners, style)])
+            }
+        };
+        drawn.ok()?;
+    }
+    Some(())
+}
+
+/// A line through `points` in `look`'s dash.
+pub fn line(
+    chart: &mut Chart<'_, '_>,
+    look: Look,
+    points: Vec<(f64, f64)>,
+    width: u32,
+) -> Option<()> {
+    let style = look.colour.stroke_width(width);
+    match look.dash {
+        None => chart.draw_series(LineSeries::new(points, style)).ok()?,
+        Some((on, off)) => chart
+            .draw_series(DashedLineSeries::new(points, on, off, style))
+            .ok()?,
+    };
+    Some(())
+}
+
 /// A legend entry's mark at `(x, y)` (its left end, its middle).
 fn key_mark(below: &Area<'_>, k: &Key, (x, y): (i32, i32)) -> Option<()> {
     let (c, look) = (k.look.colour, k.look);
@@ -467,11 +502,11 @@ fn draw_row(chart: &mut Chart<'_, '_>, row: &Row, y: f64, scale: &Scale) -> Opti
     );
     chart.draw_series([range, tick]).ok()?;
     // A little vertical jitter, so that equal values stay visible.
-    let points = v.iter().enumerate().map(|(k, x)| {
+    let jittered = v.iter().enumerate().map(|(k, x)| {
         let dy = ((k % 5) as f64 - 2.0) * 0.05;
         (*x, y + dy)
     });
-    marks::points(chart, look, points, 4, c.mix(0.75).filled())?;
+    points(chart, look, jittered, 4, c.mix(0.75).filled())?;
     let pos = Pos::new(HPos::Left, VPos::Center);
     let text =
         EmptyElement::at((hi, y)) + Text::new(scale.text(median), (10, 0), text_style(12).pos(pos));
@@ -534,7 +569,7 @@ pub fn percentiles(title: &str, curves: &[Curve]) -> String {
         for curve in curves {
             let look = Look::of(curve.result);
             let at = |(f, v): &(f64, f64)| (nines(*f), v.max(1e-9).log10());
-            marks::line(&mut chart, look, curve.points.iter().map(at).collect(), 2)?;
+            line(&mut chart, look, curve.points.iter().map(at).collect(), 2)?;
             // A few marks on a long curve (a histogram's) beyond ten results.
             let every = match curve.points.len() {
                 0..=10 => 1,
@@ -542,7 +577,7 @@ pub fn percentiles(title: &str, curves: &[Curve]) -> String {
                 _ => continue,
             };
             let marked = curve.points.iter().step_by(every).map(at);
-            marks::points(&mut chart, look, marked, 3, look.colour.filled())?;
+            points(&mut chart, look, marked, 3, look.colour.filled())?;
         }
         Some(())
     })
@@ -606,7 +641,7 @@ pub fn grouped(
                     .draw_series(bars.clone().map(|b| Rectangle::new(b, edge)))
                     .ok()?;
                 let ends = bars.map(|[(_, lo), (v, hi)]| (v, (lo + hi) / 2.0));
-                marks::points(&mut chart, look, ends, 4, look.colour.filled())?;
+                points(&mut chart, look, ends, 4, look.colour.filled())?;
             }
         }
         Some(())

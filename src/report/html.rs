@@ -6,7 +6,6 @@
 
 use std::fmt::Write as _;
 
-use super::cache;
 use super::charts::{self, Row, HALF};
 use super::elements::{escape, table, title, Charts, Section};
 use super::human;
@@ -35,7 +34,7 @@ pub fn page(results: &[Loaded], baseline: usize, images: bool) -> (String, Vec<(
         sections::latency(results, &mut charts),
         overtime::section(results, &mut charts),
         sections::task_times(results, &mut charts),
-        cache::section(results, &mut charts),
+        sections::page_cache(results, &mut charts),
     ];
     parts.extend(built.into_iter().flatten());
     parts.push(sections::runs(results));

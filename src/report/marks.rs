@@ -4,7 +4,20 @@
 
 use plotters::prelude::*;
 
-use super::charts::{Chart, PALETTE};
+/// The results' colours, in order (Tableau 10: told apart by most eyes,
+/// also in grey print).
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(78, 121, 167),
+    RGBColor(242, 142, 43),
+    RGBColor(89, 161, 79),
+    RGBColor(225, 87, 89),
+    RGBColor(176, 122, 161),
+    RGBColor(156, 117, 95),
+    RGBColor(118, 183, 178),
+    RGBColor(237, 201, 72),
+    RGBColor(255, 157, 167),
+    RGBColor(186, 176, 172),
+];
 
 /// A point's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,53 +60,6 @@ impl Look {
     pub fn plain(&self) -> bool {
         self.shape == Shape::Circle
     }
-}
-
-/// Draws `points` in `look`'s shape, `size` pixels from centre to edge.
-pub fn points(
-    chart: &mut Chart<'_, '_>,
-    look: Look,
-    points: impl IntoIterator<Item = (f64, f64)>,
-    size: i32,
-    style: ShapeStyle,
-) -> Option<()> {
-    let s = size;
-    for p in points {
-        let at = EmptyElement::at(p);
-        let drawn = match look.shape {
-            Shape::Circle => chart.draw_series([at + Circle::new((0, 0), s, style)]),
-            Shape::Square => chart.draw_series([at + Rectangle::new([(-s, -s), (s, s)], style)]),
-            Shape::Triangle => {
-                let t = s + 1;
-                let corners = vec![(0, -t), (t, t * 2 / 3), (-t, t * 2 / 3)];
-                chart.draw_series([at + Polygon::new(corners, style)])
-            }
-            Shape::Diamond => {
-                let t = s + 1;
-                let corners = vec![(0, -t), (t, 0), (0, t), (-t, 0)];
-                chart.draw_series([at + Polygon::new(corners, style)])
-            }
-        };
-        drawn.ok()?;
-    }
-    Some(())
-}
-
-/// A line through `points` in `look`'s dash.
-pub fn line(
-    chart: &mut Chart<'_, '_>,
-    look: Look,
-    points: Vec<(f64, f64)>,
-    width: u32,
-) -> Option<()> {
-    let style = look.colour.stroke_width(width);
-    match look.dash {
-        None => chart.draw_series(LineSeries::new(points, style)).ok()?,
-        Some((on, off)) => chart
-            .draw_series(DashedLineSeries::new(points, on, off, style))
-            .ok()?,
-    };
-    Some(())
 }
 
 /// The result's mark for a page's text: a small SVG of its shape in its

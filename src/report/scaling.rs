@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 
 use plotters::prelude::*;
 
+use super::charts;
 use super::charts::{plot, with_keys, Axis, Key, Mark, HALF};
 use super::human::{self, Scale};
-use super::marks::{self, Look};
+use super::marks::Look;
 use super::model::Loaded;
 use crate::compare::Step;
 use crate::stats::median;
@@ -225,7 +226,7 @@ fn curve(
         .points
         .iter()
         .flat_map(|(s, v)| v.iter().map(move |value| (place(along(s)), *value)));
-    marks::points(chart, look, points, 4, colour.mix(0.7).filled())?;
+    charts::points(chart, look, points, 4, colour.mix(0.7).filled())?;
     let line = medians.iter().map(|(x, m)| (place(*x), *m));
     chart
         .draw_series(LineSeries::new(line, colour.stroke_width(2)))

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::charts::{self, Curve};
+use super::charts::{self, Curve, Row, HALF};
 use super::elements::{escape, table, title, titled, Charts, Section};
 use super::human;
 use super::io500::{phase_label, phases_table};
@@ -354,6 +354,63 @@ pub fn task_times<'a>(results: &'a [Loaded], charts: &mut Charts) -> Option<Sect
     Some(Section {
         id: "tasks",
         heading: "Task times".into(),
+        body: h,
+    })
+}
+
+/// The chart's rows: per result and part, exempt reads in their own row.
+fn chart_rows(results: &[Loaded]) -> Vec<Row> {
+    let mut rows: Vec<(usize, String, Vec<f64>)> = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        for c in &r.cache {
+            let mut name = r.name.clone();
+            if let Some(part) = &c.part {
+                let _ = write!(name, " · {part}");
+            }
+            if let Some(why) = c.exempt {
+                let _ = write!(name, " ({why})");
+            }
+            match rows.iter_mut().find(|(j, n, _)| *j == i && *n == name) {
+                Some(row) => row.2.push(c.fraction * 100.0),
+                None => rows.push((i, name, vec![c.fraction * 100.0])),
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|(result, name, values)| Row {
+            name,
+            result,
+            values,
+        })
+        .collect()
+}
+
+/// The page cache before each read, the suspect share marked (see
+/// [`super::cache`]).
+pub fn page_cache(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
+    let rows = chart_rows(results);
+    if rows.is_empty() {
+        return None;
+    }
+    let warned = results.iter().flat_map(|r| &r.cache);
+    let warned = warned.filter(|c| c.warning.is_some()).count();
+    let mut h = format!(
+        "<p class=\"note\">The share of the data a read phase was about to read that was \
+         already in this node's page cache (after an eviction, where one was asked for). \
+         Above the mark a read likely measures memory rather than storage, unless it \
+         bypassed the cache (O_DIRECT) or read data another node wrote (<code>-C</code>, \
+         <code>-Q</code> across nodes) or met what an eviction left: those rows say so in brackets and are not suspect. The tools \
+         warned of {warned} read(s); the overview says what to do.</p>\n<div class=\"charts\">\n"
+    );
+    let title = "Page cache before each read".to_string();
+    let limit = crate::pagecache::SUSPECT_FRACTION * 100.0;
+    let scale = human::scale_for("%", 100.0);
+    let svg = charts::dots(&title, &scale, &rows, Some((limit, "suspect above")), HALF);
+    h.push_str(&charts.add(title, svg));
+    h.push_str("</div>\n");
+    Some(Section {
+        id: "page-cache",
+        heading: "Page cache".into(),
         body: h,
     })
 }

@@ -6,11 +6,12 @@
 
 use plotters::prelude::*;
 
+use super::charts;
 use super::charts::{
     colour, plot, row_name, rows_axis, short, svg, with_keys, Axis, Key, Mark, HALF,
 };
 use super::human;
-use super::marks::{self, Look};
+use super::marks::Look;
 use super::model::Spread;
 use super::sidefiles::TaskRow;
 
@@ -65,7 +66,7 @@ pub fn spread(title: &str, rows: &[Spreads]) -> String {
             });
             chart.draw_series(lines).ok()?;
             let means = r.spreads.iter().enumerate().map(|(j, s)| (s.1, at(j)));
-            marks::points(&mut chart, look, means, 3, c.filled())?;
+            charts::points(&mut chart, look, means, 3, c.filled())?;
         }
         Some(())
     })
@@ -302,7 +303,7 @@ pub fn over_time(o: &Over<'_>) -> (String, Found) {
             let a = i as f64 * o.bin;
             [(a, *r), (a + o.width(i), *r)]
         });
-        marks::line(&mut chart, look, steps.collect(), 2)?;
+        charts::line(&mut chart, look, steps.collect(), 2)?;
         let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
         let every = rows.len().div_ceil(12).max(1);
         let ty = task_axis(names, move |i, name| match i % every {
