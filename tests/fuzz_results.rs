@@ -270,7 +270,7 @@ fn report_and_compare(input: &Bytes) {
             let rows = compare::compare(&figures, &figures);
             compare::text_table(&rows);
             let loaded = Loaded::of("fuzz.json", doc);
-            html::page(&[loaded], 0);
+            html::page(&[loaded], 0, false);
         }
     }
 }
@@ -350,7 +350,7 @@ fn side_files_mutated_never_panic() {
         Ok(side) => {
             let mut loaded = Loaded::of("ior.json", ior.clone());
             loaded.attach(side);
-            html::page(&[loaded], 0);
+            html::page(&[loaded], 0, false);
         }
     };
     fuzz::run("side files", cases(120), make, check);

@@ -9,9 +9,15 @@
 //! data marks or more and formatted ticks (no `.0` tails, integer task
 //! ticks); every link to an anchor must resolve. Printed to PDF by chromium,
 //! its first page must show the overview (`pdftotext`, and the page
-//! rendered by `pdftoppm`). The screenshot and the first printed page are
-//! kept in `target/tmp` (printed) for people to look at. Skipped with one
-//! line when chromium (or, for the PDF, poppler-utils) is not installed.
+//! rendered by `pdftoppm`) and hold the first ten results' rows. Eleven
+//! results: eleven distinct marks (colour and shape), the eleventh not the
+//! first in the chart they share; a chart over time per phase of the
+//! results with a timeline, with formatted ticks; io500's unscored phase
+//! marked; the O_DIRECT read not suspect; mdtest's task file and
+//! md-workbench's -L files accepted. The screenshot and the first printed
+//! page are kept in `target/tmp/report_browser` for people to look at.
+//! Skipped with one line when chromium (or, for the PDF, poppler-utils) is
+//! not installed.
 
 use crate::common;
 #[path = "report_browser/devtools.rs"]
@@ -47,13 +53,15 @@ const CHARTS: &str = "JSON.stringify([...document.querySelectorAll('figure.chart
     .filter(p => p.length === 4 && p[1] === p[3]).map(p => p[1]));
   const plotted = e => { const b = e.getBBox(); return b.y <= axis + 0.5; };
   const long = l => l.getAttribute('points').trim().split(' ').length >= 3;
-  const marks = [...s.querySelectorAll('circle, rect, polyline')]
+  const marks = [...s.querySelectorAll('circle, rect, polyline, polygon')]
     .filter(e => colour(e) && plotted(e) && (e.tagName !== 'polyline' || long(e)));
   const texts = [...s.querySelectorAll('text')];
   const words = t => t.textContent.trim();
   const under = texts.filter(t => t.getAttribute('text-anchor') === 'middle' && t.getBBox().y > axis);
   const left = texts.filter(t => t.getAttribute('text-anchor') === 'end');
-  return {title: f.dataset.chart, width: r.width, height: r.height, marks: marks.length,
+  const paint = e => ['fill', 'stroke'].map(a => (e.getAttribute(a) || '').toUpperCase()).find(c => palette.includes(c));
+  const kinds = [...new Set(marks.map(e => e.tagName + ' ' + paint(e)))];
+  return {title: f.dataset.chart, width: r.width, height: r.height, marks: marks.length, kinds,
     xticks: under.map(words), yticks: left.map(words), texts: texts.map(words)};
 }))";
 
@@ -64,6 +72,7 @@ const OVERVIEW: &str = "JSON.stringify({
   firstChart: document.querySelector('figure.chart').getBoundingClientRect().top,
   results: [...document.querySelectorAll('table.overview tbody.result')].map(b => ({
     name: b.querySelector('.who a').textContent,
+    mark: b.querySelector('.swatch').dataset.colour + ' ' + b.querySelector('.swatch').dataset.shape,
     figures: [...b.querySelectorAll('tr:not(.warning)')].map(tr => {
       const cells = [...tr.querySelectorAll('td')].filter(td => !td.hasAttribute('rowspan'));
       return [cells[0].textContent, cells[1].querySelector('b').textContent];
@@ -76,21 +85,54 @@ const OVERVIEW: &str = "JSON.stringify({
 const LINKS: &str = "JSON.stringify([...document.querySelectorAll('a[href^=\"#\"]')]
   .map(a => [a.getAttribute('href'), !!document.getElementById(a.getAttribute('href').slice(1))]))";
 
-/// The results the page is made of: ior (16 KiB transfers, 3
+/// The eleven results the page is made of: ior (16 KiB transfers, 3
 /// repetitions, its histogram and task files), ior again (4 KiB, 5
-/// repetitions), mdtest with its histograms, md-workbench, io500, and an
-/// ior sweep (4, 2 and 1 tasks).
-const INPUTS: [&str; 9] = [
+/// repetitions), mdtest with its histograms and task file
+/// (`--saveRankPerformanceDetails`), md-workbench with two of its `-L`
+/// files, io500, an ior sweep (4, 2 and 1 tasks), and five ior results
+/// with their throughput over time (1 to 64 KiB transfers, the last
+/// O_DIRECT).
+const INPUTS: [&str; 17] = [
     "ior.json",
     "ior-latency.csv",
     "ior-tasks.csv",
     "ior-4k.json",
     "mdtest.json",
     "mdtest-latency.csv",
+    "mdtest-ranks.csv",
+    "md-workbench.json",
+    "md-workbench-0.00-0-read.csv",
+    "md-workbench-0.00-1-read.csv",
+    "io500.json",
+    "sweep.json",
+    "ior-1k.json",
+    "ior-2k.json",
+    "ior-8k.json",
+    "ior-32k.json",
+    "ior-64k-direct.json",
+];
+
+/// The result documents, in the page's order.
+const DOCUMENTS: [&str; 11] = [
+    "ior.json",
+    "ior-4k.json",
+    "mdtest.json",
     "md-workbench.json",
     "io500.json",
     "sweep.json",
+    "ior-1k.json",
+    "ior-2k.json",
+    "ior-8k.json",
+    "ior-32k.json",
+    "ior-64k-direct.json",
 ];
+
+/// Where the pictures are kept for people to look at.
+fn kept(name: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
 
 /// The report of `INPUTS` in `dir`.
 fn make_report(dir: &Path) -> std::path::PathBuf {
@@ -196,7 +238,7 @@ fn the_report_loads_in_chromium_complete_and_offline() {
         json!({"format": "png", "captureBeyondViewport": true}),
     );
     let png = base64(shot["data"].as_str().unwrap());
-    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
+    let kept = kept("screenshot.png");
     std::fs::write(&kept, &png).unwrap();
     println!("screenshot: {}", kept.display());
     let (width, height, _) = decode(&png);
@@ -247,18 +289,19 @@ fn check_overview(browser: &mut Browser) {
         .map(|r| r["name"].as_str().unwrap())
         .collect();
     // The two single-test ior results are named by what tells them apart.
-    assert_eq!(names.len(), 6, "{names:?}");
+    assert_eq!(names.len(), 11, "{names:?}");
     assert!(names[0].starts_with("ior 16 KiB transfers") && names[1].starts_with("ior 4 KiB"));
-    let documents = [
-        "ior.json",
-        "ior-4k.json",
-        "mdtest.json",
-        "md-workbench.json",
-        "io500.json",
-        "sweep.json",
-    ];
-    let figures = [2, 2, 10, 3, 3, 2];
-    for ((r, file), count) in results.iter().zip(documents).zip(figures) {
+    // Eleven results, eleven marks: the eleventh is not the first.
+    let mut marks: Vec<&str> = results
+        .iter()
+        .map(|r| r["mark"].as_str().unwrap())
+        .collect();
+    assert_ne!(marks[10], marks[0]);
+    marks.sort_unstable();
+    marks.dedup();
+    assert_eq!(marks.len(), 11, "{marks:?}");
+    let figures = [2, 2, 10, 3, 3, 2, 2, 2, 2, 2, 2];
+    for ((r, file), count) in results.iter().zip(DOCUMENTS).zip(figures) {
         let rows = r["figures"].as_array().unwrap();
         assert_eq!(rows.len(), count, "{file}: {r}");
         let warnings: Vec<&str> = r["warnings"]
@@ -327,12 +370,13 @@ fn check_charts(browser: &mut Browser, expected: &[&str]) {
         "ior write latency by step, 64 KiB transfers, 1 MiB blocks, file per process",
         "ior write: fastest to slowest task, 256 KiB blocks, shared file, 2 tasks",
         "ior write: fastest to slowest task by step, 64 KiB transfers, 1 MiB blocks",
-        "ior 16 KiB transfers: every task, write #1",
+        "ior 16 KiB transfers, 256 KiB blocks, shared file: every task, write #1",
+        "mdtest fastest to slowest task, 10 items per task, 2 tasks on 1 node, POSIX",
         "Page cache before each read",
     ] {
         assert!(titles.contains(&title), "no chart '{title}' in {titles:?}");
     }
-    assert_eq!(titles.len(), 30, "{titles:?}");
+    assert_eq!(titles.len(), 41, "{titles:?}");
     let number = |t: &str| t.starts_with(|c: char| c.is_ascii_digit());
     for c in &charts {
         assert!(c["width"].as_f64().unwrap() >= 450.0, "{c}");
@@ -374,8 +418,47 @@ fn check_charts(browser: &mut Browser, expected: &[&str]) {
         .collect();
     assert_eq!(xticks, ["1", "2", "4"], "{scaling}");
     assert!(scaling["texts"].to_string().contains("tasks (log₂ scale)"));
-    // io500: a bar per bandwidth phase (five).
-    assert_eq!(chart("io500 bandwidth phases")["marks"], 5);
+    // io500: a bar per bandwidth phase (five), the unscored one marked.
+    let io500 = chart("io500 bandwidth phases");
+    assert_eq!(io500["marks"], 5);
+    assert!(io500["texts"]
+        .to_string()
+        .contains("ior-rnd4K-easy-read (not scored)"));
+    // Seven results in one chart, seven looks: the eleventh result (a
+    // square) is not the first (a circle), though they share a colour.
+    let kinds: Vec<&str> = write["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    let first = hex(0).to_uppercase();
+    for kind in [format!("circle {first}"), format!("rect {first}")] {
+        assert!(kinds.contains(&kind.as_str()), "{kind} not in {kinds:?}");
+    }
+    assert!(kinds.len() >= 7, "{kinds:?}");
+    // Throughput over time: a chart per phase of the results that have it,
+    // the rate a line over time in seconds, each task's bars under it.
+    let over: Vec<&Value> = charts
+        .iter()
+        .filter(|c| c["title"].as_str().unwrap().contains("over time"))
+        .collect();
+    assert_eq!(over.len(), 10, "{titles:?}");
+    for c in over {
+        let texts = c["texts"].to_string();
+        assert!(
+            texts.contains("s from the phase") && texts.contains("task 1"),
+            "{c}"
+        );
+        assert!(texts.contains("MiB/s") || texts.contains("GiB/s"), "{c}");
+        assert!(c["xticks"].as_array().unwrap().len() >= 4, "{c}");
+    }
+    // The page cache: io500's reads are in, the O_DIRECT read is not suspect.
+    let cache = chart("Page cache before each read")["texts"].to_string();
+    assert!(
+        cache.contains("ior-easy-read") && cache.contains("(O_DIRECT)"),
+        "{cache}"
+    );
 }
 
 /// A PNG's width, height and pixels (RGB or RGBA, 8 bits).
@@ -459,7 +542,6 @@ fn the_report_prints_to_pdf_with_the_overview_first() {
         !first.contains("Contents"),
         "the contents are for the screen"
     );
-
     let stem = d.join("page");
     let status = Command::new("pdftoppm")
         .args(["-f", "1", "-l", "1", "-r", "80", "-png", "-singlefile"])
@@ -469,7 +551,7 @@ fn the_report_prints_to_pdf_with_the_overview_first() {
         .unwrap();
     assert!(status.success());
     let png = std::fs::read(stem.with_extension("png")).unwrap();
-    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-print-page1.png");
+    let kept = kept("print-page1.png");
     std::fs::write(&kept, &png).unwrap();
     println!("first printed page: {}", kept.display());
     let (width, height, pixels) = decode(&png);
@@ -491,4 +573,28 @@ fn the_report_prints_to_pdf_with_the_overview_first() {
             "result {i}'s swatch is not on the first page"
         );
     }
+    // Ten results' rows on the first page: their names (as the page has
+    // them) and their last figure's row.
+    let html = std::fs::read_to_string(&report).unwrap();
+    let names: Vec<String> = html
+        .split("<tbody class=\"result\"")
+        .skip(1)
+        .map(|b| {
+            let name = &b[b.find("<a href=\"#run-").unwrap()..];
+            let name = &name[name.find('>').unwrap() + 1..name.find("</a>").unwrap()];
+            name.replace("&amp;", "&")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(names.len(), 11);
+    let missing: Vec<&String> = names[..10]
+        .iter()
+        .filter(|n| !first.contains(n.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not on the first printed page: {missing:?}\n{first}"
+    );
 }

@@ -15,6 +15,8 @@ use crate::ior::stonewall_result::StonewallResult;
 use crate::latency::Percentiles;
 use crate::pagecache::CacheReport;
 use crate::run::system::System;
+use crate::series::Timeline;
+use crate::units::MIB;
 
 /// A result file, read.
 #[derive(Debug, Clone)]
@@ -203,6 +205,21 @@ impl Source<'_> {
         match self {
             Source::Row(Row::Ior(r)) => r.interrupted.as_deref(),
             Source::Row(Row::Mdtest(r)) => r.interrupted,
+            _ => None,
+        }
+    }
+
+    /// The phase's counts over time, per task and in total, and what one
+    /// count is in the figure's unit and seconds (ior's bytes per
+    /// transfer in MiB; an item or operation is one).
+    pub fn timeline(&self) -> Option<(&Timeline, f64)> {
+        match self {
+            Source::Row(Row::Ior(r)) => {
+                let per = r.bytes as f64 / r.transfers.max(1) as f64 / MIB as f64;
+                r.timeline.as_ref().map(|t| (t, per))
+            }
+            Source::Row(Row::Mdtest(r)) => r.timeline.as_ref().map(|t| (t, 1.0)),
+            Source::Row(Row::MdWorkbench(r)) => r.timeline.as_ref().map(|t| (t, 1.0)),
             _ => None,
         }
     }

@@ -11,21 +11,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::human::{self, Scale};
-
-/// The results' colours, in order (Tableau 10: told apart by most eyes,
-/// also in grey print).
-pub const PALETTE: [RGBColor; 10] = [
-    RGBColor(78, 121, 167),
-    RGBColor(242, 142, 43),
-    RGBColor(89, 161, 79),
-    RGBColor(225, 87, 89),
-    RGBColor(176, 122, 161),
-    RGBColor(156, 117, 95),
-    RGBColor(118, 183, 178),
-    RGBColor(237, 201, 72),
-    RGBColor(255, 157, 167),
-    RGBColor(186, 176, 172),
-];
+pub use super::marks::PALETTE;
+use super::marks::{self, Look};
 
 pub fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
@@ -202,8 +189,19 @@ pub enum Mark {
 /// A legend's entry.
 pub struct Key {
     pub name: String,
-    pub colour: RGBColor,
+    pub look: Look,
     pub mark: Mark,
+}
+
+impl Key {
+    /// Result `i`'s entry.
+    pub fn of(name: &str, i: usize, mark: Mark) -> Key {
+        Key {
+            name: name.to_string(),
+            look: Look::of(i),
+            mark,
+        }
+    }
 }
 
 const KEY_LINE: u32 = 20;
@@ -251,28 +249,7 @@ pub fn with_keys(
             let mut x = 70;
             for &i in line {
                 let k = &keys[i];
-                let c = k.colour;
-                let _ = match k.mark {
-                    Mark::Line => below.draw(&PathElement::new(
-                        vec![(x, y), (x + 22, y)],
-                        c.stroke_width(2),
-                    )),
-                    Mark::Dashed => {
-                        for d in [0, 9, 18] {
-                            below
-                                .draw(&PathElement::new(
-                                    vec![(x + d, y), (x + d + 5, y)],
-                                    c.stroke_width(1),
-                                ))
-                                .ok()?;
-                        }
-                        Ok(())
-                    }
-                    Mark::Box => below.draw(&Rectangle::new(
-                        [(x + 5, y - 6), (x + 17, y + 6)],
-                        c.filled(),
-                    )),
-                };
+                key_mark(&below, k, (x, y))?;
                 let pos = Pos::new(HPos::Left, VPos::Center);
                 below
                     .draw(&Text::new(
@@ -286,6 +263,130 @@ pub fn with_keys(
         }
         Some(())
     })
+}
+
+/// Draws `points` in `look`'s shape, `size` pixels from centre to edge.
+pub fn points(
+    chart: &mut Chart<'_, '_>,
+    look: Look,
+    points: impl IntoIterator<Item = (f64, f64)>,
+    size: i32,
+    style: ShapeStyle,
+) -> Option<()> {
+    let s = size;
+    for p in points {
+        let at = EmptyElement::at(p);
+        let drawn = match look.shape {
+            marks::Shape::Circle => chart.draw_series([at + Circle::new((0, 0), s, style)]),
+            marks::Shape::Square => {
+                chart.draw_series([at + Rectangle::new([(-s, -s), (s, s)], style)])
+            }
+            marks::Shape::Triangle => {
+                let t = s + 1;
+                let corners = vec![(0, -t), (t, t * 2 / 3), (-t, t * 2 / 3)];
+                chart.draw_series([at + Polygon::new(corners, style)])
+            }
+            marks::Shape::Diamond => {
+                let t = s + 1;
+                let corners = vec![(0, -t), (t, 0), (0, t), (-t, 0)];
+                chart.draw_series([at + Polygon::new(corners, style)])
+            }
+        };
+        drawn.ok()?;
+    }
+    Some(())
+}
+
+/// A line through `points` in `look`'s dash.
+pub fn line(
+    chart: &mut Chart<'_, '_>,
+    look: Look,
+    points: Vec<(f64, f64)>,
+    width: u32,
+) -> Option<()> {
+    let style = look.colour.stroke_width(width);
+    match look.dash {
+        None => chart.draw_series(LineSeries::new(points, style)).ok()?,
+        Some((on, off)) => chart
+            .draw_series(DashedLineSeries::new(points, on, off, style))
+            .ok()?,
+    };
+    Some(())
+}
+
+/// A legend entry's mark at `(x, y)` (its left end, its middle).
+fn key_mark(below: &Area<'_>, k: &Key, (x, y): (i32, i32)) -> Option<()> {
+    let (c, look) = (k.look.colour, k.look);
+    match k.mark {
+        Mark::Line => match look.dash {
+            None => below
+                .draw(&PathElement::new(
+                    vec![(x, y), (x + 22, y)],
+                    c.stroke_width(2),
+                ))
+                .ok()?,
+            Some((on, off)) => {
+                let mut d = 0;
+                while d < 22 {
+                    let end = (d + on as i32).min(22);
+                    let dash = PathElement::new(vec![(x + d, y), (x + end, y)], c.stroke_width(2));
+                    below.draw(&dash).ok()?;
+                    d += (on + off) as i32;
+                }
+            }
+        },
+        Mark::Dashed => {
+            for d in [0, 9, 18] {
+                let dash = PathElement::new(vec![(x + d, y), (x + d + 5, y)], c.stroke_width(1));
+                below.draw(&dash).ok()?;
+            }
+        }
+        Mark::Box => {
+            let corners = [(x + 5, y - 6), (x + 17, y + 6)];
+            below.draw(&Rectangle::new(corners, bar_fill(look))).ok()?;
+            if !look.plain() {
+                below
+                    .draw(&Rectangle::new(corners, c.stroke_width(2)))
+                    .ok()?;
+            }
+        }
+    }
+    if !look.plain() && k.mark != Mark::Dashed {
+        let style = match k.mark {
+            Mark::Box => WHITE.filled(),
+            _ => c.filled(),
+        };
+        area_marker(below, look, (x + 11, y), style)?;
+    }
+    Some(())
+}
+
+/// A marker in `look`'s shape centred at `(x, y)` of an area.
+fn area_marker(area: &Area<'_>, look: Look, (x, y): (i32, i32), style: ShapeStyle) -> Option<()> {
+    let s = 4;
+    let t = s + 1;
+    let drawn = match look.shape {
+        marks::Shape::Circle => area.draw(&Circle::new((x, y), s, style)),
+        marks::Shape::Square => area.draw(&Rectangle::new([(x - s, y - s), (x + s, y + s)], style)),
+        marks::Shape::Triangle => {
+            let corners = vec![(x, y - t), (x + t, y + t * 2 / 3), (x - t, y + t * 2 / 3)];
+            area.draw(&Polygon::new(corners, style))
+        }
+        marks::Shape::Diamond => {
+            let corners = vec![(x, y - t), (x + t, y), (x, y + t), (x - t, y)];
+            area.draw(&Polygon::new(corners, style))
+        }
+    };
+    drawn.ok()
+}
+
+/// A bar's fill: solid for the first ten results, lighter (and outlined,
+/// with the result's marker) beyond.
+pub fn bar_fill(look: Look) -> ShapeStyle {
+    match look.plain() {
+        true => look.colour.filled(),
+        false => look.colour.mix(0.35).filled(),
+    }
 }
 
 /// A result's repetitions of one figure, one row of a dot chart.
@@ -382,7 +483,8 @@ pub fn dots(
 }
 
 fn draw_row(chart: &mut Chart<'_, '_>, row: &Row, y: f64, scale: &Scale) -> Option<()> {
-    let c = colour(row.result);
+    let look = Look::of(row.result);
+    let c = look.colour;
     let v = &row.values;
     if v.is_empty() {
         return Some(());
@@ -400,11 +502,11 @@ fn draw_row(chart: &mut Chart<'_, '_>, row: &Row, y: f64, scale: &Scale) -> Opti
     );
     chart.draw_series([range, tick]).ok()?;
     // A little vertical jitter, so that equal values stay visible.
-    let points = v.iter().enumerate().map(|(k, x)| {
+    let jittered = v.iter().enumerate().map(|(k, x)| {
         let dy = ((k % 5) as f64 - 2.0) * 0.05;
-        Circle::new((*x, y + dy), 4, c.mix(0.75).filled())
+        (*x, y + dy)
     });
-    chart.draw_series(points).ok()?;
+    points(chart, look, jittered, 4, c.mix(0.75).filled())?;
     let pos = Pos::new(HPos::Left, VPos::Center);
     let text =
         EmptyElement::at((hi, y)) + Text::new(scale.text(median), (10, 0), text_style(12).pos(pos));
@@ -460,28 +562,22 @@ pub fn percentiles(title: &str, curves: &[Curve]) -> String {
     };
     let keys: Vec<Key> = curves
         .iter()
-        .map(|c| Key {
-            name: c.name.clone(),
-            colour: colour(c.result),
-            mark: Mark::Line,
-        })
+        .map(|c| Key::of(&c.name, c.result, Mark::Line))
         .collect();
     with_keys((HALF, 290), &keys, |root| {
         let mut chart = plot(root, title, &x, &y, (64, 40))?;
         for curve in curves {
-            let c = colour(curve.result);
+            let look = Look::of(curve.result);
             let at = |(f, v): &(f64, f64)| (nines(*f), v.max(1e-9).log10());
-            let line = curve.points.iter().map(at);
-            chart
-                .draw_series(LineSeries::new(line, c.stroke_width(2)))
-                .ok()?;
-            if curve.points.len() <= 10 {
-                let marks = curve
-                    .points
-                    .iter()
-                    .map(|p| Circle::new(at(p), 3, c.filled()));
-                chart.draw_series(marks).ok()?;
-            }
+            line(&mut chart, look, curve.points.iter().map(at).collect(), 2)?;
+            // A few marks on a long curve (a histogram's) beyond ten results.
+            let every = match curve.points.len() {
+                0..=10 => 1,
+                n if !look.plain() => n.div_ceil(6),
+                _ => continue,
+            };
+            let marked = curve.points.iter().step_by(every).map(at);
+            points(&mut chart, look, marked, 3, look.colour.filled())?;
         }
         Some(())
     })
@@ -524,21 +620,29 @@ pub fn grouped(
     let height = (90 + count as u32 * (12 + 16 * n as u32)).clamp(200, 1400);
     let keys: Vec<Key> = series
         .iter()
-        .map(|(result, name, _)| Key {
-            name: name.clone(),
-            colour: colour(*result),
-            mark: Mark::Box,
-        })
+        .map(|(result, name, _)| Key::of(name, *result, Mark::Box))
         .collect();
     with_keys((FULL, height), &keys, |root| {
         let mut chart = plot(root, title, &x, &y, (left, 34))?;
         for (i, (result, _, values)) in series.iter().enumerate() {
-            let style = colour(*result).filled();
-            let bars = values.iter().enumerate().map(|(k, v)| {
+            let look = Look::of(*result);
+            let place = |k: usize, v: &f64| {
                 let top = (count - k) as f64 - 0.1 - 0.8 * i as f64 / n;
-                Rectangle::new([(0.0, top - 0.8 / n), (*v, top)], style)
-            });
-            chart.draw_series(bars).ok()?;
+                [(0.0, top - 0.8 / n), (*v, top)]
+            };
+            let bars = values.iter().enumerate().map(|(k, v)| place(k, v));
+            let style = bar_fill(look);
+            chart
+                .draw_series(bars.clone().map(|b| Rectangle::new(b, style)))
+                .ok()?;
+            if !look.plain() {
+                let edge = look.colour.stroke_width(2);
+                chart
+                    .draw_series(bars.clone().map(|b| Rectangle::new(b, edge)))
+                    .ok()?;
+                let ends = bars.map(|[(_, lo), (v, hi)]| (v, (lo + hi) / 2.0));
+                points(&mut chart, look, ends, 4, look.colour.filled())?;
+            }
         }
         Some(())
     })

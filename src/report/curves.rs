@@ -172,11 +172,7 @@ fn chart(group: &[&Loaded], p: &Parameter<'_>, m: &Charted) -> (String, String) 
     let head = format!("{} {what} by {}", group[0].tool.name(), p.aspect);
     let title = titled(head, group);
     let keys: Vec<Key> = (lines.iter().enumerate())
-        .map(|(i, (f, _))| Key {
-            name: group[0].figure_label(f),
-            colour: colour(i),
-            mark: Mark::Line,
-        })
+        .map(|(i, (f, _))| Key::of(&group[0].figure_label(f), i, Mark::Line))
         .collect();
     let svg = with_keys((HALF, 300), &keys, |root| {
         let mut chart = plot(root, &title, &x, &y, (64, 40))?;

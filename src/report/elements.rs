@@ -34,8 +34,9 @@ pub fn table(head: &[&str], rows: &[Vec<String>]) -> String {
     t
 }
 
-/// The page's charts, in order: (title, SVG).
-pub struct Charts(pub Vec<(String, String)>);
+/// The page's charts, in order: (title, SVG), the SVG kept only when
+/// asked for (`--images`): a page of many charts holds each once.
+pub struct Charts(pub Vec<(String, String)>, pub bool);
 
 impl Charts {
     /// The chart as it goes in the page (nothing for a failed drawing).
@@ -48,7 +49,8 @@ impl Charts {
             self.0.len() + 1,
             escape(&title)
         );
-        self.0.push((title, svg));
+        let kept = if self.1 { svg } else { String::new() };
+        self.0.push((title, kept));
         html
     }
 }

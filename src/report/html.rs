@@ -10,6 +10,7 @@ use super::charts::{self, Row, HALF};
 use super::elements::{escape, table, title, Charts, Section};
 use super::human;
 use super::model::Loaded;
+use super::overtime;
 use super::overview;
 use super::scaling as sweep;
 use super::sections;
@@ -17,9 +18,10 @@ use super::sections;
 const STYLE: &str = include_str!("style.css");
 
 /// The whole page for these results (compared with the baseline's), and
-/// each chart as (title, SVG) for `--images`.
-pub fn page(results: &[Loaded], baseline: usize) -> (String, Vec<(String, String)>) {
-    let mut charts = Charts(Vec::new());
+/// each chart as (title, SVG) for `--images` (the SVG empty unless
+/// `images`).
+pub fn page(results: &[Loaded], baseline: usize, images: bool) -> (String, Vec<(String, String)>) {
+    let mut charts = Charts(Vec::new(), images);
     let mut parts = vec![Section {
         id: "overview",
         heading: "Overview".into(),
@@ -31,6 +33,7 @@ pub fn page(results: &[Loaded], baseline: usize) -> (String, Vec<(String, String
         scaling(results, &mut charts),
         super::curves::section(results, &mut charts),
         sections::latency(results, &mut charts),
+        overtime::section(results, &mut charts),
         sections::task_times(results, &mut charts),
         sections::page_cache(results, &mut charts),
     ];

@@ -9,6 +9,7 @@
 //! draw the SVG, [`human`] says the numbers.
 
 pub mod args;
+pub mod cache;
 pub mod charts;
 pub mod csv;
 pub mod curves;
@@ -18,7 +19,10 @@ pub mod elements;
 pub mod html;
 pub mod human;
 pub mod images;
+pub mod io500;
+pub mod marks;
 pub mod model;
+pub mod overtime;
 pub mod overview;
 pub mod scaling;
 pub mod sections;
@@ -55,8 +59,8 @@ fn run(words: &[String]) -> Result<String, String> {
     let mut loaded = Vec::new();
     for input in &a.results {
         let mut r = model::Loaded::read(&input.path)?;
-        for side in &input.sides {
-            r.attach(sidefiles::read(side)?);
+        for side in sidefiles::read_all(&input.sides)? {
+            r.attach(side);
         }
         loaded.push(r);
     }
@@ -67,7 +71,7 @@ fn run(words: &[String]) -> Result<String, String> {
     };
     let mut message = String::new();
     if let Some(out) = &a.out {
-        let (page, charts) = html::page(&loaded, baseline);
+        let (page, charts) = html::page(&loaded, baseline, a.images.is_some());
         std::fs::write(out, &page).map_err(|e| format!("{out}: {e}"))?;
         if let Some(dir) = &a.images {
             images::write(dir, &charts)?;

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use super::cache::{self, CacheRow};
 use super::sidefiles::{self, Side, TaskRow};
 use super::warnings;
 use super::workload::{self, figure_words, Tool, Workload};
@@ -17,9 +18,6 @@ pub type Curve = Vec<(f64, f64)>;
 
 /// The fastest, mean and slowest task's open-to-close time of a repetition.
 pub type Spread = (f64, f64, f64);
-
-/// A read's page cache: (row, fraction resident before the read, warning).
-pub type CacheRow = (String, f64, Option<String>);
 
 /// A result file, read.
 pub struct Loaded {
@@ -86,9 +84,9 @@ impl Loaded {
         let IorRows {
             spread,
             times,
-            cache,
             stonewall,
         } = ior_rows(&walked);
+        let cache = cache::rows(&doc, &walked);
         let workload = workload::of(&doc);
         drop(walked);
         Loaded {
@@ -132,6 +130,11 @@ impl Loaded {
                 }
             }
             Side::Tasks(rows) => self.tasks.extend(rows),
+            Side::Spreads(spreads) => {
+                for (figure, s) in spreads {
+                    self.spread.entry(figure).or_default().push(s);
+                }
+            }
         }
     }
 
@@ -196,11 +199,10 @@ fn latency(walked: &[Sample<'_>]) -> BTreeMap<String, Curve> {
 struct IorRows {
     spread: BTreeMap<String, Vec<Spread>>,
     times: Vec<Vec<String>>,
-    cache: Vec<CacheRow>,
     stonewall: Vec<Vec<String>>,
 }
 
-/// ior's rows: task spread per figure, page cache of each read, stonewall.
+/// ior's rows: task spread per figure, stonewall.
 fn ior_rows(walked: &[Sample<'_>]) -> IorRows {
     let mut out = IorRows::default();
     for s in walked {
@@ -227,11 +229,6 @@ fn ior_rows(walked: &[Sample<'_>]) -> IorRows {
                 secs(hi),
                 t.slowest.to_string(),
             ]);
-        }
-        if let Some(c) = s.source.page_cache() {
-            let (res, exam) = (c.before.resident as f64, c.before.examined as f64);
-            out.cache
-                .push((row.clone(), res / exam.max(1.0), c.warning.clone()));
         }
         if let Some(w) = s.source.stonewall() {
             let or_0 = |v: f64| if v.is_finite() { v } else { 0.0 };

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::charts::hex;
 use super::elements::escape;
 use super::human::{self, scale_for};
+use super::marks::swatch;
 use super::model::Loaded;
 use super::workload::{shared_and_own, Tool, Workload};
 use crate::compare::workload::{differences, line};
@@ -118,10 +118,10 @@ fn result_rows(
     };
     let mut h = format!(
         "<tbody class=\"result\" id=\"result-{n}\"><tr><td rowspan=\"{span}\" class=\"who\">\
-         <span class=\"swatch\" data-colour=\"{c}\" style=\"background:{c}\"></span>\
+         {swatch}\
          <a href=\"#run-{n}\">{name}</a><small>{tool} · {file}</small></td>{words}",
         n = i + 1,
-        c = hex(i),
+        swatch = swatch(i),
         name = escape(&r.name),
         file = escape(&r.file),
         tool = r.tool.name(),

@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 
 use plotters::prelude::*;
 
-use super::charts::{colour, plot, with_keys, Axis, Key, Mark, HALF};
+use super::charts;
+use super::charts::{plot, with_keys, Axis, Key, Mark, HALF};
 use super::human::{self, Scale};
+use super::marks::Look;
 use super::model::Loaded;
 use crate::compare::Step;
 use crate::stats::median;
@@ -124,12 +126,10 @@ fn draw(title: String, unit: &str, curves: Vec<Curve<'_>>) -> Scaling {
     let keys: Vec<Key> = curves
         .iter()
         .flat_map(|c| {
-            let key = |name: &str, mark| Key {
-                name: name.to_string(),
-                colour: colour(c.result),
-                mark,
-            };
-            [key(c.name, Mark::Line), key("ideal", Mark::Dashed)]
+            [
+                Key::of(c.name, c.result, Mark::Line),
+                Key::of("ideal", c.result, Mark::Dashed),
+            ]
         })
         .collect();
     let svg = with_keys((HALF, 300), &keys, |root| {
@@ -214,18 +214,19 @@ fn curve(
     top: f64,
 ) -> Option<()> {
     let place = |x: u64| placed(x, log2);
-    let colour = colour(c.result);
+    let look = Look::of(c.result);
+    let colour = look.colour;
     let mut medians: Vec<(u64, f64)> = c
         .points
         .iter()
         .map(|(s, v)| (along(s), median(v)))
         .collect();
     medians.sort_by_key(|m| m.0);
-    let points = c.points.iter().flat_map(|(s, v)| {
-        v.iter()
-            .map(move |value| Circle::new((place(along(s)), *value), 4, colour.mix(0.7).filled()))
-    });
-    chart.draw_series(points).ok()?;
+    let points = c
+        .points
+        .iter()
+        .flat_map(|(s, v)| v.iter().map(move |value| (place(along(s)), *value)));
+    charts::points(chart, look, points, 4, colour.mix(0.7).filled())?;
     let line = medians.iter().map(|(x, m)| (place(*x), *m));
     chart
         .draw_series(LineSeries::new(line, colour.stroke_width(2)))

@@ -4,9 +4,11 @@
 
 use std::fmt::Write as _;
 
-use super::charts::{self, hex, Curve, Row, HALF};
+use super::charts::{self, Curve, Row, HALF};
 use super::elements::{escape, table, title, titled, Charts, Section};
 use super::human;
+use super::io500::{phase_label, phases_table};
+use super::marks::swatch;
 use super::model::Loaded;
 use super::sidefiles;
 use super::timeline::{self, Spreads};
@@ -62,18 +64,16 @@ pub fn io500(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
             "metadata"
         };
         let title = format!("io500 {what} phases");
-        // An invalid phase says so where its bars are.
-        let invalid = |p: &String| {
-            let phases = runs.iter().filter_map(|(_, r)| r.io500());
-            phases
-                .flat_map(|doc| &doc.phases)
-                .any(|x| x.name == *p && !x.valid)
-        };
+        // An invalid or unscored phase says so where its bars are.
         let labels: Vec<String> = phases
             .iter()
-            .map(|p| match invalid(p) {
-                true => format!("{p} (invalid)"),
-                false => p.clone(),
+            .map(|name| {
+                let docs = runs.iter().filter_map(|(_, r)| r.io500());
+                let mut all = docs.flat_map(|doc| doc.phases.iter().filter(|x| x.name == *name));
+                let first = all.next();
+                let invalid = first.is_some_and(|p| !p.valid) || all.any(|p| !p.valid);
+                let scored = first.is_none_or(|p| p.scored);
+                phase_label(name, !invalid, scored)
             })
             .collect();
         let svg = charts::grouped(&title, &scale, &labels, &series);
@@ -88,8 +88,7 @@ pub fn io500(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
             .map(|(k, v)| vec![k, v])
             .collect();
         h.push_str(&table(&["score", ""], &score));
-        let head = ["phase", "score", "time", "validity"];
-        h.push_str(&table(&head, &r.io500_phases()));
+        h.push_str(&phases_table(r));
         if let Some(rows) = r.io500_concurrent() {
             h.push_str(
                 "<p>The concurrent phase (IO500#56; pario's extension, outside the IO500 \
@@ -359,25 +358,49 @@ pub fn task_times<'a>(results: &'a [Loaded], charts: &mut Charts) -> Option<Sect
     })
 }
 
-/// The page cache before each read, the suspect share marked.
-pub fn page_cache(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
-    let rows: Vec<Row> = results
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| !r.cache.is_empty())
-        .map(|(i, r)| Row {
-            name: r.name.clone(),
-            result: i,
-            values: r.cache.iter().map(|c| c.1 * 100.0).collect(),
+/// The chart's rows: per result and part, exempt reads in their own row.
+fn chart_rows(results: &[Loaded]) -> Vec<Row> {
+    let mut rows: Vec<(usize, String, Vec<f64>)> = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        for c in &r.cache {
+            let mut name = r.name.clone();
+            if let Some(part) = &c.part {
+                let _ = write!(name, " · {part}");
+            }
+            if let Some(why) = c.exempt {
+                let _ = write!(name, " ({why})");
+            }
+            match rows.iter_mut().find(|(j, n, _)| *j == i && *n == name) {
+                Some(row) => row.2.push(c.fraction * 100.0),
+                None => rows.push((i, name, vec![c.fraction * 100.0])),
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|(result, name, values)| Row {
+            name,
+            result,
+            values,
         })
-        .collect();
+        .collect()
+}
+
+/// The page cache before each read, the suspect share marked (see
+/// [`super::cache`]).
+pub fn page_cache(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
+    let rows = chart_rows(results);
     if rows.is_empty() {
         return None;
     }
-    let mut h = String::from(
+    let warned = results.iter().flat_map(|r| &r.cache);
+    let warned = warned.filter(|c| c.warning.is_some()).count();
+    let mut h = format!(
         "<p class=\"note\">The share of the data a read phase was about to read that was \
-         already in this node's page cache: above the mark, the read figure likely measures \
-         memory rather than storage (the overview says what to do).</p>\n<div class=\"charts\">\n",
+         already in this node's page cache (after an eviction, where one was asked for). \
+         Above the mark a read likely measures memory rather than storage, unless it \
+         bypassed the cache (O_DIRECT) or read data another node wrote (<code>-C</code>, \
+         <code>-Q</code> across nodes) or met what an eviction left: those rows say so in brackets and are not suspect. The tools \
+         warned of {warned} read(s); the overview says what to do.</p>\n<div class=\"charts\">\n"
     );
     let title = "Page cache before each read".to_string();
     let limit = crate::pagecache::SUSPECT_FRACTION * 100.0;
@@ -399,10 +422,10 @@ pub fn runs(results: &[Loaded]) -> Section {
     for (i, r) in results.iter().enumerate() {
         let _ = write!(
             h,
-            "<details class=\"run\" id=\"run-{}\"><summary><span class=\"swatch\" \
-             style=\"background:{}\"></span>{} <small>{}</small></summary>\n<p>{}: {}</p>\n",
+            "<details class=\"run\" id=\"run-{}\"><summary>{}{} <small>{}</small></summary>\n\
+             <p>{}: {}</p>\n",
             i + 1,
-            hex(i),
+            swatch(i),
             escape(&r.name),
             escape(&r.path),
             r.tool.name(),
