@@ -275,3 +275,44 @@ fn hints_are_passed_and_shown() {
     std::fs::remove_file(hints).unwrap();
     assert!(entries(dir.path()).is_empty());
 }
+
+/// dlio_benchmark's hdf5 generation (one rank: an MPI singleton): DLIO's
+/// names, and in each file the datasets its generator writes, read back
+/// through the HDF5 library: `records` (samples, dim1, dim2) of uint8 and
+/// `labels` (samples) of int64. 4096-byte records: 64 x 64 images.
+#[test]
+fn dlio_generates_hdf5_as_dlio_does() {
+    let dir = tempdir().unwrap();
+    let run = common::finish(
+        std::process::Command::new(common::bin("dlio_benchmark"))
+            .args([
+                "workload=unet3d_datagen",
+                "++workload.dataset.format=hdf5",
+                "++workload.dataset.num_files_train=2",
+                "++workload.dataset.num_samples_per_file=3",
+                "++workload.dataset.record_length_bytes=4096",
+                "++workload.dataset.record_length_bytes_stdev=0",
+                "++workload.dataset.data_folder=data",
+                "++hydra.run.dir=run",
+            ])
+            .current_dir(dir.path())
+            .env("OMPI_MCA_orte_tmpdir_base", common::session_base())
+            .output()
+            .unwrap(),
+    );
+    run.ok();
+    let train = dir.path().join("data/train");
+    let mut names = entries(&train);
+    names.sort();
+    assert_eq!(names, ["img_0_of_2.hdf5", "img_1_of_2.hdf5"]);
+    for name in names {
+        let file = h5::File::open(train.join(&name)).unwrap();
+        let records = file.dataset("records").unwrap();
+        assert_eq!(records.shape(), [3, 64, 64], "{name}");
+        assert!(records.dtype().unwrap().is::<u8>(), "{name}");
+        let labels = file.dataset("labels").unwrap();
+        assert_eq!(labels.shape(), [3], "{name}");
+        assert!(labels.dtype().unwrap().is::<i64>(), "{name}");
+        assert_eq!(labels.read_raw::<i64>().unwrap(), [0, 0, 0], "{name}");
+    }
+}
