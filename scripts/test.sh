@@ -49,6 +49,9 @@ export RUST_TEST_THREADS=8
 # tables only as debug information (backtraces keep file and line; the builds
 # and their links take about a quarter less time).
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
+# The copies below are taken from target/debug: a target directory set
+# elsewhere would leave them missing.
+unset CARGO_TARGET_DIR
 
 cargo fmt --all -- --check
 # Clippy lints every build of this crate's targets instead of running as
