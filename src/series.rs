@@ -8,7 +8,9 @@
 //! the same width, so any two series line up once brought to the wider
 //! width, and the job's total is their sum. A [`Ticker`] feeds a series
 //! from a loop's running count, reading the clock only every `stride`
-//! operations (so a 4 KiB transfer loop pays a comparison per transfer).
+//! operations: a loop either compares its count after each operation or
+//! runs in chunks up to [`Ticker::due`] (ior's transfer loop: nothing per
+//! transfer).
 
 use std::time::Instant;
 
@@ -143,6 +145,12 @@ impl Ticker {
     pub fn begin(&mut self, from: u64) {
         self.last = from;
         self.next = from.saturating_add(self.stride);
+    }
+
+    /// The count at which the clock is next read: a loop may run up to it
+    /// unchecked and then call [`Ticker::tick`].
+    pub fn due(&self) -> u64 {
+        self.next
     }
 
     /// The loop's count is now `count`.

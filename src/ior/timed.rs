@@ -58,11 +58,14 @@ pub(super) struct PhaseOutcome {
 
 /// A transfer loop `walk_phase` drives: the layout's walk or a drawn one.
 trait Walker {
+    /// Transfers `from` to `to - 1`, counted over time by `ticker`, until
+    /// `stop` says so after one of them.
     fn run_ops(
         &mut self,
         from: u64,
         to: u64,
         progress: &mut Progress,
+        ticker: &mut Ticker,
         stop: impl FnMut(u64) -> bool,
     ) -> u64;
 }
@@ -74,16 +77,23 @@ impl Walker for Pass<'_> {
         from: u64,
         to: u64,
         progress: &mut Progress,
+        ticker: &mut Ticker,
         mut stop: impl FnMut(u64) -> bool,
     ) -> u64 {
         // A backend with a queue (AIO) keeps requests in flight together;
         // -Y (fsync after each write) makes them wait one by one anyway.
+        // Its loop counts for the ticker after each transfer: chunks would
+        // drain the queue.
         if !self.options.fsync_per_write {
-            if let Some(count) = QueuedPass::run_pass(self, from, to, progress, &mut stop) {
+            let mut counted = |n| {
+                ticker.tick(n);
+                stop(n)
+            };
+            if let Some(count) = QueuedPass::run_pass(self, from, to, progress, &mut counted) {
                 return count;
             }
         }
-        self.run(from, to, progress, stop)
+        self.run(from, to, progress, ticker, stop)
     }
 }
 
@@ -94,9 +104,13 @@ impl Walker for MixPass<'_> {
         from: u64,
         to: u64,
         progress: &mut Progress,
-        stop: impl FnMut(u64) -> bool,
+        ticker: &mut Ticker,
+        mut stop: impl FnMut(u64) -> bool,
     ) -> u64 {
-        self.run(from, to, progress, stop)
+        self.run(from, to, progress, |n| {
+            ticker.tick(n);
+            stop(n)
+        })
     }
 }
 
@@ -418,22 +432,15 @@ fn walk_phase<W: Walker>(
     let mut reached = 0;
     if let Some(pass) = pass.as_mut() {
         loop {
-            // After each transfer: the deadline, or a signal (one load each),
-            // and the series' count (a comparison).
+            // After each transfer: the deadline, or a signal (one load each).
             ticker.begin(0);
+            let (limit, tk) = (plan.limit, &mut *ticker);
             let count = match (deadline.as_ref(), collective.as_mut()) {
-                (_, Some(c)) => pass.run_ops(0, plan.limit, progress, |n| {
-                    ticker.tick(n);
-                    c.check(n)
-                }),
-                (Some(d), None) => pass.run_ops(0, plan.limit, progress, |n| {
-                    ticker.tick(n);
-                    d.passed() || stop::requested()
-                }),
-                (None, None) => pass.run_ops(0, plan.limit, progress, |n| {
-                    ticker.tick(n);
-                    stop::requested()
-                }),
+                (_, Some(c)) => pass.run_ops(0, limit, progress, tk, |n| c.check(n)),
+                (Some(d), None) => {
+                    pass.run_ops(0, limit, progress, tk, |_| d.passed() || stop::requested())
+                }
+                (None, None) => pass.run_ops(0, limit, progress, tk, |_| stop::requested()),
             };
             ticker.end(count);
             reached += count;
@@ -482,10 +489,7 @@ fn wear_out<W: Walker>(
             let from = reached % limit;
             let to = (from + (target - reached)).min(limit);
             ticker.begin(from);
-            let count = pass.run_ops(from, to, progress, |n| {
-                ticker.tick(n);
-                stop::requested()
-            });
+            let count = pass.run_ops(from, to, progress, ticker, |_| stop::requested());
             ticker.end(count);
             reached += count - from;
         }

@@ -4,7 +4,9 @@
 //! writing (stamping the offset-dependent words first) or reading (and
 //! verifying, with `-R`/`-W`). It never allocates and makes one backend call
 //! per transfer. Stopping early (stonewalling) is a caller-supplied check after
-//! each transfer. A file with a queue of requests in flight (AIO) is walked
+//! each transfer. The loop runs in chunks that end where the phase's
+//! [`Ticker`] next reads the clock, so the timeline costs the loop nothing
+//! per transfer. A file with a queue of requests in flight (AIO) is walked
 //! by [`super::xfer_queue`]'s loop instead, which the phase chooses.
 //!
 //! On a failure the pass stops, except for collective files: there every task
@@ -22,6 +24,7 @@ use crate::latency::LatencyRecorder;
 use crate::pattern::{PacketType, Pattern};
 use crate::progress::Counter;
 use crate::run::tally::WrongData;
+use crate::series::Ticker;
 
 /// How many mismatching words one task lists per phase at `-v -v -v`.
 pub const MISMATCHES_LISTED: usize = 10;
@@ -88,23 +91,24 @@ pub struct Pass<'a> {
 }
 
 impl Pass<'_> {
-    /// Makes transfers number `from` to `to - 1`. After the transfer that
-    /// brings the count to `n`, `stop(n)` may end the pass early (pass
-    /// `|_| false` to run to the end: it compiles away). Returns the count
-    /// reached.
+    /// Makes transfers number `from` to `to - 1`, counted over time by
+    /// `ticker`. After the transfer that brings the count to `n`, `stop(n)`
+    /// may end the pass early (pass `|_| false` to run to the end: it
+    /// compiles away). Returns the count reached.
     pub fn run(
         &mut self,
         from: u64,
         to: u64,
         progress: &mut Progress,
+        ticker: &mut Ticker,
         stop: impl FnMut(u64) -> bool,
     ) -> u64 {
         if let Some(l) = self.latency.as_deref_mut() {
             l.start();
         }
         let count = match self.access {
-            Access::Write => self.walk(from, to, progress, stop, Self::write_one),
-            Access::Read => self.walk(from, to, progress, stop, Self::read_one),
+            Access::Write => self.walk((from, to), progress, ticker, stop, Self::write_one),
+            Access::Read => self.walk((from, to), progress, ticker, stop, Self::read_one),
         };
         if let Some(l) = self.latency.as_deref_mut() {
             l.finish();
@@ -120,9 +124,9 @@ impl Pass<'_> {
     #[inline(always)]
     fn walk(
         &mut self,
-        from: u64,
-        to: u64,
+        (from, to): (u64, u64),
         progress: &mut Progress,
+        ticker: &mut Ticker,
         mut stop: impl FnMut(u64) -> bool,
         one: fn(&mut Self, u64, &mut Progress, Rules) -> Step,
     ) -> u64 {
@@ -132,62 +136,77 @@ impl Pass<'_> {
             quit: self.options.quit_on_error && !collective,
             stamp: self.pattern.packet() != PacketType::Timestamp,
         };
-        let size = self.options.size;
-        let trace = self.options.trace;
+        let (size, trace) = (self.options.size, self.options.trace);
         let mut count = from;
         let mut bytes = 0u64;
         let mut transfers = 0u64;
-        for offset in self.layout.offsets_in(self.task, from, to) {
-            count += 1;
-            if progress.failure.is_some() {
-                // Only collective files get here: keep the call count equal.
-                let _ = self.file.skip(offset);
-            } else {
-                if trace {
-                    let verb = if self.access == Access::Write {
-                        "write"
-                    } else {
-                        "read"
-                    };
-                    self.options.lines.print(format_args!(
-                        "task {}: {verb} {size} bytes at offset {offset} of {}",
-                        self.options.rank,
-                        self.path.display()
-                    ));
-                }
-                match one(self, offset, progress, rules) {
-                    Step::Done => {
-                        bytes += size;
-                        transfers += 1;
-                        if let Some(l) = self.latency.as_deref_mut() {
-                            l.tick();
+        'chunks: while count < to {
+            // Up to the ticker's next reading: the loop's own bound is its
+            // check, not a comparison per transfer.
+            let end = ticker.due().clamp(count + 1, to);
+            for offset in self.layout.offsets_in(self.task, count, end) {
+                count += 1;
+                if progress.failure.is_some() {
+                    // Only collective files get here: keep the call count equal.
+                    let _ = self.file.skip(offset);
+                } else {
+                    if trace {
+                        self.trace(offset);
+                    }
+                    match one(self, offset, progress, rules) {
+                        Step::Done => {
+                            bytes += size;
+                            transfers += 1;
+                            if let Some(l) = self.latency.as_deref_mut() {
+                                l.tick();
+                            }
+                            if let Some(c) = self.progress {
+                                if transfers % 256 == 0 {
+                                    c.set(progress.bytes + bytes);
+                                }
+                            }
                         }
-                        if let Some(c) = self.progress {
-                            if transfers % 256 == 0 {
-                                c.set(progress.bytes + bytes);
+                        Step::Quit => {
+                            bytes += size;
+                            transfers += 1;
+                            progress.quit = true;
+                            break 'chunks;
+                        }
+                        Step::Failed => {
+                            if !collective {
+                                break 'chunks;
                             }
                         }
                     }
-                    Step::Quit => {
-                        bytes += size;
-                        transfers += 1;
-                        progress.quit = true;
-                        break;
-                    }
-                    Step::Failed => {
-                        if !collective {
-                            break;
-                        }
-                    }
+                }
+                if stop(count) {
+                    break 'chunks;
                 }
             }
-            if stop(count) {
+            if count < end {
+                // The layout had fewer transfers than asked.
                 break;
             }
+            ticker.tick(count);
         }
         progress.bytes += bytes;
         progress.transfers += transfers;
         count
+    }
+
+    /// `-v` five times: the transfer's line.
+    #[cold]
+    fn trace(&self, offset: u64) {
+        let verb = match self.access {
+            Access::Write => "write",
+            Access::Read => "read",
+        };
+        self.options.lines.print(format_args!(
+            "task {}: {verb} {} bytes at offset {offset} of {}",
+            self.options.rank,
+            self.options.size,
+            self.path.display()
+        ));
     }
 
     #[inline(always)]
