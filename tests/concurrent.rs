@@ -78,7 +78,15 @@ fn groups_split_the_tasks_and_report_as_alone() {
     let doc = read_json(&dir.path().join("out.json"));
     assert_eq!(doc["tasks"], 8);
     assert_eq!(doc["ending"], "each");
+    // Where it ran, once for the groups (their own reports have none).
+    assert_eq!(doc["system"]["tasks"], 8, "{doc}");
+    assert_eq!(doc["system"]["clients"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["system"]["pario"]["version"], env!("CARGO_PKG_VERSION"));
     let groups = doc["groups"].as_array().unwrap();
+    assert!(groups.iter().all(|g| g["report"]
+        .get("pario")
+        .and_then(|p| p.get("system"))
+        .is_none()));
     let ranks: Vec<(u64, u64, u64)> = groups
         .iter()
         .map(|g| {

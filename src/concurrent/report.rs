@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::tools::{means, ToolReport};
 use super::Config;
+use crate::run::system::System;
 use crate::units::{nan_if_null, one_of, StaticName};
 
 /// What a group's first task sends to rank 0 about one run of the group.
@@ -43,6 +44,10 @@ pub struct ConcurrentReport {
     pub overlap: Window,
     /// Each unit's figures summed over the groups (together).
     pub aggregate: Vec<Sum>,
+    /// Where it ran, gathered once for every group (the groups' own
+    /// reports leave it out). Files written before have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<System>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -206,6 +211,7 @@ impl ConcurrentReport {
                 .into_iter()
                 .map(|(unit, (sum, groups))| Sum { unit, sum, groups })
                 .collect(),
+            system: None,
         }
     }
 

@@ -13,6 +13,7 @@ use crate::error::{Error, Result, UsageError};
 use crate::ior::Ior;
 use crate::mdtest::Mdtest;
 use crate::mdworkbench::MdWorkbench;
+use crate::run::system::System;
 use crate::tool::{run_into, Parsed, Tool};
 
 /// Runs the groups on this task; rank 0 returns the report (and prints it,
@@ -44,6 +45,10 @@ pub fn run_groups(comm: &dyn Comm, c: &Config) -> Result<(Option<ConcurrentRepor
     let shares: Vec<u32> = c.groups.iter().map(|g| g.share).collect();
     let ranges = spec::split(&shares, comm.size()).map_err(|e| Error::Usage(UsageError(e)))?;
     let rank = comm.rank();
+    // Once for every group, outside any timed phase: the groups' tools
+    // are driven and record none. Their data may be anywhere: no file
+    // system named.
+    let system = System::of_run(comm, None);
     let mine = ranges
         .iter()
         .position(|r| r.contains(&rank))
@@ -83,7 +88,10 @@ pub fn run_groups(comm: &dyn Comm, c: &Config) -> Result<(Option<ConcurrentRepor
     let (together, failed) = run_group(&*own, group.kind, &args, origin, rank);
     let together = gather(comm, &*own, Some(together))?;
     drop(own);
-    let report = (rank == 0).then(|| ConcurrentReport::new(c, &ranges, together, alone));
+    let report = (rank == 0).then(|| ConcurrentReport {
+        system,
+        ..ConcurrentReport::new(c, &ranges, together, alone)
+    });
     Ok((report, failed))
 }
 
