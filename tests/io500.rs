@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::common;
-use crate::common::{entries, io500};
+use crate::common::{entries, io500, tool_env};
 use tempfile::tempdir;
 
 /// A configuration that runs every phase in seconds.
@@ -374,11 +374,12 @@ fn an_extended_run_adds_its_phases_and_scorex() {
 fn extended_run(tasks: usize) {
     let dir = tempdir().unwrap();
     let cfg = config(dir.path(), "");
-    let r = io500(
-        dir.path(),
-        tasks,
-        &[&cfg, "--timestamp=T4", "--mode=extended"],
-    );
+    // On 4 tasks, two fake nodes: the report gives each phase per node.
+    let nodes = tasks / 2;
+    let fake = [("IOR_FAKE_NODES", nodes.to_string())];
+    let fake: Vec<(&str, &str)> = fake.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let args = [cfg.as_str(), "--timestamp=T4", "--mode=extended"];
+    let r = tool_env("io500", dir.path(), tasks, &args, &fake);
     r.ok();
     let res = results(&r.stdout);
     assert_eq!(res.len(), 19, "{}", r.stdout);
@@ -408,6 +409,47 @@ fn extended_run(tasks: usize) {
         2
     );
     assert!(!dir.path().join("data/T4").exists());
+    per_node(dir.path(), &out.join("result.json"), nodes);
+}
+
+/// result.json says which node each task ran on; the report gives each
+/// phase's figure per node when there are several.
+fn per_node(dir: &Path, result: &Path, nodes: usize) {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(result).unwrap()).unwrap();
+    let placement = &json["system"]["placement"];
+    let tasks: Vec<u64> = placement["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_u64().unwrap())
+        .collect();
+    assert_eq!(tasks.len(), 2 * nodes, "{placement}");
+    assert_eq!(placement["hosts"].as_array().unwrap().len(), nodes);
+    let page = dir.join("page.html");
+    let r = result.display().to_string();
+    common::pario(dir, &["report", &r, "-o", page.to_str().unwrap()]).ok();
+    let html = std::fs::read_to_string(&page).unwrap();
+    std::fs::remove_file(&page).unwrap();
+    let Some(at) = html.find("Per client node") else {
+        assert_eq!(nodes, 1, "no per-node table on {nodes} nodes");
+        return;
+    };
+    // A row per phase with a timeline: ior-easy-write's two figures
+    // (one per node) add up to its score.
+    let table = &html[at..html[at..].find("</table>").unwrap() + at];
+    let row = table
+        .split("<tr>")
+        .find(|r| r.contains(">ior-easy-write<"))
+        .unwrap();
+    let figures: Vec<f64> = row
+        .split("<td class=\"num\">")
+        .skip(1)
+        .take(nodes)
+        .map(|c| c.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(figures.len(), nodes, "{row}");
+    assert!(figures.iter().all(|f| *f > 0.0), "{row}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::charts::{self, Curve, Row, HALF};
 use super::elements::{escape, table, title, titled, Charts, Section};
 use super::human;
-use super::io500::{phase_label, phases_table};
+use super::io500::{nodes_table, phase_label, phases_table};
 use super::marks::swatch;
 use super::model::Loaded;
 use super::sidefiles;
@@ -89,6 +89,7 @@ pub fn io500(results: &[Loaded], charts: &mut Charts) -> Option<Section> {
             .collect();
         h.push_str(&table(&["score", ""], &score));
         h.push_str(&phases_table(r));
+        h.push_str(&nodes_table(r));
         if let Some(rows) = r.io500_concurrent() {
             h.push_str(
                 "<p>The concurrent phase (IO500#56; pario's extension, outside the IO500 \

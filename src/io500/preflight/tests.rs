@@ -47,6 +47,7 @@ fn system(hosts: &[&str], fs_type: &str) -> System {
             hosts: hosts.iter().map(|h| h.to_string()).collect(),
             node,
         }],
+        placement: Default::default(),
         object_store: None,
         submitter: Some(Submitter::default()),
     }

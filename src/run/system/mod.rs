@@ -36,6 +36,9 @@ pub struct System {
     pub nodes: usize,
     /// The client nodes, alike ones together.
     pub clients: Vec<Clients>,
+    /// Which node each task ran on (results written before have none).
+    #[serde(default, skip_serializing_if = "Placement::is_empty")]
+    pub placement: Placement,
     /// The object store the data went to (S3: client, addressing,
     /// endpoint; never a secret), where a file system would be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -45,6 +48,52 @@ pub struct System {
     /// none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submitter: Option<Submitter>,
+}
+
+/// Which node each task ran on: what per-node figures are summed by.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    /// Each node's host name, in the order of its first task (fake nodes
+    /// on one host share its name).
+    pub hosts: Vec<String>,
+    /// Each task's node, in rank order: an index into `hosts`.
+    pub tasks: Vec<usize>,
+}
+
+impl Placement {
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// The nodes' names, told apart when hosts repeat (`vm`, `vm#2`).
+    pub fn names(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for h in &self.hosts {
+            let seen = self
+                .hosts
+                .iter()
+                .take(out.len())
+                .filter(|o| *o == h)
+                .count();
+            out.push(match seen {
+                0 => h.clone(),
+                n => format!("{h}#{}", n + 1),
+            });
+        }
+        out
+    }
+
+    /// A figure per node: `per_task` summed over each node's tasks (tasks
+    /// beyond the placement's are left out).
+    pub fn per_node(&self, per_task: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.hosts.len()];
+        for (node, v) in self.tasks.iter().zip(per_task) {
+            if let Some(o) = out.get_mut(*node) {
+                *o += v;
+            }
+        }
+        out
+    }
 }
 
 /// pario's version and the cargo features it was built with.
@@ -162,9 +211,16 @@ impl System {
             return Ok(None);
         }
         let mut nodes = Vec::new();
-        for bytes in all.iter().filter(|b| !b.is_empty()) {
+        let mut placement = Placement {
+            hosts: vec![String::new(); t.num_nodes()],
+            tasks: (0..comm.size()).map(|r| t.node_of(r)).collect(),
+        };
+        for (rank, bytes) in all.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
             let node: (String, Node) =
                 serde_json::from_slice(bytes).map_err(|e| CommError::Failed(e.to_string()))?;
+            if let Some(h) = placement.hosts.get_mut(t.node_of(rank)) {
+                h.clone_from(&node.0);
+            }
             nodes.push(node);
         }
         Ok(Some(System {
@@ -174,6 +230,7 @@ impl System {
             tasks: comm.size(),
             nodes: t.num_nodes(),
             clients: group(nodes),
+            placement,
             object_store: None,
             submitter: Some(Submitter::default()),
         }))
@@ -304,5 +361,23 @@ mod tests {
         assert_eq!(system.blanks().len(), 9);
         let back: System = serde_json::from_str(&system.to_json()).unwrap();
         assert_eq!(back, system);
+    }
+
+    #[test]
+    fn the_placement_names_each_tasks_node() {
+        // Three tasks round robin on two (fake) nodes of this host.
+        let all = local::run(Topology::cyclic(&[2, 1]), |comm| {
+            System::gather(comm, None).unwrap()
+        });
+        let system = all.into_iter().next().unwrap().unwrap().expect("rank 0's");
+        let p = &system.placement;
+        assert_eq!(p.tasks, [0, 1, 0]);
+        assert_eq!(p.hosts.len(), 2);
+        assert_eq!(p.hosts[0], p.hosts[1]);
+        let names = p.names();
+        assert_eq!(names[1], format!("{}#2", names[0]));
+        assert_eq!(p.per_node(&[1.0, 2.0, 4.0]), [5.0, 2.0]);
+        let back: System = serde_json::from_str(&system.to_json()).unwrap();
+        assert_eq!(back.placement, system.placement);
     }
 }
