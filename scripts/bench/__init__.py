@@ -117,10 +117,11 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            with 1 and TASKS tasks (transfers/s per task), mdtest -n --items -F
            with 1 and TASKS tasks (create, stat, read, remove rates); target:
            every median paired ratio new/old >= 0.98
-  instructions  the same workloads, smaller, once per side under valgrind's
-           callgrind with latency recording off: user-space instructions per
-           transfer or item, which do not vary from run to run as times do
-           on a shared VM; target: new/old <= 1.02
+  instructions  the same workloads, smaller, at two lengths per side under
+           valgrind's callgrind with latency recording off: user-space
+           instructions per transfer or item from the difference of the two
+           (start-up cancels out), which do not vary from run to run as times
+           do on a shared VM; target: new/old <= 1.02
 
 Every measurement: --warmup untimed rounds of each side, then --rounds rounds
 in which the sides alternate (the first goes first in even rounds, the second
