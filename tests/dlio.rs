@@ -7,6 +7,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use pario::dlio::config::value::Value;
+
 use crate::common::{self, bin, finish, scratch, tree_of, Run};
 
 fn dlio(dir: &Path, tasks: usize, args: &[&str]) -> Run {
@@ -335,6 +337,54 @@ fn mlpstorage_command_lines() {
     ] {
         assert!(run.join(file).exists(), "{file}");
     }
+    reportgen_reads(&run, "unet3d");
+}
+
+/// What `mlpstorage reports reportgen` reads of a training run (rules.py
+/// `BenchmarkResult`, `BenchmarkRun._process_benchmark_result`,
+/// `ClusterInformation.from_dlio_summary_json`): the run is a training
+/// `run_benchmark` of `model` because config.yaml's workflow says train,
+/// its accelerators, start and metrics from summary.json, the hosts'
+/// memory and CPUs as lists it sums, and overrides it splits on '='.
+fn reportgen_reads(run: &Path, model: &str) {
+    let text = std::fs::read_to_string(run.join("summary.json")).unwrap();
+    // DLIO's means of no checkpoint are NaN, which Python's json reads
+    // and serde_json does not.
+    let summary: serde_json::Value = serde_json::from_str(&text.replace("NaN", "null")).unwrap();
+    assert_eq!(summary["num_accelerators"], 1, "{text}");
+    assert!(summary["start"].is_string(), "{text}");
+    for key in ["host_memory_GB", "host_cpu_count"] {
+        let hosts = summary[key].as_array().unwrap();
+        assert!(
+            hosts.len() == 1 && hosts[0].as_f64().unwrap() > 0.0,
+            "{key}: {text}"
+        );
+    }
+    let metric = &summary["metric"];
+    assert!(metric["train_au_mean_percentage"].is_number(), "{text}");
+    assert!(metric["train_au_meet_expectation"].is_string(), "{text}");
+    let text = std::fs::read_to_string(run.join("dlio_config/config.yaml")).unwrap();
+    let config = pario::dlio::config::yaml::load(&text).unwrap();
+    let workload = config
+        .as_map()
+        .unwrap()
+        .get("workload")
+        .unwrap()
+        .as_map()
+        .unwrap();
+    assert_eq!(
+        workload.at(&["workflow", "train"]),
+        Some(&Value::Bool(true))
+    );
+    assert_eq!(
+        workload.at(&["model", "name"]),
+        Some(&Value::Str(model.into()))
+    );
+    let overrides = std::fs::read_to_string(run.join("dlio_config/overrides.yaml")).unwrap();
+    assert!(
+        overrides.lines().all(|l| l.matches('=').count() == 1),
+        "{overrides}"
+    );
 }
 
 #[test]

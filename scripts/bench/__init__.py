@@ -110,6 +110,13 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            0.8; a llama3_8b shrunk to ~1 GiB (ZeRO 3: two files a rank, one
            checkpoint, fsync) against ior -w -F -e -m -k of the mean file
            size, target 0.95; on --dir (run it with /dev/shm and a disk)
+  dlio-train  the client's cost of a training run, pario's dlio_benchmark
+           against DLIO's (DLIO_VENV, default /work/scratch/dlio-venv/venv;
+           pario alone without it), 1 rank, unet3d, resnet50 and cosmoflow
+           h100 shapes at real sample sizes, few files: CPU per step from
+           two run lengths (start-up cancels), accelerators a core (compute
+           time over CPU per step), peak RSS, AU; targets: >= 5x DLIO's
+           accelerators a core (resnet50, cosmoflow), >= 1x (unet3d)
   build    this build (--ior, --mdtest) against a previous one (--baseline
            DIR holding its ior and mdtest), the same commands in the same
            rounds: ior -t 1m -b 256m -s 4 -F -e and -t 4k -b 64m -F with TASKS
