@@ -24,6 +24,7 @@ pub mod marks;
 pub mod model;
 pub mod overtime;
 pub mod overview;
+pub mod printed;
 pub mod scaling;
 pub mod sections;
 pub mod sidefiles;
