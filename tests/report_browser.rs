@@ -38,11 +38,12 @@ use tempfile::tempdir;
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/report");
 
 /// Each chart: its title, its SVG's size on the page, its tick labels
-/// and its data marks: points, bars and curves (polylines of three points
-/// or more) drawn in one of the results' colours (`PALETTE`) inside the
-/// plot, above its x axis (the lowest horizontal line in the axis grey);
-/// the legends under the axis, the background, the axes and the grid
-/// (white, black, grey) are none. The tick labels: the text centred under
+/// and its data marks: points, bars (a chart over time draws a task's
+/// bars as one path) and curves (polylines of three points or more)
+/// drawn in one of the results' colours (`PALETTE`) inside the plot,
+/// above its x axis (the lowest horizontal line in the axis grey); the
+/// legends under the axis, the background, the axes and the grid (white,
+/// black, grey) are none. The tick labels: the text centred under
 /// the x axis, and the text left of the y axis (set right of it).
 const CHARTS: &str = "JSON.stringify([...document.querySelectorAll('figure.chart')].map(f => {
   const palette = PALETTE;
@@ -54,7 +55,7 @@ const CHARTS: &str = "JSON.stringify([...document.querySelectorAll('figure.chart
     .filter(p => p.length === 4 && p[1] === p[3]).map(p => p[1]));
   const plotted = e => { const b = e.getBBox(); return b.y <= axis + 0.5; };
   const long = l => l.getAttribute('points').trim().split(' ').length >= 3;
-  const marks = [...s.querySelectorAll('circle, rect, polyline, polygon')]
+  const marks = [...s.querySelectorAll('circle, rect, polyline, polygon, path')]
     .filter(e => colour(e) && plotted(e) && (e.tagName !== 'polyline' || long(e)));
   const texts = [...s.querySelectorAll('text')];
   const words = t => t.textContent.trim();

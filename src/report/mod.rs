@@ -29,6 +29,7 @@ pub mod scaling;
 pub mod sections;
 pub mod sidefiles;
 pub mod system;
+pub mod tidy;
 pub mod timeline;
 pub mod warnings;
 pub mod workload;
