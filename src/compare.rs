@@ -211,7 +211,7 @@ pub fn grammar() -> Grammar<Args> {
         tool: "pario compare",
         specs: vec![long_flag(
             &["json"],
-            "print the rows as JSON",
+            "print the rows and the workloads' differences as JSON",
             on(|a: &mut Args| &mut a.json),
         )],
         operand: Some(file),
