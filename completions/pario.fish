@@ -696,7 +696,7 @@ complete -c pario -n '__fish_seen_subcommand_from concurrent' -l alone -d 'run e
 complete -c pario -n '__fish_seen_subcommand_from concurrent' -l json -r -d 'write the report (every group\'s full report inside) as JSON to FILE'
 complete -c pario -n '__fish_seen_subcommand_from concurrent' -l version -d 'versions, features, MPI library'
 
-complete -c pario -n '__fish_seen_subcommand_from compare' -l json -d 'print the rows as JSON'
+complete -c pario -n '__fish_seen_subcommand_from compare' -l json -d 'print the rows and the workloads\' differences as JSON'
 complete -c pario -n '__fish_seen_subcommand_from compare' -l version -d 'versions, features, MPI library'
 
 complete -c pario -n '__fish_seen_subcommand_from report' -s o -l output -r -d 'the page to write'

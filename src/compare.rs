@@ -11,7 +11,7 @@ mod dlio;
 mod results;
 pub mod workload;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::concurrent::tools::Step;
 pub use results::{ResultFile, Sample, Source};
@@ -31,13 +31,14 @@ use crate::stats::verdict::{judge, FEWEST, NOISE};
 pub use crate::stats::verdict::{Spread, Verdict};
 
 /// What one figure of both results says.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     pub figure: String,
     pub unit: String,
     pub a: Spread,
     pub b: Spread,
     /// B's median over A's.
+    #[serde(deserialize_with = "crate::units::nan_if_null")]
     pub ratio: f64,
     /// The ratio's 95 % confidence interval (none with too few
     /// repetitions).
@@ -60,6 +61,18 @@ impl Row {
             ),
         }
     }
+}
+
+/// `pario compare --json`: the rows, and how the workloads differ (the
+/// line the text prints above its table).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// `workloads differ: block 8 MiB vs 16 MiB; ...`, none when they do
+    /// not.
+    pub workloads_differ: Option<String>,
+    /// The same, an aspect each.
+    pub differences: Vec<workload::Differs>,
+    pub rows: Vec<Row>,
 }
 
 /// The figures of a result file, by name.
@@ -198,7 +211,7 @@ pub fn grammar() -> Grammar<Args> {
         tool: "pario compare",
         specs: vec![long_flag(
             &["json"],
-            "print the rows as JSON",
+            "print the rows and the workloads' differences as JSON",
             on(|a: &mut Args| &mut a.json),
         )],
         operand: Some(file),
@@ -235,15 +248,21 @@ fn run(args: &[String]) -> Result<String, String> {
     if rows.is_empty() {
         return Err(format!("{a_path} and {b_path} have no figure in common"));
     }
+    let differences = workload::differences(&wa, &wb);
+    let report = Report {
+        workloads_differ: workload::line(&differences),
+        differences: differences.iter().map(workload::Differs::from).collect(),
+        rows,
+    };
     match a.json {
-        true => serde_json::to_string_pretty(&rows)
+        true => serde_json::to_string_pretty(&report)
             .map(|t| t + "\n")
             .map_err(|e| e.to_string()),
         // The verdicts weigh different work when the workloads differ: said
         // first.
-        false => Ok(match workload::line(&workload::differences(&wa, &wb)) {
-            Some(line) => format!("{line}\n{}", text_table(&rows)),
-            None => text_table(&rows),
+        false => Ok(match &report.workloads_differ {
+            Some(line) => format!("{line}\n{}", text_table(&report.rows)),
+            None => text_table(&report.rows),
         }),
     }
 }

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::common::pario;
+use pario::compare::{Report, Verdict};
 use tempfile::tempdir;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compare");
@@ -32,8 +33,9 @@ fn fixed_inputs_give_exact_ratios_and_verdicts() {
     assert!(read.contains("too few repetitions to tell"), "{read}");
     let r = pario(dir.path(), &["compare", &a, &b, "--json"]);
     r.ok();
-    let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    let w = rows
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["workloads_differ"], serde_json::Value::Null);
+    let w = doc["rows"]
         .as_array()
         .unwrap()
         .iter()
@@ -210,9 +212,28 @@ fn different_workloads_are_named_above_the_verdicts() {
         r.stdout
     );
     assert!(r.stdout.lines().nth(1).unwrap().starts_with("figure |"));
+    // The JSON says the same, read back through compare's own types.
+    let r = pario(d, &["compare", "--json", &fpp, &shared]);
+    r.ok();
+    let report: Report = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        report.workloads_differ.as_deref(),
+        Some("workloads differ: block 8 MiB vs 16 MiB; file per process vs shared file")
+    );
+    let said: Vec<[&str; 3]> = (report.differences.iter())
+        .map(|d| [d.aspect.as_str(), d.a.as_str(), d.b.as_str()])
+        .collect();
+    assert_eq!(said[0], ["block", "8 MiB", "16 MiB"], "{said:?}");
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert_eq!(report.rows[0].figure, "test 0 write");
+    assert_eq!(report.rows[0].verdict, Verdict::TooFew);
     // The same workload run twice: nothing to say.
     let r = pario(d, &["compare", &fpp, &again]);
     r.ok();
     assert!(r.stdout.starts_with("figure |"), "{}", r.stdout);
     assert!(!r.stdout.contains("workloads differ"));
+    let r = pario(d, &["compare", "--json", &fpp, &again]);
+    let report: Report = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(report.workloads_differ, None);
+    assert!(report.differences.is_empty());
 }

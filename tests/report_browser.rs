@@ -9,7 +9,8 @@
 //! data marks or more and formatted ticks (no `.0` tails, integer task
 //! ticks); every link to an anchor must resolve. Printed to PDF by chromium,
 //! its first page must show the overview (`pdftotext`, and the page
-//! rendered by `pdftoppm`) and hold the first ten results' rows. Eleven
+//! rendered by `pdftoppm`) and hold ten results' rows (the printed
+//! overview: a line per result, its warnings as notes under it). Eleven
 //! results: eleven distinct marks (colour and shape), the eleventh not the
 //! first in the chart they share; a chart over time per phase of the
 //! results with a timeline, with formatted ticks; io500's unscored phase
@@ -37,11 +38,12 @@ use tempfile::tempdir;
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/report");
 
 /// Each chart: its title, its SVG's size on the page, its tick labels
-/// and its data marks: points, bars and curves (polylines of three points
-/// or more) drawn in one of the results' colours (`PALETTE`) inside the
-/// plot, above its x axis (the lowest horizontal line in the axis grey);
-/// the legends under the axis, the background, the axes and the grid
-/// (white, black, grey) are none. The tick labels: the text centred under
+/// and its data marks: points, bars (a chart over time draws a task's
+/// bars as one path) and curves (polylines of three points or more)
+/// drawn in one of the results' colours (`PALETTE`) inside the plot,
+/// above its x axis (the lowest horizontal line in the axis grey); the
+/// legends under the axis, the background, the axes and the grid (white,
+/// black, grey) are none. The tick labels: the text centred under
 /// the x axis, and the text left of the y axis (set right of it).
 const CHARTS: &str = "JSON.stringify([...document.querySelectorAll('figure.chart')].map(f => {
   const palette = PALETTE;
@@ -53,7 +55,7 @@ const CHARTS: &str = "JSON.stringify([...document.querySelectorAll('figure.chart
     .filter(p => p.length === 4 && p[1] === p[3]).map(p => p[1]));
   const plotted = e => { const b = e.getBBox(); return b.y <= axis + 0.5; };
   const long = l => l.getAttribute('points').trim().split(' ').length >= 3;
-  const marks = [...s.querySelectorAll('circle, rect, polyline, polygon')]
+  const marks = [...s.querySelectorAll('circle, rect, polyline, polygon, path')]
     .filter(e => colour(e) && plotted(e) && (e.tagName !== 'polyline' || long(e)));
   const texts = [...s.querySelectorAll('text')];
   const words = t => t.textContent.trim();
@@ -564,10 +566,9 @@ fn the_report_prints_to_pdf_with_the_overview_first() {
             "result {i}'s swatch is not on the first page"
         );
     }
-    // The first results' rows on the first page: their names (as the page
-    // has them). Issue 41 asks for ten; with these results (mdtest's ten
-    // figures, three warnings per ior result) four fit: the overview's
-    // print layout is still open.
+    // Ten results' rows on the first page (issue 41): their names as the
+    // page has them, whitespace aside (a name may wrap in its cell). The
+    // printed overview is a line per result, its warnings numbered notes.
     let html = std::fs::read_to_string(&report).unwrap();
     let names: Vec<String> = html
         .split("<tbody class=\"result\"")
@@ -576,18 +577,22 @@ fn the_report_prints_to_pdf_with_the_overview_first() {
             let name = &b[b.find("<a href=\"#run-").unwrap()..];
             let name = &name[name.find('>').unwrap() + 1..name.find("</a>").unwrap()];
             name.replace("&amp;", "&")
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
         })
         .collect();
     assert_eq!(names.len(), 11);
-    let missing: Vec<&String> = names[..4]
-        .iter()
-        .filter(|n| !first.contains(n.as_str()))
-        .collect();
+    let bare = |t: &str| t.split_whitespace().collect::<String>();
+    // The table: from its head to the legend under it.
+    let page = bare(&first);
+    let table = page
+        .find("Medianofeachfigure")
+        .zip(page.find("Eachfigure'smedian"));
+    let Some((start, end)) = table else {
+        panic!("no printed overview on the first page:\n{first}")
+    };
+    let page = &page[start..end];
+    let on_page = names.iter().filter(|n| page.contains(&bare(n))).count();
     assert!(
-        missing.is_empty(),
-        "not on the first printed page: {missing:?}\n{first}"
+        on_page >= 10,
+        "{on_page} of {names:?} on the first printed page:\n{first}"
     );
 }

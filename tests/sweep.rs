@@ -352,7 +352,7 @@ fn report_plots_the_scaling_of_a_sweep() {
     // ior's steps span nodes (3 of 2 tasks): its axis and efficiency are per
     // node, against the smallest step (1 task on 1 node).
     let ior = &section[section.find("ior write scaling").unwrap()..];
-    assert!(ior.contains("nodes\n</text>"), "{ior}");
+    assert!(ior.contains("nodes</text>"), "{ior}");
     let rows = &ior[ior.find("<table>").unwrap()..ior.find("</table>").unwrap()];
     assert!(rows.contains("<th>per node</th>"), "{rows}");
     let first = &rows[rows.find("<tbody>").unwrap()..];

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use super::ResultFile;
@@ -89,6 +90,25 @@ impl fmt::Display for Difference {
         match (&self.a, &self.b) {
             (Value::Way(_), Value::Way(_)) => write!(f, "{a} vs {b}"),
             _ => write!(f, "{} {a} vs {b}", self.aspect),
+        }
+    }
+}
+
+/// A difference as `pario compare --json` writes it: the aspect and each
+/// side's value in words (`block`, `8 MiB`, `16 MiB`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Differs {
+    pub aspect: String,
+    pub a: String,
+    pub b: String,
+}
+
+impl From<&Difference> for Differs {
+    fn from(d: &Difference) -> Differs {
+        Differs {
+            aspect: d.aspect.to_string(),
+            a: d.a.short(),
+            b: d.b.short(),
         }
     }
 }

@@ -136,7 +136,7 @@ pub fn svg(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Option<()>) -> Stri
         }
         let _ = root.present();
     }
-    out
+    super::tidy::tidy(&out)
 }
 
 /// A chart with its title and axes drawn: `left` and `bottom` are the
@@ -669,10 +669,7 @@ mod tests {
         let scale = human::scale_for("MiB/s", 2000.0);
         let s = dots("write", &scale, &rows, None, HALF);
         assert_eq!(s.matches("<circle").count(), 4);
-        assert!(
-            s.contains(">\na\n</text>") && s.contains(">\nb\n</text>"),
-            "{s}"
-        );
+        assert!(s.contains(">a</text>") && s.contains(">b</text>"), "{s}");
         assert!(s.contains("1.03 GiB/s") && s.contains("1.95 GiB/s"), "{s}");
         assert!(!s.contains(".0<"), "a tick with a .0 tail: {s}");
     }

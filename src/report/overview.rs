@@ -11,6 +11,7 @@ use super::elements::escape;
 use super::human::{self, scale_for};
 use super::marks::swatch;
 use super::model::Loaded;
+use super::printed::{self, Chip, Line, Note};
 use super::workload::{shared_and_own, Tool, Workload};
 use crate::compare::workload::{differences, line};
 use crate::compare::{compare, Figure, Row, Spread, Verdict};
@@ -73,27 +74,52 @@ pub fn table(results: &[Loaded], baseline: usize) -> String {
         h.push_str("<th>Against the baseline</th>");
     }
     h.push_str("</tr></thead>\n");
+    let mut lines: Vec<Line> = Vec::new();
     for (i, r) in results.iter().enumerate() {
         // What makes the ratio one of different work, said beside it once.
         let differ = line(&differences(&results[baseline].workload, &r.workload));
-        let against = |name: &str, f: &Figure| match (i == baseline, base.get(name)) {
-            _ if !compared => String::new(),
-            (true, _) => "<td class=\"verdict base\">baseline</td>".to_string(),
-            (false, Some(b)) => {
-                let mine = BTreeMap::from([(name.to_string(), f.clone())]);
-                let only = BTreeMap::from([(name.to_string(), b.clone())]);
-                let first = Some(name) == figures[i].first().map(|(n, _)| n.as_str());
-                let differ = differ.as_deref().filter(|_| first);
-                compare(&only, &mine)
-                    .first()
-                    .map_or(String::new(), |row| verdict(row, differ))
-            }
-            (false, None) => "<td class=\"verdict none\">–</td>".into(),
-        };
+        let rows: Vec<Option<Row>> = (figures[i].iter())
+            .map(|(name, f)| match base.get(name) {
+                Some(b) if compared && i != baseline => {
+                    let mine = BTreeMap::from([(name.to_string(), f.clone())]);
+                    let only = BTreeMap::from([(name.to_string(), b.clone())]);
+                    compare(&only, &mine).into_iter().next()
+                }
+                _ => None,
+            })
+            .collect();
+        let cells: Vec<String> = (rows.iter().enumerate())
+            .map(|(k, row)| match (i == baseline, row) {
+                _ if !compared => String::new(),
+                (true, _) => "<td class=\"verdict base\">baseline</td>".to_string(),
+                (false, Some(row)) => verdict(row, differ.as_deref().filter(|_| k == 0)),
+                (false, None) => "<td class=\"verdict none\">–</td>".into(),
+            })
+            .collect();
         let words = column.then_some(own[i].as_str());
-        h.push_str(&result_rows(i, r, words, &figures[i], &against, compared));
+        h.push_str(&result_rows(i, r, words, &figures[i], &cells, compared));
+        let mut notes: Vec<Note> = r.warnings.iter().cloned().map(Note::Warning).collect();
+        notes.extend(differ.map(Note::Differs));
+        lines.push(Line {
+            result: i,
+            name: r.name.clone(),
+            words: words.map(|w| match w {
+                "" => "as above".to_string(),
+                w => w.to_string(),
+            }),
+            figures: (figures[i].iter().zip(rows))
+                .map(|((name, f), against)| Chip {
+                    label: r.figure_label(name),
+                    median: scale_for(&f.unit, median(&f.values)).text(median(&f.values)),
+                    against,
+                })
+                .collect(),
+            notes,
+        });
     }
     h.push_str("</table>\n");
+    let base_name = compared.then_some(results[baseline].name.as_str());
+    h.push_str(&printed::table(&lines, base_name));
     h
 }
 
@@ -104,7 +130,7 @@ fn result_rows(
     r: &Loaded,
     words: Option<&str>,
     figures: &[(String, Figure)],
-    against: &dyn Fn(&str, &Figure) -> String,
+    against: &[String],
     compared: bool,
 ) -> String {
     let span = figures.len().max(1) + r.warnings.len();
@@ -149,7 +175,7 @@ fn result_rows(
             "<td>{}</td>{}{}</tr>",
             escape(&r.figure_label(name)),
             figure_cells(r, name, f),
-            against(name, f),
+            against[k],
         );
     }
     for w in &r.warnings {

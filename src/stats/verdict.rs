@@ -15,7 +15,9 @@
 //! by chance in more than 5 % of runs), there are too few repetitions to
 //! tell.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use crate::units::nan_if_null;
 
 /// A change smaller than this (as a fraction) is not reported even when it
 /// is certain: criterion's noise threshold, wider for storage, whose runs
@@ -29,7 +31,7 @@ pub const CONFIDENCE: f64 = 0.95;
 pub const FEWEST: usize = 3;
 
 /// What a comparison of B against A says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The interval reaches into the noise threshold.
@@ -53,16 +55,22 @@ impl Verdict {
     }
 }
 
-/// One side's repetitions.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// One side's repetitions (a figure JSON cannot hold, NaN, is written
+/// `null` and read back as NaN).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     pub n: usize,
+    #[serde(deserialize_with = "nan_if_null")]
     pub median: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub mean: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub min: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub max: f64,
     /// Coefficient of variation: the sample standard deviation over the
     /// mean (0 for one repetition).
+    #[serde(deserialize_with = "nan_if_null")]
     pub cv: f64,
 }
 
