@@ -301,9 +301,9 @@ fn factor(p: &Probe, probes: &[Probe], stonewall: u64, probe: u64) -> f64 {
 /// The plan as printed: the sizes with their arithmetic, then each
 /// phase's predicted time.
 pub fn text(plan: &Plan) -> String {
-    let mut out = format!(
+    let mut out = String::from(
         "\nProposed sizes: each write phase sized to last stonewall-time x its margin at its \
-         probed rate (the mean over the later half of its probe's stonewall)\n"
+         probed rate (the mean over the later half of its probe's stonewall)\n",
     );
     for s in &plan.sizes {
         out.push_str(&format!(
