@@ -11,7 +11,7 @@ use std::path::{Component, PathBuf};
 use super::config::Config;
 use super::phases::by_name;
 use super::plan::ini::PlanRate;
-use super::plan::sizing::{configured_amount, per_task_amount, sizing};
+use super::plan::sizing::{configured_amount, per_task_amount, sizing, MARGIN};
 use super::storage::is_s3;
 use crate::run::system::mounts::Reach;
 use crate::run::system::System;
@@ -150,7 +150,8 @@ pub fn short_writes(config: &Config, rates: &[PlanRate], stonewall: u64) -> Vec<
         if lasts >= stonewall as f64 {
             continue;
         }
-        let wanted = sizing(config, p, rate.rate, stonewall, rate.tasks).change;
+        let margin = rate.margin.unwrap_or(MARGIN);
+        let wanted = sizing(config, p, rate.rate, margin, stonewall, rate.tasks).change;
         let why = format!(
             "{}: [{}] {} = {} lasts about {lasts:.1} s at the planned {:.6} {} over {} tasks, \
              less than stonewall-time {stonewall} s; set it to {} (what --plan proposes)",

@@ -9,22 +9,29 @@ pub struct PlanRate {
     pub phase: String,
     pub rate: f64,
     pub tasks: usize,
+    /// The margin the plan sized with (`None`: a plan's line without one).
+    pub margin: Option<f64>,
 }
 
 /// How the first line of a planned configuration starts (a new plan
 /// replaces it).
 pub const HEADER: &str = "# io500 --plan";
 
-/// The comment lines' prefix: `# plan-rate ior-easy-write = 1.234567 over 4 tasks`.
+/// The comment lines' prefix:
+/// `# plan-rate ior-easy-write = 1.234567 over 4 tasks, margin 1.50`.
 const RATE: &str = "# plan-rate ";
 
 impl PlanRate {
     /// Its comment line.
     pub fn line(&self) -> String {
-        format!(
+        let line = format!(
             "{RATE}{} = {:.6} over {} tasks",
             self.phase, self.rate, self.tasks
-        )
+        );
+        match self.margin {
+            Some(m) => format!("{line}, margin {m:.2}"),
+            None => line,
+        }
     }
 
     /// The rate of one task (the plan assumes each task keeps its rate).
@@ -41,10 +48,15 @@ impl PlanRate {
             (Some("over"), Some(n)) => n.parse().ok()?,
             _ => return None,
         };
+        let margin = match (words.nth(1), words.next()) {
+            (Some("margin"), Some(m)) => Some(m.parse().ok().filter(|m: &f64| *m >= 1.0)?),
+            _ => None,
+        };
         Some(PlanRate {
             phase: phase.trim().to_string(),
             rate,
             tasks,
+            margin,
         })
     }
 }
@@ -170,10 +182,11 @@ mod tests {
             phase: "ior-easy-write".into(),
             rate: 1.5,
             tasks: 2,
+            margin: Some(1.75),
         }];
         let out = rewrite(text, &changes, "# io500 --plan here", &probed);
         assert!(out.starts_with(
-            "# io500 --plan here\n# plan-rate ior-easy-write = 1.500000 over 2 tasks\n# mine\n"
+            "# io500 --plan here\n# plan-rate ior-easy-write = 1.500000 over 2 tasks, margin 1.75\n# mine\n"
         ));
         let c = Config::parse("out.ini", &out).unwrap();
         assert_eq!(c.value("ior-easy", "blockSize"), "8m");
@@ -195,6 +208,8 @@ mod tests {
             "# plan-rate x = y over 2 tasks",
             "# plan-rate x = 1.0",
             "# plan-rate x = 1.0 under 2 tasks",
+            "# plan-rate x = 1.0 over 2 tasks, margin 0.5",
+            "# plan-rate x = 1.0 over 2 tasks, margin many",
             "plan-rate x = 1.0 over 2 tasks",
         ] {
             assert!(rates(line).is_empty(), "{line}");

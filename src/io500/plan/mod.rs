@@ -12,6 +12,7 @@
 pub mod ini;
 pub mod probe;
 pub mod sizing;
+pub mod steady;
 
 use std::path::Path;
 
@@ -65,6 +66,11 @@ pub fn run(comm: &dyn Comm, r: &Io500Run, out: Option<&str>) -> Result<()> {
             seconds: o.t_delta,
             score: o.score,
             ran: !o.skipped && !o.failed,
+            steady: o
+                .report
+                .as_ref()
+                .filter(|_| o.phase.write)
+                .and_then(|r| steady::of_probe(o.phase, r, seconds as f64)),
         })
         .collect();
     let plan = Plan::of(&r.config, &probes, stonewall, seconds, comm.size());

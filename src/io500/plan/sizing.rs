@@ -1,14 +1,22 @@
 //! The plan's arithmetic, from the probes' figures: each write phase's
-//! size for stonewall-time x margin at its probed rate, and each phase's
-//! predicted time (its probe's time scaled by how much more the run does).
+//! size for stonewall-time x margin at its probed rate (the rate of the
+//! probe's later half, see [`super::steady`]), and each phase's predicted
+//! time (its probe's time scaled by how much more the run does).
 
 use super::ini::{Change, PlanRate};
+use super::steady::Steady;
 use crate::io500::config::Config;
 use crate::io500::phases::{Kind, Phase};
 use crate::units::parse_size;
 
-/// How much longer than the stonewall each write phase is sized to last.
-pub const MARGIN: f64 = 1.5;
+/// How much longer than the stonewall each write phase is sized to last,
+/// at least: more when the probe's fastest bin ran faster than its mean.
+/// A larger size costs nothing (the stonewall ends the writing); on a
+/// shared disk a run wrote up to 2.2 times its probe's rate.
+pub const MARGIN: f64 = 2.0;
+
+/// The margin at most (a probe's bins are short: one may be a burst).
+pub const MAX_MARGIN: f64 = 4.0;
 
 /// ior-hard's transfer, block and segment size (the harness's fixed 47008).
 const HARD_SEGMENT: u64 = 47_008;
@@ -25,6 +33,9 @@ pub struct Probe {
     pub score: f64,
     /// It ran (not `run = FALSE`, not failed).
     pub ran: bool,
+    /// A write probe's rate over its later half (none: too short a
+    /// timeline, or not a write phase).
+    pub steady: Option<Steady>,
 }
 
 /// A write phase's proposed size and the arithmetic behind it.
@@ -32,6 +43,8 @@ pub struct Probe {
 pub struct Sizing {
     pub rate: PlanRate,
     pub change: Change,
+    /// Where the rate and the margin come from, as printed.
+    pub why: String,
     /// The arithmetic, as printed.
     pub line: String,
 }
@@ -57,10 +70,11 @@ pub struct Plan {
     pub kept: Vec<String>,
 }
 
-/// The probe length for a stonewall: a tenth of it, 1 to 5 s (so a plan
-/// for 300 s costs a few percent of the run).
+/// The probe length for a stonewall: a tenth of it, 3 to 5 s (the later
+/// half of 3 s is past a disk's slow start; a plan for 300 s costs a few
+/// percent of the run), never longer than the stonewall itself.
 pub fn probe_seconds(stonewall: u64) -> u64 {
-    (stonewall / 10).clamp(1, 5)
+    (stonewall / 10).clamp(3, 5).min(stonewall.max(1))
 }
 
 /// The rate as printed (6 decimals): the arithmetic starts from it, so a
@@ -69,18 +83,26 @@ fn printed(rate: f64) -> f64 {
     format!("{rate:.6}").parse().unwrap_or(0.0)
 }
 
-/// The size of `p` that lasts `stonewall` x MARGIN at `rate` on `tasks`.
-pub fn sizing(config: &Config, p: &Phase, rate: f64, stonewall: u64, tasks: usize) -> Sizing {
+/// The size of `p` that lasts `stonewall` x `margin` at `rate` on `tasks`.
+pub fn sizing(
+    config: &Config,
+    p: &Phase,
+    rate: f64,
+    margin: f64,
+    stonewall: u64,
+    tasks: usize,
+) -> Sizing {
     let rate = printed(rate);
+    let margin: f64 = format!("{margin:.2}").parse().unwrap_or(MARGIN);
     let head = |unit: &str, per: &str| {
         format!(
-            "{}: {rate:.6} {unit} x {per} x {stonewall} s x {MARGIN} / {tasks} tasks",
+            "{}: {rate:.6} {unit} x {per} x {stonewall} s x {margin} / {tasks} tasks",
             p.name
         )
     };
     let (key, value, line) = match p.kind {
         Kind::Ior if p.group == "ior-easy" => {
-            let bytes = rate * GIB * stonewall as f64 * MARGIN / tasks as f64;
+            let bytes = rate * GIB * stonewall as f64 * margin / tasks as f64;
             let t = config
                 .get_size("ior-easy", "transferSize")
                 .unwrap_or(1)
@@ -98,7 +120,7 @@ pub fn sizing(config: &Config, p: &Phase, rate: f64, stonewall: u64, tasks: usiz
             ("blockSize", value, line)
         }
         Kind::Ior => {
-            let bytes = rate * GIB * stonewall as f64 * MARGIN / tasks as f64;
+            let bytes = rate * GIB * stonewall as f64 * margin / tasks as f64;
             let segments = ((bytes / HARD_SEGMENT as f64).ceil() as u64).max(1);
             let line = format!(
                 "{} / {HARD_SEGMENT} B a segment = segmentCount {segments}",
@@ -108,7 +130,7 @@ pub fn sizing(config: &Config, p: &Phase, rate: f64, stonewall: u64, tasks: usiz
         }
         _ => {
             let n =
-                ((rate * 1000.0 * stonewall as f64 * MARGIN / tasks as f64).ceil() as u64).max(1);
+                ((rate * 1000.0 * stonewall as f64 * margin / tasks as f64).ceil() as u64).max(1);
             (
                 "n",
                 n.to_string(),
@@ -122,14 +144,47 @@ pub fn sizing(config: &Config, p: &Phase, rate: f64, stonewall: u64, tasks: usiz
             phase: p.name.to_string(),
             rate,
             tasks,
+            margin: Some(margin),
         },
         change: Change {
             section: p.group,
             key,
             value,
         },
+        why: String::new(),
         line,
     }
+}
+
+/// The rate a write phase is sized at: its probe's later half's, or its
+/// whole score if that is more.
+fn rate(p: &Probe) -> f64 {
+    p.steady.map_or(p.score, |s| s.rate.max(p.score))
+}
+
+/// A write probe's rate and margin: its later half's mean (its whole
+/// score if that is more), and the fastest bin over that mean (from
+/// MARGIN to MAX_MARGIN); how, as printed.
+fn rate_of(p: &Probe) -> (f64, f64, String) {
+    let unit = p.phase.unit();
+    let Some(s) = p.steady else {
+        return (
+            p.score,
+            MARGIN,
+            format!(
+                "{}: the probe's score {:.6} {unit} (too short for a later half), margin {MARGIN}",
+                p.phase.name, p.score
+            ),
+        );
+    };
+    let rate = rate(p);
+    let margin = (printed(s.fastest) / printed(rate)).clamp(MARGIN, MAX_MARGIN);
+    let why = format!(
+        "{}: {:.6} {unit} over {:.2}-{:.2} s of the probe (its score {:.6}), fastest bin \
+         {:.6}: margin {margin:.2} (fastest / rate, {MARGIN} to {MAX_MARGIN})",
+        p.phase.name, s.rate, s.from, s.to, p.score, s.fastest
+    );
+    (rate, margin, why)
 }
 
 impl Plan {
@@ -139,7 +194,11 @@ impl Plan {
         let mut kept = Vec::new();
         for p in probes.iter().filter(|p| p.phase.write) {
             match (p.ran, p.score > 0.0) {
-                (true, true) => sizes.push(sizing(config, p.phase, p.score, stonewall, tasks)),
+                (true, true) => {
+                    let (rate, margin, why) = rate_of(p);
+                    let s = sizing(config, p.phase, rate, margin, stonewall, tasks);
+                    sizes.push(Sizing { why, ..s });
+                }
                 (false, _) => kept.push(format!("{}: did not run", p.phase.name)),
                 (true, false) => kept.push(format!("{}: no rate measured", p.phase.name)),
             }
@@ -191,18 +250,28 @@ fn stonewalled(p: &Probe, stonewall: u64, probe: u64) -> f64 {
     }
 }
 
+/// How many times more write probe `w` the run writes: its rate for the
+/// stonewall over what the probe wrote (by the stonewall without a
+/// timeline).
+fn grown(w: &Probe, stonewall: u64, probe: u64) -> f64 {
+    match w.steady {
+        Some(s) if s.amount > 0.0 => rate(w) * stonewall as f64 / s.amount,
+        _ => stonewalled(w, stonewall, probe),
+    }
+}
+
 /// How many times longer `p` runs in the run than in its probe: a write
 /// phase and the random reads by the stonewall; a read, stat or delete of
-/// what a write phase made by that phase's factor (the run makes that many
-/// times more); find by the files the mdtest phases made; md-workbench by
-/// its objects (from the stonewall, at most 60 s).
+/// what a write phase made by how many times more that phase writes; find
+/// by the files the mdtest phases made; md-workbench by its objects (from
+/// the stonewall, at most 60 s).
 fn factor(p: &Probe, probes: &[Probe], stonewall: u64, probe: u64) -> f64 {
     let writer = |group: &str| {
         probes
             .iter()
             .find(|w| w.phase.write && w.phase.group == group)
     };
-    let of_group = |group: &str| writer(group).map_or(1.0, |w| stonewalled(w, stonewall, probe));
+    let of_group = |group: &str| writer(group).map_or(1.0, |w| grown(w, stonewall, probe));
     match p.phase.kind {
         _ if p.phase.write || p.phase.name == "ior-rnd4K-easy-read" => {
             stonewalled(p, stonewall, probe)
@@ -232,13 +301,14 @@ fn factor(p: &Probe, probes: &[Probe], stonewall: u64, probe: u64) -> f64 {
 /// The plan as printed: the sizes with their arithmetic, then each
 /// phase's predicted time.
 pub fn text(plan: &Plan) -> String {
-    let mut out = format!(
-        "\nProposed sizes: each write phase sized to last stonewall-time x {MARGIN} at its probed rate\n"
+    let mut out = String::from(
+        "\nProposed sizes: each write phase sized to last stonewall-time x its margin at its \
+         probed rate (the mean over the later half of its probe's stonewall)\n",
     );
     for s in &plan.sizes {
         out.push_str(&format!(
-            "  {}\n    -> [{}] {} = {}\n",
-            s.line, s.change.section, s.change.key, s.change.value
+            "  {}\n  {}\n    -> [{}] {} = {}\n",
+            s.why, s.line, s.change.section, s.change.key, s.change.value
         ));
     }
     let short = plan.times.iter().filter(|t| t.probe < plan.probe as f64);

@@ -122,6 +122,7 @@ fn a_write_size_too_small_for_the_planned_rate_is_found() {
         phase: phase.into(),
         rate,
         tasks: 2,
+        margin: None,
     };
     // 1 GiB/s over 2 tasks: 512 MiB a task a second.
     let c = config(
@@ -132,7 +133,17 @@ fn a_write_size_too_small_for_the_planned_rate_is_found() {
         panic!("{found:?}");
     };
     assert!(w.contains("blockSize = 4096m lasts about 8.0 s"), "{w}");
-    assert!(w.contains("set it to 7680m"), "{w}");
+    assert!(w.contains("set it to 10240m"), "{w}");
+    // The margin the plan sized with, when its line gives one.
+    let with = PlanRate {
+        margin: Some(3.0),
+        ..rate("ior-easy-write", 1.0)
+    };
+    let found = short_writes(&c, &[with], 10);
+    assert!(
+        matches!(found.as_slice(), [Finding::Warning(w)] if w.contains("set it to 15360m")),
+        "{found:?}"
+    );
     // 1000 files at 1 kIOPS over 2 tasks: 2 s of 10: refused.
     let found = short_writes(&c, &[rate("mdtest-easy-write", 1.0)], 10);
     assert!(
