@@ -121,7 +121,15 @@ impl PhaseOutcome {
             }
             if self.t_delta < minimum as f64 {
                 self.invalid("Runtime is smaller than expected minimum runtime");
-                let hint = self.explain(minimum.max(stonewall));
+                let hint = match self.t_delta < stonewall as f64 {
+                    true => self.explain(minimum.max(stonewall)),
+                    // It lasted the stonewall: the stonewall is short.
+                    false => format!(
+                        "{} ran {:.1} s, its stonewall; a valid run needs {minimum} s: \
+                         [debug] stonewall-time = {stonewall} is for trying the run only",
+                        self.phase.name, self.t_delta
+                    ),
+                };
                 self.lines.push(Line::Warning(hint));
             }
         }
@@ -338,6 +346,18 @@ pub(crate) mod tests {
                         .into()
                 ),
             ]
+        );
+        // Past a short stonewall: the stonewall is the reason, not the work.
+        o.lines.clear();
+        o.t_delta = 2.5;
+        o.judge(2, 300);
+        assert_eq!(
+            o.lines[1],
+            Line::Warning(
+                "mdtest-easy-write ran 2.5 s, its stonewall; a valid run needs 300 s: [debug] \
+                 stonewall-time = 2 is for trying the run only"
+                    .into()
+            )
         );
         let mut read = PhaseOutcome::new(by_name("ior-easy-read").unwrap(), String::new());
         read.judge(2, 300);
