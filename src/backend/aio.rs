@@ -284,6 +284,11 @@ impl File for AioFile {
         self.file.read_at(buf, offset)
     }
 
+    fn write_vectored_at(&mut self, bufs: &[io::IoSlice<'_>], offset: u64) -> io::Result<usize> {
+        self.settle()?;
+        posix::gathered_write(&self.file, bufs, offset)
+    }
+
     fn sync(&mut self) -> io::Result<()> {
         self.settle()?;
         self.file.sync_all()

@@ -32,7 +32,7 @@ use std::io;
 pub use config::{BackendInfo, Capabilities, Config, Context, Demands, Given, Typed};
 pub use namespace::{FsUsage, Namespace};
 pub use registry::{all_module_options, configure, options_of, registry, Choice};
-pub use transfer::{read_fully, transfer_pieces, write_fully, Retry};
+pub use transfer::{read_fully, transfer_pieces, write_fully, write_vectored_fully, Retry};
 
 /// What a file is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +110,24 @@ pub trait File: Send {
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize>;
     /// Reads at `offset`; may read less than asked; 0 means end of file.
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+    /// Writes `bufs` one after the other from `offset`, in one call for
+    /// the backends that gather (POSIX's `pwritev`: many slices of one
+    /// small buffer make one large request from cache); may write less
+    /// than asked ([`write_vectored_fully`] goes on). The others write the
+    /// buffers one by one with [`File::write_at`], up to a short one.
+    fn write_vectored_at(&mut self, bufs: &[io::IoSlice<'_>], offset: u64) -> io::Result<usize> {
+        let mut done = 0;
+        for b in bufs.iter().filter(|b| !b.is_empty()) {
+            match self.write_at(b, offset + done as u64) {
+                Ok(n) if n == b.len() => done += n,
+                Ok(n) => return Ok(done + n),
+                // What was written counts; the next call meets the error.
+                Err(_) if done > 0 => break,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(done)
+    }
     /// Makes written data durable (`-e`, `-Y`).
     fn sync(&mut self) -> io::Result<()>;
     fn close(self: Box<Self>) -> io::Result<()>;

@@ -235,6 +235,15 @@ fn sync_file_system(path: &CStr) -> io::Result<()> {
     Ok(())
 }
 
+/// `pwritev(2)`: at most `IOV_MAX` buffers a call (a short write beyond).
+pub(super) fn gathered_write(
+    file: &std::fs::File,
+    bufs: &[io::IoSlice<'_>],
+    offset: u64,
+) -> io::Result<usize> {
+    Ok(rustix::io::pwritev(file, bufs, offset)?)
+}
+
 impl Backend for Posix {
     fn name(&self) -> &'static str {
         "POSIX"
@@ -296,6 +305,10 @@ impl File for PosixFile {
         self.file.read_at(buf, offset)
     }
 
+    fn write_vectored_at(&mut self, bufs: &[io::IoSlice<'_>], offset: u64) -> io::Result<usize> {
+        gathered_write(&self.file, bufs, offset)
+    }
+
     fn sync(&mut self) -> io::Result<()> {
         self.file.sync_all()
     }
@@ -339,6 +352,25 @@ mod tests {
         );
         let e = open_raw(&c(dir.path()), flags, Mode::empty()).unwrap_err();
         assert!(!e.to_string().contains("O_DIRECT"), "{e}");
+    }
+
+    #[test]
+    fn gathered_writes_past_iov_max_go_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("v");
+        let mut file = Posix::new(false).create(&c(&f), &spec(true)).unwrap();
+        let words: Vec<[u8; 8]> = (0..1500u64).map(u64::to_le_bytes).collect();
+        let mut slices: Vec<io::IoSlice<'_>> = words.iter().map(|w| io::IoSlice::new(w)).collect();
+        // One call takes IOV_MAX (1024) buffers.
+        assert_eq!(file.write_vectored_at(&slices, 8).unwrap(), 1024 * 8);
+        crate::backend::write_vectored_fully(file.as_mut(), &mut slices, 8, Retry::Allowed)
+            .unwrap();
+        file.close().unwrap();
+        let bytes = std::fs::read(&f).unwrap();
+        assert_eq!(bytes.len(), 8 + 1500 * 8);
+        for (i, w) in bytes[8..].chunks(8).enumerate() {
+            assert_eq!(w, (i as u64).to_le_bytes());
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Moving bytes reliably: a transfer finishes even when the backend moves
 //! fewer bytes than asked, unless the run forbids retrying.
 
-use std::io;
+use std::io::{self, IoSlice};
 
 use super::{BatchResult, File, Piece};
 
@@ -61,6 +61,31 @@ pub fn write_fully(file: &mut dyn File, buf: &[u8], offset: u64, retry: Retry) -
         Ok(n) if n == buf.len() => Ok(()),
         first => finish_write(file, buf, offset, retry, first),
     }
+}
+
+/// `write_vectored_at` until all of `bufs` is written (as `retry`
+/// allows): one call when the backend gathers them all.
+pub fn write_vectored_fully(
+    file: &mut dyn File,
+    bufs: &mut [IoSlice<'_>],
+    offset: u64,
+    retry: Retry,
+) -> io::Result<()> {
+    let wanted: usize = bufs.iter().map(|b| b.len()).sum();
+    if wanted == 0 {
+        return Ok(());
+    }
+    let first = file.write_vectored_at(bufs, offset);
+    if matches!(first, Ok(n) if n == wanted) {
+        return Ok(());
+    }
+    let zero = |_| io::Error::new(io::ErrorKind::WriteZero, "write returned 0 bytes");
+    let (mut rest, mut skipped) = (bufs, 0);
+    finish("write", wanted, offset, retry, first, zero, |done| {
+        IoSlice::advance_slices(&mut rest, done - skipped);
+        skipped = done;
+        file.write_vectored_at(rest, offset + done as u64)
+    })
 }
 
 /// `read_at` until `buf` is full (as `retry` allows); end of file first is
@@ -294,6 +319,71 @@ mod tests {
             .to_string()
             .ends_with("(collective transfers are not retried)"));
         assert_eq!(f.calls, 1);
+    }
+
+    /// A file in memory that gathers at most `chunk` bytes a call.
+    struct Memory {
+        data: Vec<u8>,
+        chunk: usize,
+        calls: usize,
+    }
+
+    impl File for Memory {
+        fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+            self.calls += 1;
+            let (at, n) = (offset as usize, buf.len().min(self.chunk));
+            self.data.resize(self.data.len().max(at + n), 0);
+            self.data[at..at + n].copy_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn write_vectored_at(&mut self, bufs: &[IoSlice<'_>], offset: u64) -> io::Result<usize> {
+            let joined: Vec<u8> = bufs.iter().flat_map(|b| b.iter().copied()).collect();
+            self.write_at(&joined, offset)
+        }
+        fn read_at(&mut self, _buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+            Ok(0)
+        }
+        fn sync(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+        fn close(self: Box<Self>) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn gathered_writes_put_every_buffer_in_place() {
+        let parts: [&[u8]; 4] = [b"abc", b"", b"defgh", b"ij"];
+        let slices = || parts.map(IoSlice::new);
+        let mut f = Memory {
+            data: Vec::new(),
+            chunk: usize::MAX,
+            calls: 0,
+        };
+        write_vectored_fully(&mut f, &mut slices(), 5, X).unwrap();
+        assert_eq!((&f.data[5..], f.calls), (&b"abcdefghij"[..], 1));
+        // Short writes go on from the byte they stopped at.
+        f.chunk = 4;
+        write_vectored_fully(&mut f, &mut slices(), 20, Retry::Allowed).unwrap();
+        assert_eq!((&f.data[20..], f.calls), (&b"abcdefghij"[..], 4));
+        let e = write_vectored_fully(&mut f, &mut slices(), 0, X).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "short write: 4 of 10 bytes at offset 0 (-x forbids retrying)"
+        );
+        // A backend that cannot gather writes them one by one, in one
+        // call of write_vectored_at.
+        let mut f = Stub::new(usize::MAX, u64::MAX);
+        write_vectored_fully(&mut f, &mut slices(), 0, X).unwrap();
+        assert_eq!(f.calls, 3);
+        let mut f = Stub::new(4, u64::MAX);
+        let e = write_vectored_fully(&mut f, &mut slices(), 0, X).unwrap_err();
+        assert!(
+            e.to_string().starts_with("short write: 7 of 10 bytes"),
+            "{e}"
+        );
+        write_vectored_fully(&mut f, &mut [], 0, X).unwrap();
+        assert_eq!(f.calls, 2);
     }
 
     #[test]

@@ -10,7 +10,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::container::{image, serialization_id, Image};
-use super::io::{content, ReadPattern, Reader, Tally, Writer};
+use super::content::Content;
+use super::io::{ReadPattern, Reader, Tally, Writer};
 use super::layout::{rank_state, CheckpointSize, FileKind};
 use super::model::Model;
 use super::requests::{chunked, requests, Request};
@@ -151,7 +152,8 @@ impl<'b> Checkpoints<'b> {
         if !settings.model.is_transformer() && settings.model.size_bytes > 0 {
             size.model_bytes = settings.model.size_bytes as u64;
         }
-        let content = content(content_len(&mine)).map_err(|e| Error::task(rank, e))?;
+        let direct = matches!(settings.pattern, Pattern::Direct { .. });
+        let content = Content::new(rank, direct).map_err(|e| Error::task(rank, e))?;
         let block = match settings.pattern {
             Pattern::Torch { block, .. } => block as usize,
             Pattern::Direct { align, .. } => align as usize,
@@ -335,16 +337,4 @@ impl Took {
         };
         *slot = Some(slot.unwrap_or(0.0) + secs);
     }
-}
-
-/// The content a rank's requests draw from: the largest request made of
-/// tensor data alone, and at least a page.
-fn content_len(files: &[Planned]) -> usize {
-    files
-        .iter()
-        .flat_map(|p| p.requests.iter())
-        .map(|r| r.len as usize)
-        .max()
-        .unwrap_or(0)
-        .max(PAGE)
 }

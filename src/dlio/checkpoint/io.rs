@@ -1,57 +1,21 @@
 //! One checkpoint file written or read through a backend, each request
 //! timed: `torch.save`'s writes (then fsync when asked, timed apart, then
 //! close), `torch.load`'s reads; or, under O_DIRECT, pario's pattern of
-//! aligned requests over the same bytes.
+//! aligned requests over the same bytes. A request of tensor data alone is
+//! one gathered write from [`Content`]'s block.
 
 use std::ffi::CStr;
 use std::io;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::container::{Image, Piece};
+use super::content::Content;
 use super::load::torch_load;
-use super::requests::{Request, Segment};
-use crate::backend::{write_fully, Access, Backend, File, OpenSpec, Retry};
+use super::requests::Request;
+use crate::backend::{write_fully, write_vectored_fully, Access, Backend, File, OpenSpec, Retry};
 use crate::buffer::{AlignedBuffer, PAGE};
 use crate::dlio::train::pyfile::{PyFile, Scratch};
 use crate::latency::LatencyRecorder;
-
-/// Incompressible bytes every tensor's data is taken from, made once per
-/// process and shared by its tasks (DLIO keeps its random tensors and
-/// writes them again at every checkpoint too).
-pub fn content(len: usize) -> Result<Arc<AlignedBuffer>, String> {
-    static SHARED: Mutex<Option<Arc<AlignedBuffer>>> = Mutex::new(None);
-    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(buf) = shared.as_ref().filter(|b| b.len() >= len) {
-        return Ok(buf.clone());
-    }
-    let mut buf = AlignedBuffer::try_new(len.max(PAGE) as u64, PAGE)?;
-    fill_content(buf.as_mut_slice());
-    let buf = Arc::new(buf);
-    *shared = Some(buf.clone());
-    Ok(buf)
-}
-
-/// Random bytes, no two 4 KiB blocks equal: a random block of 1 MiB
-/// copied over and over (at memory speed: a hash per word cost as much as
-/// the write on tmpfs), 8 bytes at each 4 KiB boundary set to a hash of
-/// the position.
-fn fill_content(out: &mut [u8]) {
-    const BLOCK: usize = 1 << 20;
-    let mut block = vec![0u8; BLOCK.min(out.len())];
-    for (i, word) in block.chunks_mut(8).enumerate() {
-        let bytes = crate::random::splitmix64(i as u64 ^ 0xd110_c4e0).to_le_bytes();
-        word.copy_from_slice(&bytes[..word.len()]);
-    }
-    for (k, piece) in out.chunks_mut(BLOCK).enumerate() {
-        piece.copy_from_slice(&block[..piece.len()]);
-        for (j, page) in piece.chunks_mut(PAGE).enumerate() {
-            let mark = crate::random::splitmix64((k * BLOCK + j * PAGE) as u64).to_le_bytes();
-            let n = page.len().min(8);
-            page[..n].copy_from_slice(&mark[..n]);
-        }
-    }
-}
 
 /// What one task's files took and made.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -109,7 +73,7 @@ fn spec(access: Access, size: u64, rank: usize, part: u64) -> OpenSpec {
 pub struct Writer<'a> {
     pub backend: &'a dyn Backend,
     pub rank: usize,
-    pub content: Arc<AlignedBuffer>,
+    pub content: Content,
     /// Where a request made of several pieces is put together.
     pub stage: AlignedBuffer,
     pub fsync: bool,
@@ -148,15 +112,23 @@ impl Writer<'_> {
             if crate::signals::requested() {
                 return Err(stopped());
             }
-            let len = r.len as usize;
-            let buf = if r.tensor_only(image) {
-                &self.content.as_slice()[..len]
+            let t = if r.tensor_only(image) {
+                let mut slices = self.content.slices(r.offset, r.len);
+                let t = Instant::now();
+                write_vectored_fully(file, &mut slices, r.offset, Retry::Allowed)?;
+                t
             } else {
-                assemble(&mut self.stage, image, &self.content, &r.segments)?;
-                &self.stage.as_slice()[..len]
+                let len = r.len as usize;
+                assemble(&mut self.stage, image, &mut self.content, r)?;
+                let t = Instant::now();
+                write_fully(
+                    file,
+                    &self.stage.as_slice()[..len],
+                    r.offset,
+                    Retry::Allowed,
+                )?;
+                t
             };
-            let t = Instant::now();
-            write_fully(file, buf, r.offset, Retry::Allowed)?;
             let took = t.elapsed();
             self.latency.record(took);
             self.tally.io_secs += took.as_secs_f64();
@@ -182,28 +154,26 @@ impl Writer<'_> {
 fn assemble(
     stage: &mut AlignedBuffer,
     image: &Image,
-    content: &AlignedBuffer,
-    segments: &[Segment],
+    content: &mut Content,
+    request: &Request,
 ) -> io::Result<()> {
-    let len: u64 = segments.iter().map(|s| s.len).sum();
+    let len = request.len;
     if (stage.len() as u64) < len {
         *stage = AlignedBuffer::try_new(len.next_power_of_two(), PAGE).map_err(io::Error::other)?;
     }
     let out = stage.as_mut_slice();
     let mut at = 0;
-    for s in segments {
+    for s in &request.segments {
         let n = s.len as usize;
-        let from = match image.pieces[s.piece] {
-            Piece::Bytes { at, .. } => {
-                &image.blob[at + s.start as usize..at + s.start as usize + n]
+        match image.pieces[s.piece] {
+            Piece::Bytes { at: from, .. } => {
+                let from = from + s.start as usize;
+                out[at..at + n].copy_from_slice(&image.blob[from..from + n]);
             }
             Piece::Tensor { .. } => {
-                let c = content.as_slice();
-                let start = (s.start as usize) % (c.len() - n + 1);
-                &c[start..start + n]
+                content.copy_into(request.offset + at as u64, &mut out[at..at + n])
             }
-        };
-        out[at..at + n].copy_from_slice(from);
+        }
         at += n;
     }
     Ok(())
@@ -311,3 +281,6 @@ fn read_chunks(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

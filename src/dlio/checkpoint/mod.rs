@@ -2,13 +2,14 @@
 //! DLIO's other models): the model's layout over the ranks ([`layout`]),
 //! `torch.save`'s file format ([`pickle`], [`container`]) and requests
 //! ([`requests`], [`load`]), a rank's files written and read through a
-//! backend ([`io`], [`engine`]), the checkpoint-only workflow
-//! ([`workflow`]) with its page-cache handling ([`cache`]), and its
-//! figures ([`report`]). [`setup`] makes all of it from DLIO's
-//! configuration.
+//! backend ([`io`], [`engine`]) with its tensors' bytes ([`content`]),
+//! the checkpoint-only workflow ([`workflow`]) with its page-cache
+//! handling ([`cache`]), and its figures ([`report`]). [`setup`] makes all
+//! of it from DLIO's configuration.
 
 pub mod cache;
 pub mod container;
+pub mod content;
 pub mod engine;
 pub mod files;
 pub mod io;
