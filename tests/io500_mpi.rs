@@ -101,7 +101,7 @@ fn a_plan_on_2_ranks_prints_once_and_leaves_nothing() {
         );
     }
     let out = std::fs::read_to_string(dir.path().join("out.ini")).unwrap();
-    assert_eq!(out.matches(" over 2 tasks\n").count(), 4, "{out}");
+    assert_eq!(out.matches(" over 2 tasks, margin ").count(), 4, "{out}");
     pario::io500::config::Config::parse("out.ini", &out).unwrap();
     assert_eq!(common::entries(dir.path()), ["c.ini", "out.ini"]);
 }

@@ -125,8 +125,8 @@ impl PhaseOutcome {
                     true => self.explain(minimum.max(stonewall)),
                     // It lasted the stonewall: the stonewall is short.
                     false => format!(
-                        "{} ran {:.1} s, its stonewall; a valid run needs {minimum} s: \
-                         [debug] stonewall-time = {stonewall} is for trying the run only",
+                        "{} ran {:.1} s, its stonewall; a valid run needs {minimum} s: a \
+                         stonewall-time of {stonewall} s ([debug]) is for trying the run only",
                         self.phase.name, self.t_delta
                     ),
                 };
@@ -354,8 +354,8 @@ pub(crate) mod tests {
         assert_eq!(
             o.lines[1],
             Line::Warning(
-                "mdtest-easy-write ran 2.5 s, its stonewall; a valid run needs 300 s: [debug] \
-                 stonewall-time = 2 is for trying the run only"
+                "mdtest-easy-write ran 2.5 s, its stonewall; a valid run needs 300 s: a \
+                 stonewall-time of 2 s ([debug]) is for trying the run only"
                     .into()
             )
         );
