@@ -163,10 +163,14 @@ fn task_work(report: &PhaseReport) -> Option<Vec<f64>> {
     tool.samples()
         .into_iter()
         .filter_map(|s| {
-            Source::Row(s.source)
-                .timeline()
-                .map(|(t, _)| t.tasks.clone())
+            let source = Source::Row(s.source);
+            let (t, _) = source.timeline()?;
+            Some(
+                t.tasks
+                    .iter()
+                    .map(|c| c.iter().sum::<u64>() as f64)
+                    .collect::<Vec<f64>>(),
+            )
         })
-        .map(|tasks| -> Vec<f64> { tasks.iter().map(|c| c.iter().sum::<u64>() as f64).collect() })
         .max_by(|a, b| a.iter().sum::<f64>().total_cmp(&b.iter().sum()))
 }

@@ -67,20 +67,18 @@ impl Placement {
 
     /// The nodes' names, told apart when hosts repeat (`vm`, `vm#2`).
     pub fn names(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for h in &self.hosts {
-            let seen = self
-                .hosts
-                .iter()
-                .take(out.len())
-                .filter(|o| *o == h)
-                .count();
-            out.push(match seen {
-                0 => h.clone(),
-                n => format!("{h}#{}", n + 1),
-            });
-        }
-        out
+        let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        self.hosts
+            .iter()
+            .map(|h| {
+                let n = seen.entry(h.as_str()).or_default();
+                *n += 1;
+                match *n {
+                    1 => h.clone(),
+                    n => format!("{h}#{n}"),
+                }
+            })
+            .collect()
     }
 
     /// A figure per node: `per_task` summed over each node's tasks (tasks
