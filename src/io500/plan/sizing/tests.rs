@@ -102,9 +102,12 @@ fn a_timeline_sizes_from_the_later_half_and_its_spread() {
     // while writing, bins up to 2.25: margin 2.5; it wrote 2.5 GiB.
     let mut easy = probe("ior-easy-write", 10.0, 0.25);
     easy.steady = Some(steady(0.9, 2.25, 2.5));
-    // mdtest-easy: a burst far above its mean: the margin stops at 4.
+    // mdtest-easy: a burst 5 times its mean: mdtest's margin is 8 at
+    // least; one 20 times it stops at 16.
     let mut md = probe("mdtest-easy-write", 3.0, 8.0);
     md.steady = Some(steady(10.0, 50.0, 24.0));
+    let mut md_hard = probe("mdtest-hard-write", 3.0, 1.0);
+    md_hard.steady = Some(steady(1.0, 20.0, 3.0));
     // ior-hard: its later half slower than its score: the score.
     let mut hard = probe("ior-hard-write", 3.0, 1.0);
     hard.steady = Some(steady(0.8, 0.9, 3.0));
@@ -112,6 +115,7 @@ fn a_timeline_sizes_from_the_later_half_and_its_spread() {
         easy,
         md,
         hard,
+        md_hard,
         probe("ior-easy-read", 1.0, 2.0),
         probe("mdtest-easy-delete", 0.5, 48.0),
     ];
@@ -123,7 +127,8 @@ fn a_timeline_sizes_from_the_later_half_and_its_spread() {
     };
     // 0.9 x 10 s x 2.5 = 22.5 GiB.
     assert_eq!(value("ior-easy-write"), ("23040m".into(), Some(2.5)));
-    assert_eq!(value("mdtest-easy-write"), ("400000".into(), Some(4.0)));
+    assert_eq!(value("mdtest-easy-write"), ("800000".into(), Some(8.0)));
+    assert_eq!(value("mdtest-hard-write"), ("160000".into(), Some(16.0)));
     let segments = (1.0 * GIB * 10.0 * 2.0 / 47008.0_f64).ceil() as u64;
     assert_eq!(value("ior-hard-write"), (segments.to_string(), Some(2.0)));
     let why = &plan.sizes[0].why;
