@@ -117,6 +117,14 @@ Workloads (names separated by spaces or commas; default: bw iops dummy mem;
            two run lengths (start-up cancels), accelerators a core (compute
            time over CPU per step), peak RSS, AU; targets: >= 5x DLIO's
            accelerators a core (resnet50, cosmoflow), >= 1x (unet3d)
+  dlio-ref pario's checkpoint against DLIO's own (its mlperf_storage_v2.0
+           branch from DLIO_SRC, default /work/ref/dlio-m, run by DLIO_VENV's
+           python under mpirun -n TASKS; skipped without them): llama3_8b
+           shrunk to ~2.9 GiB (16 layers; DLIO_REF_LAYERS), one checkpoint
+           written and read on --dir, the same files checked; pario as DLIO
+           (no fsync, rank 0's time) and pario's defaults (fsync, slowest
+           rank) against DLIO: each tool's reported GB/s and the size over
+           the save's span across ranks; target: pario as DLIO >= DLIO's save
   build    this build (--ior, --mdtest) against a previous one (--baseline
            DIR holding its ior and mdtest), the same commands in the same
            rounds: ior -t 1m -b 256m -s 4 -F -e and -t 4k -b 64m -F with TASKS

@@ -15,9 +15,9 @@ from . import machine, report
 from .proc import KIB, MIB, BenchError, log, parse_size
 from .session import Session
 from .workloads import build as build_wl
-from .workloads import (aio, concurrent, dlio, dliotrain, dummy, find, fio, instructions,
-                        integrity, io500, latency, mdtest, mdworkbench, mem, mpi, residency,
-                        rwmix, s3, stops, sweep, syscalls)
+from .workloads import (aio, concurrent, dlio, dlioref, dliotrain, dummy, find, fio,
+                        instructions, integrity, io500, latency, mdtest, mdworkbench, mem, mpi,
+                        residency, rwmix, s3, stops, sweep, syscalls)
 from .workloads import report as report_wl
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -32,7 +32,7 @@ WORKLOADS = {
     "instructions": instructions.run, "stops": stops.run, "mdworkbench": mdworkbench.run,
     "find": find.run, "io500": io500.run, "aio": aio.run, "report": report_wl.run,
     "sweep": sweep.run, "rwmix": rwmix.run, "concurrent": concurrent.run, "s3": s3.run,
-    "dlio": dlio.run, "dlio-train": dliotrain.run,
+    "dlio": dlio.run, "dlio-train": dliotrain.run, "dlio-ref": dlioref.run,
 }
 DEFAULT = ["bw", "iops", "dummy", "mem"]
 MPI = ["mpi", "mpiio", "fixedcost", "stops"]
