@@ -88,12 +88,12 @@ finish() {
     rm -f "${job_log[$1]}"
     return "$code"
 }
-# `keep_bins DIR LIBRARY`: copies the programs just built to DIR, after
-# checking that they load LIBRARY (the MPI they were built for), or no MPI
-# at all when LIBRARY is `none`.
+# `keep_bins DIR LIBRARY [FROM]`: copies the programs just built (in FROM,
+# target/debug by default) to DIR, after checking that they load LIBRARY
+# (the MPI they were built for), or no MPI at all when LIBRARY is `none`.
 keep_bins() {
     mkdir -p "$1"
-    cp target/debug/{ior,mdtest,md-workbench,io500,pario,dlio_benchmark} "$1"/
+    cp "${3:-target/debug}"/{ior,mdtest,md-workbench,io500,pario,dlio_benchmark} "$1"/
     local linked
     linked=$(ldd "$1/ior")
     if [ "$2" = none ]; then
@@ -149,23 +149,29 @@ skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
 beside mpi "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
 beside units "$units"
 
+# The programs linked with Debian's MPICH, for the MPI group's second run,
+# built beside the programs without features: in a copy of the target
+# directory (cargo's own records in it are relative to it), so the two
+# builds neither wait for each other's lock nor compile any dependency
+# again; each is mostly one crate's serial compile, and the two together
+# keep both cores busy. rsmpi's build probe reads MPI_PKG_CONFIG (then
+# MPICC), and its build script does not watch them; giving mpi-sys another
+# optimisation level gives it, and what depends on it, other artifacts, so
+# every other dependency is built once for both MPIs (the check in
+# keep_bins says whether that still holds). Only the programs are built:
+# the MPI suite runs them.
+mkdir -p target/mpich
+cp -a target/debug target/mpich/
+beside mpich_build env -u RUSTC_WORKSPACE_WRAPPER CARGO_TARGET_DIR="$PWD/target/mpich" \
+    MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
+    cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
+
 # The programs without features (the build lints their code under
 # `cfg(not(feature = ...))`), then every other test on threads against
-# them, beside the MPICH build.
+# them.
 cargo build --bins
 keep_bins target/plain-bin none
 beside threads env PARIO_TEST_BIN_DIR="$PWD/target/plain-bin" "$suite" --skip mpi --skip hdf5
-
-# The programs linked with Debian's MPICH, for the MPI group's second run.
-# rsmpi's build probe reads MPI_PKG_CONFIG (then MPICC), and its build
-# script does not watch them; giving mpi-sys another optimisation level
-# gives it, and what depends on it, other artifacts in the same target
-# directory, so every other dependency is built once for both MPIs (the
-# check in keep_bins says whether that still holds). Only the programs are
-# built: the MPI suite runs them.
-env -u RUSTC_WORKSPACE_WRAPPER MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
-    cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
-keep_bins target/mpich-bin libmpich.so
 
 # The MPI group again, against the programs linked with MPICH and started
 # by hydra's mpiexec, then under Slurm with srun --mpi=pmi2 (after the
@@ -176,11 +182,21 @@ keep_bins target/mpich-bin libmpich.so
 # (gathers, a common abort) the other modules ask of MPICH too.
 mpich_tests=(mpi:: --skip s3_mpi::)
 mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich-bin" PARIO_TEST_MPIEXEC=mpiexec.mpich "$suite")
-beside mpich "${mpich[@]}" "${mpich_tests[@]}"
+mpich_jobs=()
+if finish mpich_build; then
+    keep_bins target/mpich-bin libmpich.so target/mpich/debug
+    beside mpich "${mpich[@]}" "${mpich_tests[@]}"
+    mpich_jobs=(mpich)
+else
+    status=1
+fi
 finish slurm || status=$?
-beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::
+if ((${#mpich_jobs[@]})); then
+    beside slurm_mpich "${mpich[@]}" --ignored slurm_mpich::
+    mpich_jobs+=(slurm_mpich)
+fi
 
-for job in killed mpi units threads mpich slurm_mpich; do
+for job in killed mpi units threads "${mpich_jobs[@]}"; do
     finish "$job" || status=$?
 done
 exit "$status"
