@@ -147,7 +147,7 @@ beside killed "${mpi_bins[@]}" "$suite" "${killed[@]}"
 mpi_tests=(mpi hdf5)
 skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
 beside mpi "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
-beside units "$units"
+beside units nice -n 10 "$units"
 
 # The programs linked with Debian's MPICH, for the MPI group's second run,
 # built beside the programs without features: in a copy of the target
@@ -159,10 +159,12 @@ beside units "$units"
 # optimisation level gives it, and what depends on it, other artifacts, so
 # every other dependency is built once for both MPIs (the check in
 # keep_bins says whether that still holds). Only the programs are built:
-# the MPI suite runs them.
+# the MPI suite runs them. The build without features is on the way to
+# the longest group (the tests on threads): this one, and the unit tests
+# (pure computation, nothing waits on them), yield to it (nice).
 mkdir -p target/mpich
 cp -a target/debug target/mpich/
-beside mpich_build env -u RUSTC_WORKSPACE_WRAPPER CARGO_TARGET_DIR="$PWD/target/mpich" \
+beside mpich_build nice -n 5 env -u RUSTC_WORKSPACE_WRAPPER CARGO_TARGET_DIR="$PWD/target/mpich" \
     MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
     cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
 
