@@ -88,12 +88,12 @@ finish() {
     rm -f "${job_log[$1]}"
     return "$code"
 }
-# `keep_bins DIR LIBRARY`: copies the programs just built to DIR, after
-# checking that they load LIBRARY (the MPI they were built for), or no MPI
-# at all when LIBRARY is `none`.
+# `keep_bins DIR LIBRARY [FROM]`: copies the programs just built (in FROM,
+# target/debug by default) to DIR, after checking that they load LIBRARY
+# (the MPI they were built for), or no MPI at all when LIBRARY is `none`.
 keep_bins() {
     mkdir -p "$1"
-    cp target/debug/{ior,mdtest,md-workbench,io500,pario,dlio_benchmark} "$1"/
+    cp "${3:-target/debug}"/{ior,mdtest,md-workbench,io500,pario,dlio_benchmark} "$1"/
     local linked
     linked=$(ldd "$1/ior")
     if [ "$2" = none ]; then
@@ -157,21 +157,29 @@ mpi_tests=(mpi hdf5)
 skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
 beside mpi "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
 beside units nice -n 10 "$units"
-# Every other test on threads, against the programs without features.
-beside threads env PARIO_TEST_BIN_DIR="$PWD/target/plain-bin" "$suite" --skip mpi --skip hdf5
 
 # The programs linked with Debian's MPICH, for the MPI group's second run,
-# built in the background beside the groups (the tests on threads start
-# at once: they are the longest). rsmpi's build probe reads
-# MPI_PKG_CONFIG (then MPICC), and its build script does not watch them;
-# giving mpi-sys another optimisation level gives it, and what depends on
-# it, other artifacts in the same target directory, so every other
-# dependency is built once for both MPIs (the check in keep_bins says
-# whether that still holds). Only the programs are built: the MPI suite
-# runs them. It yields a little to the tests beside it (nice 2), the unit
-# tests (pure computation, nothing waits on them) more.
-beside mpich_build nice -n 2 env -u RUSTC_WORKSPACE_WRAPPER MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
+# built beside the programs without features: in a copy of the target
+# directory (cargo's own records in it are relative to it), so the two
+# builds neither wait for each other's lock nor compile any dependency
+# again; each is mostly one crate's serial compile, and the two together
+# keep both cores busy. rsmpi's build probe reads MPI_PKG_CONFIG (then
+# MPICC), and its build script does not watch them; giving mpi-sys another
+# optimisation level gives it, and what depends on it, other artifacts, so
+# every other dependency is built once for both MPIs (the check in
+# keep_bins says whether that still holds). Only the programs are built:
+# the MPI suite runs them. The build without features is on the way to
+# the longest group (the tests on threads): this one yields to it a little
+# (nice 2: at 5 it became the longer way itself, 302 s against 199), the
+# unit tests (pure computation, nothing waits on them) more.
+mkdir -p target/mpich
+cp -a target/debug target/mpich/
+beside mpich_build nice -n 2 env -u RUSTC_WORKSPACE_WRAPPER CARGO_TARGET_DIR="$PWD/target/mpich" \
+    MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
     cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
+
+# Every other test on threads, against the programs without features.
+beside threads env PARIO_TEST_BIN_DIR="$PWD/target/plain-bin" "$suite" --skip mpi --skip hdf5
 
 # The MPI group again, against the programs linked with MPICH and started
 # by hydra's mpiexec, then under Slurm with srun --mpi=pmi2 (after the
@@ -184,7 +192,7 @@ mpich_tests=(mpi:: --skip s3_mpi::)
 mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich-bin" PARIO_TEST_MPIEXEC=mpiexec.mpich "$suite")
 mpich_jobs=()
 if finish mpich_build; then
-    keep_bins target/mpich-bin libmpich.so
+    keep_bins target/mpich-bin libmpich.so target/mpich/debug
     beside mpich "${mpich[@]}" "${mpich_tests[@]}"
     mpich_jobs=(mpich)
 else
