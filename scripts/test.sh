@@ -126,15 +126,6 @@ for m in map(json.loads, sys.stdin):
             and m["target"]["name"] == sys.argv[1]):
         print(m["executable"])' "$1"
 }
-
-# First the programs without features (the build lints their code under
-# `cfg(not(feature = ...))`), alone: it builds most dependencies the test
-# build then finds made, and the tests on threads, the longest group, can
-# start as soon as the test build is done.
-cargo build --bins
-keep_bins target/plain-bin none
-
-# Then the test build.
 built=$(cargo test --lib --tests --features mpi,hdf5 --no-run --message-format=json-render-diagnostics)
 suite=$(test_executable suite <<<"$built")
 units=$(test_executable pario <<<"$built")
@@ -178,7 +169,11 @@ beside mpich_build nice -n 2 env -u RUSTC_WORKSPACE_WRAPPER CARGO_TARGET_DIR="$P
     MPICC=mpicc.mpich MPI_PKG_CONFIG=mpich \
     cargo build --features mpi --bins --config 'profile.dev.package.mpi-sys.opt-level=1'
 
-# Every other test on threads, against the programs without features.
+# The programs without features (the build lints their code under
+# `cfg(not(feature = ...))`), then every other test on threads against
+# them.
+cargo build --bins
+keep_bins target/plain-bin none
 beside threads env PARIO_TEST_BIN_DIR="$PWD/target/plain-bin" "$suite" --skip mpi --skip hdf5
 
 # The MPI group again, against the programs linked with MPICH and started
