@@ -38,9 +38,9 @@ from ..proc import BenchError, clear, log, run_cmd
 from ..session import local_env
 from ..table import markdown_table
 from .dlio import CKPT_MODEL, binary
+from .dliotrain import VENV
 from .mpi import mpi_env, mpirun
 
-VENV = os.environ.get("DLIO_VENV", "/work/scratch/dlio-venv/venv")
 SRC = os.environ.get("DLIO_SRC", "/work/ref/dlio-m")
 LAYERS = int(os.environ.get("DLIO_REF_LAYERS", "16"))
 TARGET = 1.0
