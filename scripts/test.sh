@@ -78,8 +78,19 @@ beside() {
     local name=$1
     shift
     job_log[$name]=$(mktemp)
-    "$@" >"${job_log[$name]}" 2>&1 &
+    timed "$name" "$@" >"${job_log[$name]}" 2>&1 &
     job_pid[$name]=$!
+}
+# `timed NAME CMD...` runs CMD, then says on stderr when it ran (seconds
+# since the start) and the CPU its processes used (user, then system), so
+# a slow run shows where its minutes went.
+timed() {
+    (
+        start=$SECONDS code=0
+        "${@:2}" || code=$?
+        echo "[ci] $1: ${start}-${SECONDS} s, CPU $(times | tail -n 1)" >&2
+        exit "$code"
+    )
 }
 finish() {
     local code=0
@@ -126,7 +137,8 @@ for m in map(json.loads, sys.stdin):
             and m["target"]["name"] == sys.argv[1]):
         print(m["executable"])' "$1"
 }
-built=$(cargo test --lib --tests --features mpi,hdf5 --no-run --message-format=json-render-diagnostics)
+built=$(timed "test build" cargo test --lib --tests --features mpi,hdf5 --no-run \
+    --message-format=json-render-diagnostics)
 suite=$(test_executable suite <<<"$built")
 units=$(test_executable pario <<<"$built")
 aio_disabled=$(test_executable aio_disabled <<<"$built")
@@ -172,7 +184,7 @@ beside mpich_build nice -n 2 env -u RUSTC_WORKSPACE_WRAPPER CARGO_TARGET_DIR="$P
 # The programs without features (the build lints their code under
 # `cfg(not(feature = ...))`), then every other test on threads against
 # them.
-cargo build --bins
+timed "build without features" cargo build --bins
 keep_bins target/plain-bin none
 beside threads env PARIO_TEST_BIN_DIR="$PWD/target/plain-bin" "$suite" --skip mpi --skip hdf5
 
@@ -202,4 +214,5 @@ fi
 for job in killed mpi units threads "${mpich_jobs[@]}"; do
     finish "$job" || status=$?
 done
+echo "[ci] the whole run: 0-${SECONDS} s, CPU $(times | tail -n 1)"
 exit "$status"
