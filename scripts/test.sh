@@ -84,11 +84,22 @@ beside() {
 # `timed NAME CMD...` runs CMD, then says on stderr when it ran (seconds
 # since the start) and the CPU its processes used (user, then system), so
 # a slow run shows where its minutes went.
+# `ran NAME START`: NAME ran from START to now (seconds since the start),
+# with the CPU of this shell's processes reaped so far (`times` run in this
+# shell: in a command substitution it would count another shell's).
+ran() {
+    local record
+    record=$(mktemp)
+    times >"$record"
+    awk -F'[ ms]+' -v what="$1: $2-$SECONDS s" \
+        'END { printf "[ci] %s, CPU %.0f s user, %.0f s system\n", what, $1 * 60 + $2, $3 * 60 + $4 }' "$record"
+    rm -f "$record"
+}
 timed() {
     (
         start=$SECONDS code=0
         "${@:2}" || code=$?
-        echo "[ci] $1: ${start}-${SECONDS} s, CPU $(times | tail -n 1)" >&2
+        ran "$1" "$start" >&2
         exit "$code"
     )
 }
@@ -152,13 +163,15 @@ mpi_bins=(env PARIO_TEST_BIN_DIR="$PWD/target/mpi-bin")
 # to end a run (a signal to mpirun, a dead rank: mpirun waits its kill
 # timeout twice, a minute here), the Slurm and multi-host groups (a job
 # reaching its time limit), then the MPI group and the unit tests, all
-# beside the builds that follow.
-beside slurm "${mpi_bins[@]}" "$suite" --ignored slurm:: multihost::
+# beside the builds that follow. The two builds are on the way to the
+# longest groups: these yield the cores to them (nice 5), the unit tests
+# (pure computation, nothing waits on them) more (nice 10).
+beside slurm nice -n 5 "${mpi_bins[@]}" "$suite" --ignored slurm:: multihost::
 killed=(signals_mpi:: s3_mpi::when_a_rank_dies)
-beside killed "${mpi_bins[@]}" "$suite" "${killed[@]}"
+beside killed nice -n 5 "${mpi_bins[@]}" "$suite" "${killed[@]}"
 mpi_tests=(mpi hdf5)
 skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
-beside mpi "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
+beside mpi nice -n 5 "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
 beside units nice -n 10 "$units"
 
 # The programs linked with Debian's MPICH, for the MPI group's second run,
@@ -173,8 +186,7 @@ beside units nice -n 10 "$units"
 # keep_bins says whether that still holds). Only the programs are built:
 # the MPI suite runs them. The build without features is on the way to
 # the longest group (the tests on threads): this one yields to it a little
-# (nice 2: at 5 it became the longer way itself, 302 s against 199), the
-# unit tests (pure computation, nothing waits on them) more.
+# (nice 2: at 5 it became the longer way itself, 302 s against 199).
 mkdir -p target/mpich
 cp -a target/debug target/mpich/
 beside mpich_build nice -n 2 env -u RUSTC_WORKSPACE_WRAPPER CARGO_TARGET_DIR="$PWD/target/mpich" \
@@ -214,5 +226,5 @@ fi
 for job in killed mpi units threads "${mpich_jobs[@]}"; do
     finish "$job" || status=$?
 done
-echo "[ci] the whole run: 0-${SECONDS} s, CPU $(times | tail -n 1)"
+ran "the whole run" 0
 exit "$status"
