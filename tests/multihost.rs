@@ -188,9 +188,18 @@ fn rank_pid(dir: &Path, rank: usize) -> Option<u32> {
 fn a_killed_rank_ends_the_job(hosts: &Hosts) {
     let dir = scratch("pario-hosts-scratch");
     let t = dir.path().join("t");
+    let ior = crate::common::bin("ior");
     let args = ["-w", "-t", "8", "-b", "8g", "-F", "-o", t.to_str().unwrap()];
+    // Each write a millisecond late (tests/interpose/slow.c): the ranks
+    // wait for their end instead of keeping the cores busy.
+    let preload =
+        crate::interpose::interposer("slow").map(|lib| format!("LD_PRELOAD={}", lib.display()));
+    let (binary, args) = match &preload {
+        Some(preload) => ("env", [&[preload.as_str(), ior][..], &args].concat()),
+        None => (ior, args.to_vec()),
+    };
     let child = hosts
-        .mpirun(crate::common::bin("ior"), dir.path(), &args)
+        .mpirun(binary, dir.path(), &args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

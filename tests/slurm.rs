@@ -186,14 +186,19 @@ fn srun_with_pmix(cluster: &Cluster) {
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
 
-/// A job that writes until stopped (8-byte transfers of an 8 GiB block).
+/// A job that writes until stopped (8-byte transfers of an 8 GiB block),
+/// each write a millisecond late (tests/interpose/slow.c) when the C
+/// compiler is there: it waits instead of keeping the cores busy.
 fn long_job(cluster: &Cluster, dir: &Path, options: &[&str]) -> String {
     let f = dir.join("t");
     let script = dir.join("long.sh");
+    let slow = crate::interpose::interposer("slow")
+        .map(|lib| format!("env LD_PRELOAD={} ", lib.display()))
+        .unwrap_or_default();
     std::fs::write(
         &script,
         format!(
-            "#!/bin/bash\nsrun --mpi=pmix -n 2 {ior} -w -t 8 -b 8g -F -o {}\n",
+            "#!/bin/bash\nsrun --mpi=pmix -n 2 {slow}{ior} -w -t 8 -b 8g -F -o {}\n",
             f.display(),
             ior = common::bin("ior")
         ),
