@@ -134,9 +134,9 @@ fn a_timeline_sizes_from_the_later_half_and_its_spread() {
     let why = &plan.sizes[0].why;
     assert!(why.contains("0.900000 GiB/s over 1.50-3.00 s"), "{why}");
     assert!(why.contains("margin 2.50"), "{why}");
-    // What depends on a write phase grows with what the run writes:
-    // 0.9 x 10 / 2.5 and 10 x 10 / 24.
+    // What depends on a write phase grows with what the run writes, at
+    // the probe's score: 0.25 x 10 / 2.5 and 8 x 10 / 24.
     let f = |name: &str| plan.times.iter().find(|t| t.phase == name).unwrap().factor;
-    assert!((f("ior-easy-read") - 3.6).abs() < 1e-9);
-    assert!((f("mdtest-easy-delete") - 100.0 / 24.0).abs() < 1e-9);
+    assert!((f("ior-easy-read") - 1.0).abs() < 1e-9);
+    assert!((f("mdtest-easy-delete") - 80.0 / 24.0).abs() < 1e-9);
 }
