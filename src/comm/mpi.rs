@@ -8,7 +8,7 @@
 use std::any::Any;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::PartitionMut;
@@ -22,18 +22,6 @@ use crate::signals as stop;
 /// Set once a collective was given up after a signal: the tasks that did
 /// not answer are taken for dead, and later collectives fail at once.
 static GAVE_UP: AtomicBool = AtomicBool::new(false);
-
-/// Set when this node runs more ranks than it has CPUs for this process
-/// (Open MPI's own test for yielding when idle): a rank spinning in a
-/// collective then takes the CPU from one at work.
-static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(false);
-
-/// How long a collective is polled without pause on an oversubscribed
-/// node (short waits keep their precision), and the nap between polls
-/// after that: a rank at a barrier for seconds then costs a few hundred
-/// wake-ups a second instead of a core.
-const SPIN: Duration = Duration::from_millis(1);
-const NAP: Duration = Duration::from_micros(200);
 
 /// Whether this rank gave up waiting for the others after a signal.
 pub fn gave_up() -> bool {
@@ -54,7 +42,6 @@ fn answered() -> Result<(), CommError> {
 /// launcher kills them.
 fn finish<'a, D: ?Sized, S: Scope<'a>>(mut request: Request<'a, D, S>) -> Result<(), CommError> {
     let mut deadline = None;
-    let waiting = Instant::now();
     loop {
         request = match request.test() {
             Ok(_) => return Ok(()),
@@ -70,10 +57,7 @@ fn finish<'a, D: ?Sized, S: Scope<'a>>(mut request: Request<'a, D, S>) -> Result
                 return Err(CommError::NoAnswer);
             }
         }
-        match OVERSUBSCRIBED.load(Ordering::Relaxed) && waiting.elapsed() >= SPIN {
-            true => std::thread::sleep(NAP),
-            false => std::thread::yield_now(),
-        }
+        std::thread::yield_now();
     }
 }
 
@@ -103,8 +87,6 @@ impl MpiComm {
     pub fn new(world: SimpleCommunicator) -> Result<MpiComm, String> {
         let size = world.size() as usize;
         let shared = world.split_shared(world.rank());
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        OVERSUBSCRIBED.store(shared.size() as usize > cpus, Ordering::Relaxed);
         let mut leader = world.rank();
         shared.process_at_rank(0).broadcast_into(&mut leader);
         let mut leaders = vec![0i32; size];
