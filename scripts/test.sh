@@ -168,14 +168,15 @@ mpi_bins=(env PARIO_TEST_BIN_DIR="$PWD/target/mpi-bin")
 # waiting for another spins (Open MPI yields in a loop), so at nice 5 the
 # thirty-odd ranks of the MPI group left the build without features a
 # third of a core (161 s for 65 s of CPU). For the same reason the MPI
-# group runs six tests at a time, not eight: on two cores, more ranks at
-# once mostly wait for each other busily (with four it ended last).
+# group runs four tests at a time, not eight: on two cores, more ranks at
+# once mostly wait for each other busily (with six it ended last as well,
+# and the run took no less).
 beside slurm nice -n 10 "${mpi_bins[@]}" "$suite" --ignored slurm:: multihost::
 killed=(signals_mpi:: s3_mpi::when_a_rank_dies)
 beside killed nice -n 10 "${mpi_bins[@]}" "$suite" "${killed[@]}"
 mpi_tests=(mpi hdf5)
 skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
-beside mpi nice -n 10 env RUST_TEST_THREADS=6 "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
+beside mpi nice -n 10 env RUST_TEST_THREADS=4 "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
 beside units nice -n 10 "$units"
 
 # The programs linked with Debian's MPICH, for the MPI group's second run,
