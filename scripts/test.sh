@@ -81,9 +81,6 @@ beside() {
     timed "$name" "$@" >"${job_log[$name]}" 2>&1 &
     job_pid[$name]=$!
 }
-# `timed NAME CMD...` runs CMD, then says on stderr when it ran (seconds
-# since the start) and the CPU its processes used (user, then system), so
-# a slow run shows where its minutes went.
 # `ran NAME START`: NAME ran from START to now (seconds since the start),
 # with the CPU of this shell's processes reaped so far (`times` run in this
 # shell: in a command substitution it would count another shell's).
@@ -95,6 +92,9 @@ ran() {
         'END { printf "[ci] %s, CPU %.0f s user, %.0f s system\n", what, $1 * 60 + $2, $3 * 60 + $4 }' "$record"
     rm -f "$record"
 }
+# `timed NAME CMD...` runs CMD, then says on stderr when it ran (seconds
+# since the start) and the CPU its processes used (user, then system), so
+# a slow run shows where its minutes went.
 timed() {
     (
         start=$SECONDS code=0
