@@ -170,6 +170,13 @@ fn prefix(tool: &str, rng: &mut Rng, run: bool) -> Vec<String> {
         ]
         .map(String::from)
         .to_vec(),
+        // md-workbench's default sets (3,000 objects each, 1,000 operations
+        // a set, three times) kept a core busy per task until the run was
+        // stopped, in most of its runs: smaller ones, which the command
+        // line may still change (the last of an option wins).
+        "md-workbench" if run => ["-a", "DUMMY", "-P", "30", "-I", "10"]
+            .map(String::from)
+            .to_vec(),
         _ if run => vec!["-a".into(), "DUMMY".into()],
         _ => Vec::new(),
     }
