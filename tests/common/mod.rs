@@ -408,7 +408,17 @@ pub fn mpirun(binary: &str, dir: &Path, ranks: usize, args: &[&str], env: &[(&st
     // A session directory of its own: mpiruns started together in the
     // shared /tmp/ompi.<host>.<uid> race (one removes it as another makes
     // it: "A call to mkdir was unable to create the desired directory").
-    let session = tempfile::tempdir().expect("a session directory");
+    // In memory where there is /dev/shm: Open MPI maps files there that
+    // its processes write, and on a disk each write of a new page
+    // allocated a block (a tenth of a two-rank run's CPU).
+    let session = if Path::new("/dev/shm").is_dir() {
+        tempfile::Builder::new()
+            .prefix("pario-ompi-")
+            .tempdir_in("/dev/shm")
+    } else {
+        tempfile::tempdir()
+    }
+    .expect("a session directory");
     let mut cmd = Command::new("timeout");
     // Open MPI as root needs the two variables, and `--oversubscribe` on a
     // machine with fewer cores than ranks.
