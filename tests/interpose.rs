@@ -16,6 +16,14 @@ use std::sync::OnceLock;
 use common::{finish, Run};
 use tempfile::tempdir;
 
+/// `LD_PRELOAD=<tests/interpose/slow.c built>`, to put after `env` before
+/// a program that writes until stopped: each of its writes a millisecond
+/// late, so it waits instead of keeping a core busy. `None` without a C
+/// compiler (the program then writes at full speed).
+pub fn slow_writes() -> Option<String> {
+    interposer("slow").map(|lib| format!("LD_PRELOAD={}", lib.display()))
+}
+
 /// Builds `tests/interpose/NAME.c` into a shared library, once per test
 /// process; `None` (the test is skipped) without a C compiler.
 pub fn interposer(name: &str) -> Option<PathBuf> {

@@ -192,8 +192,7 @@ fn a_killed_rank_ends_the_job(hosts: &Hosts) {
     let args = ["-w", "-t", "8", "-b", "8g", "-F", "-o", t.to_str().unwrap()];
     // Each write a millisecond late (tests/interpose/slow.c): the ranks
     // wait for their end instead of keeping the cores busy.
-    let preload =
-        crate::interpose::interposer("slow").map(|lib| format!("LD_PRELOAD={}", lib.display()));
+    let preload = crate::interpose::slow_writes();
     let (binary, args) = match &preload {
         Some(preload) => ("env", [&[preload.as_str(), ior][..], &args].concat()),
         None => (ior, args.to_vec()),

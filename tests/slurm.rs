@@ -192,8 +192,8 @@ fn srun_with_pmix(cluster: &Cluster) {
 fn long_job(cluster: &Cluster, dir: &Path, options: &[&str]) -> String {
     let f = dir.join("t");
     let script = dir.join("long.sh");
-    let slow = crate::interpose::interposer("slow")
-        .map(|lib| format!("env LD_PRELOAD={} ", lib.display()))
+    let slow = crate::interpose::slow_writes()
+        .map(|preload| format!("env {preload} "))
         .unwrap_or_default();
     std::fs::write(
         &script,
