@@ -15,76 +15,103 @@ fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run 
     common::mpirun(crate::common::bin("ior"), dir, ranks, args, env)
 }
 
+/// Each packet type through every engine and layout, a test of one
+/// script each: POSIX shared and `-F`, MPI-IO independent shared and
+/// `-F`, MPI-IO collective on a shared file (collective I/O is for one).
 #[test]
 fn every_packet_type_round_trips_under_mpi() {
     let dir = tempdir().unwrap();
+    let (_script, engines) = common::ior_script(&[
+        &["api=POSIX"],
+        &["filePerProc=1"],
+        &["api=MPIIO", "filePerProc=0"],
+        &["filePerProc=1"],
+        &["filePerProc=0", "collective=1"],
+    ]);
     for packet in ["t", "o", "i", "r"] {
-        for api in [
-            &["-a", "POSIX"][..],
-            &["-a", "MPIIO"][..],
-            &["-a", "MPIIO", "-c"][..],
-        ] {
-            for layout in [&[][..], &["-F"][..]] {
-                if api.contains(&"-c") && layout.contains(&"-F") {
-                    continue; // collective I/O is for a shared file
-                }
-                let mut args = vec![
-                    "-w", "-W", "-r", "-R", "-t", "47008", "-b", "94016", "-s", "2", "-l", packet,
-                    "-o", "m",
-                ];
-                args.extend_from_slice(api);
-                args.extend_from_slice(layout);
-                let run = mpirun(dir.path(), 2, &args, &[]);
-                assert_clean(&run, &format!("-l {packet} {api:?} {layout:?}"));
-            }
-        }
+        let args = [
+            "-w", "-W", "-r", "-R", "-t", "47008", "-b", "94016", "-s", "2", "-l", packet, "-o",
+            "m", "-f", &engines,
+        ];
+        let run = mpirun(dir.path(), 2, &args, &[]);
+        assert_clean(&run, &format!("-l {packet}"));
+        let apis = ["POSIX", "POSIX", "MPIIO", "MPIIO", "MPIIO"];
+        assert_eq!(common::header_values(&run.stdout, "api"), apis);
+        let (shared, per_task) = ("single-shared-file", "file-per-process");
+        let layouts = [shared, per_task, shared, per_task, shared];
+        assert_eq!(common::header_values(&run.stdout, "access"), layouts);
+        let kinds = [
+            "independent",
+            "independent",
+            "independent",
+            "independent",
+            "collective",
+        ];
+        assert_eq!(common::header_values(&run.stdout, "type"), kinds);
     }
     assert!(entries(dir.path()).is_empty());
 }
 
+/// Each packet type read back by another task (`-C`) and by tasks in a
+/// random order (`-Z -X 3`), shared file and `-F`, on two fake nodes.
 #[test]
 fn reordered_reads_across_fake_nodes_under_mpi() {
     let dir = tempdir().unwrap();
+    let (_script, orders) = common::ior_script(&[
+        &["reorderTasks=1"],
+        &["filePerProc=1"],
+        &[
+            "reorderTasks=0",
+            "reorderTasksRandom=1",
+            "reorderTasksRandomSeed=3",
+            "filePerProc=0",
+        ],
+        &["filePerProc=1"],
+    ]);
     for packet in ["t", "o", "i", "r"] {
-        for reorder in [&["-C"][..], &["-Z", "-X", "3"][..]] {
-            for layout in [&[][..], &["-F"][..]] {
-                let mut args = vec![
-                    "-w", "-W", "-r", "-R", "-t", "8k", "-b", "16k", "-s", "2", "-l", packet, "-o",
-                    "cz",
-                ];
-                args.extend_from_slice(reorder);
-                args.extend_from_slice(layout);
-                let run = mpirun(dir.path(), 4, &args, &TWO_NODES);
-                assert_clean(&run, &format!("-l {packet} {reorder:?} {layout:?}"));
-            }
-        }
+        let args = [
+            "-w", "-W", "-r", "-R", "-t", "8k", "-b", "16k", "-s", "2", "-l", packet, "-o", "cz",
+            "-f", &orders,
+        ];
+        let run = mpirun(dir.path(), 4, &args, &TWO_NODES);
+        assert_clean(&run, &format!("-l {packet}"));
+        let (shared, per_task) = ("single-shared-file", "file-per-process");
+        let layouts = [shared, per_task, shared, per_task];
+        assert_eq!(common::header_values(&run.stdout, "access"), layouts);
+        let (constant, random) = ("constant task offset", "random task offset");
+        let expected = [constant, constant, random, random];
+        let shown = common::header_values(&run.stdout, "ordering inter file");
+        assert_eq!(shown, expected);
     }
     assert!(entries(dir.path()).is_empty());
 }
 
+/// Files of each packet type, shared and `-F` (a test each of one
+/// script), written by MPI ranks and read by threads, then written by
+/// threads and read by MPI ranks through MPI-IO.
 #[test]
 fn files_written_by_one_engine_verify_with_the_other() {
     let dir = tempdir().unwrap();
+    let (_script, layouts) = common::ior_script(&[&["filePerProc=0"], &["filePerProc=1"]]);
     for packet in ["t", "o", "i", "r"] {
-        for layout in [&[][..], &["-F"][..]] {
-            let mut common = vec![
-                "-t", "8k", "-b", "32k", "-s", "2", "-l", packet, "-G", "-77", "-k", "-o", "x",
-            ];
-            common.extend_from_slice(layout);
-            let what = format!("-l {packet} {layout:?}");
-            // MPI ranks write, threads read and verify.
-            mpirun(dir.path(), 2, &[&["-w"], &common[..]].concat(), &[]).ok();
-            assert_clean(
-                &ior(dir.path(), 2, &[&["-r", "-R"], &common[..]].concat()),
-                &what,
-            );
-            // Threads write, MPI ranks (through MPI-IO) read and verify.
-            ior(dir.path(), 2, &[&["-w"], &common[..]].concat()).ok();
-            let mpiio = [&["-r", "-R", "-a", "MPIIO"], &common[..]].concat();
-            assert_clean(&mpirun(dir.path(), 2, &mpiio, &[]), &what);
-            for f in entries(dir.path()) {
-                std::fs::remove_file(dir.path().join(f)).unwrap();
-            }
+        let common = [
+            "-t", "8k", "-b", "32k", "-s", "2", "-l", packet, "-G", "-77", "-k", "-o", "x", "-f",
+            &layouts,
+        ];
+        let what = format!("-l {packet}");
+        // MPI ranks write, threads read and verify.
+        mpirun(dir.path(), 2, &[&["-w"], &common[..]].concat(), &[]).ok();
+        assert_eq!(entries(dir.path()).len(), 3, "{what}: x and x.0000000[01]");
+        assert_clean(
+            &ior(dir.path(), 2, &[&["-r", "-R"], &common[..]].concat()),
+            &what,
+        );
+        // Threads write, MPI ranks (through MPI-IO) read and verify.
+        ior(dir.path(), 2, &[&["-w"], &common[..]].concat()).ok();
+        let mpiio = [&["-r", "-R", "-a", "MPIIO"], &common[..]].concat();
+        assert_clean(&mpirun(dir.path(), 2, &mpiio, &[]), &what);
+        for f in entries(dir.path()) {
+            std::fs::remove_file(dir.path().join(f)).unwrap();
         }
     }
 }

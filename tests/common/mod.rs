@@ -251,6 +251,38 @@ pub fn rank_rows(path: &Path) -> Vec<(String, usize, u64)> {
 pub const TWO_NODES: [(&str, &str); 2] =
     [("IOR_FAKE_NODES", "2"), ("IOR_FAKE_TASK_PER_NODES", "2")];
 
+/// An ior script (`-f`) of one test per entry of `runs`, each entry the
+/// directives (`key=value`) that test changes from the one before, the
+/// command line's options holding for all; in a directory of its own, so
+/// that the run's directory holds only what the run made. Starting MPI
+/// ranks costs more than a small test: the combinations one mpirun can
+/// take go in one script.
+pub fn ior_script(runs: &[&[&str]]) -> (TempDir, String) {
+    let dir = tempfile::tempdir().expect("a directory for the script");
+    let mut text = String::from("IOR START\n");
+    for directives in runs {
+        for d in directives.iter() {
+            text.push_str(&format!("  {d}\n"));
+        }
+        text.push_str("RUN\n");
+    }
+    text.push_str("IOR STOP\n");
+    let path = dir.path().join("tests.ior");
+    std::fs::write(&path, text).expect("write the script");
+    let path = path.to_string_lossy().into_owned();
+    (dir, path)
+}
+
+/// The values of a header line of ior's (`api                 : POSIX`),
+/// one per test the output holds.
+pub fn header_values<'a>(stdout: &'a str, key: &str) -> Vec<&'a str> {
+    let prefix = format!("{key:<20}: ");
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix.as_str()))
+        .collect()
+}
+
 /// A run that succeeded and verified its data: `what` names the case.
 pub fn assert_clean(run: &Run, what: &str) {
     assert_eq!(
