@@ -98,50 +98,54 @@ fn shared_file_contents_under_mpi() {
     }
 }
 
+/// MPI-IO independent and collective, shared and `-F`, with a file view
+/// and preallocation, with random task order: a test each of one script,
+/// each test its own file(s).
 #[test]
 fn mpiio_independent_and_collective() {
-    for extra in [
-        &[][..],
-        &["-c"],
-        &["-F"],
-        &["-c", "-F"],
-        &["-c", "-V", "-p"],
-        &["-c", "-Z", "-X", "3"],
-    ] {
-        let dir = tempdir().unwrap();
-        let mut args = vec![
-            "-a", "MPIIO", "-w", "-r", "-R", "-W", "-t", "16k", "-b", "64k", "-s", "3", "-G", "5",
-            "-k", "-o", "m",
-        ];
-        args.extend_from_slice(extra);
-        let run = mpirun(dir.path(), 4, &args, &[]);
-        run.ok();
-        assert!(
-            !run.stdout.contains("incorrect data"),
-            "{extra:?}: {}",
-            run.stdout
-        );
-        assert_eq!(
-            header(&run.stdout, "type"),
-            if extra.contains(&"-c") {
-                "collective"
-            } else {
-                "independent"
-            }
-        );
-        let names = entries(dir.path());
-        let expected_files = if extra.contains(&"-F") { 4 } else { 1 };
-        assert_eq!(names.len(), expected_files, "{names:?}");
-        let data = std::fs::read(dir.path().join(&names[0])).unwrap();
-        assert_eq!(
-            data.len(),
-            if expected_files == 1 {
-                4 * 3 * 65536
-            } else {
-                3 * 65536
-            }
-        );
-        assert_eq!(word(&data, 0), 5, "task 0 wrote the first transfer");
+    let dir = tempdir().unwrap();
+    let (_script, cases) = common::ior_script(&[
+        &["testFile=m0"],
+        &["testFile=m1", "collective=1"],
+        &["testFile=m2", "collective=0", "filePerProc=1"],
+        &["testFile=m3", "collective=1"],
+        &[
+            "testFile=m4",
+            "filePerProc=0",
+            "useFileView=1",
+            "preallocate=1",
+        ],
+        &[
+            "testFile=m5",
+            "useFileView=0",
+            "preallocate=0",
+            "reorderTasksRandom=1",
+            "reorderTasksRandomSeed=3",
+        ],
+    ]);
+    let args = [
+        "-a", "MPIIO", "-w", "-r", "-R", "-W", "-t", "16k", "-b", "64k", "-s", "3", "-G", "5",
+        "-k", "-f", &cases,
+    ];
+    let run = mpirun(dir.path(), 4, &args, &[]);
+    run.ok();
+    assert!(!run.stdout.contains("incorrect data"), "{}", run.stdout);
+    let (one, all) = ("independent", "collective");
+    let kinds = [one, all, one, all, all, all];
+    assert_eq!(common::header_values(&run.stdout, "type"), kinds);
+    let mut expected: Vec<String> = ["m0", "m1", "m4", "m5"].map(String::from).to_vec();
+    for m in ["m2", "m3"] {
+        expected.extend((0..4).map(|t| format!("{m}.{t:08}")));
+    }
+    expected.sort();
+    assert_eq!(entries(dir.path()), expected);
+    for name in expected {
+        let data = std::fs::read(dir.path().join(&name)).unwrap();
+        let size = if name.contains('.') { 3 } else { 4 * 3 } * 65536;
+        assert_eq!(data.len(), size, "{name}");
+        if !name.contains('.') || name.ends_with(".00000000") {
+            assert_eq!(word(&data, 0), 5, "{name}: task 0 wrote the first transfer");
+        }
     }
 }
 
