@@ -30,53 +30,54 @@ fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
 /// reads the wrong dataset there (see the reference); pario must not.
 const ODD: [&str; 10] = ["-w", "-W", "-r", "-R", "-t", "8k", "-b", "24k", "-s", "3"];
 
-/// Each packet type, shared file and `-F`, independent and collective: a
-/// test each of one script.
-#[test]
-fn every_packet_type_round_trips_on_two_ranks() {
-    let dir = tempdir().unwrap();
-    let (_script, modes) = common::ior_script(&[
+/// A script of four tests: shared file and `-F`, each independent and
+/// collective (one mpirun for the four).
+fn four_modes() -> (tempfile::TempDir, String) {
+    common::ior_script(&[
         &["filePerProc=0", "collective=0"],
         &["collective=1"],
         &["filePerProc=1", "collective=0"],
         &["collective=1"],
-    ]);
+    ])
+}
+
+/// Each test of `four_modes` ran, in its order, with its file layout and
+/// I/O type.
+fn assert_four_modes(run: &Run) {
+    let kinds = ["independent", "collective", "independent", "collective"];
+    assert_eq!(common::header_values(&run.stdout, "type"), kinds);
+    let (shared, per_task) = ("single-shared-file", "file-per-process");
+    let layouts = [shared, shared, per_task, per_task];
+    assert_eq!(common::header_values(&run.stdout, "access"), layouts);
+}
+
+/// Each packet type, in each of `four_modes`.
+#[test]
+fn every_packet_type_round_trips_on_two_ranks() {
+    let dir = tempdir().unwrap();
+    let (_script, modes) = four_modes();
     for packet in ["t", "o", "i", "r"] {
         let args = with(&ODD, &["-a", "HDF5", "-l", packet, "-o", "h", "-f", &modes]);
         let run = mpirun(dir.path(), 2, &args, &[]);
         assert_clean(&run, &format!("-l {packet}"));
         assert_eq!(run.stdout.matches("apiVersion          : 1.10").count(), 4);
-        let kinds = ["independent", "collective", "independent", "collective"];
-        assert_eq!(common::header_values(&run.stdout, "type"), kinds);
-        let (shared, per_task) = ("single-shared-file", "file-per-process");
-        let layouts = [shared, shared, per_task, per_task];
-        assert_eq!(common::header_values(&run.stdout, "access"), layouts);
+        assert_four_modes(&run);
     }
     assert!(entries(dir.path()).is_empty());
 }
 
-/// Shared file and `-F`, independent and collective: a test each of one
-/// script.
+/// Each of `four_modes`, reading what the other fake node wrote.
 #[test]
 fn four_ranks_read_other_nodes_data() {
     let dir = tempdir().unwrap();
-    let (_script, modes) = common::ior_script(&[
-        &["filePerProc=0", "collective=0"],
-        &["collective=1"],
-        &["filePerProc=1", "collective=0"],
-        &["collective=1"],
-    ]);
+    let (_script, modes) = four_modes();
     let args = with(
         &ODD,
         &["-a", "HDF5", "-l", "o", "-C", "-o", "h", "-f", &modes],
     );
     let run = mpirun(dir.path(), 4, &args, &TWO_NODES);
     assert_clean(&run, "-C on two fake nodes");
-    let kinds = ["independent", "collective", "independent", "collective"];
-    assert_eq!(common::header_values(&run.stdout, "type"), kinds);
-    let (shared, per_task) = ("single-shared-file", "file-per-process");
-    let layouts = [shared, shared, per_task, per_task];
-    assert_eq!(common::header_values(&run.stdout, "access"), layouts);
+    assert_four_modes(&run);
     assert!(entries(dir.path()).is_empty());
 }
 

@@ -12,13 +12,12 @@ fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run 
     common::mpirun(crate::common::bin("ior"), dir, ranks, args, env)
 }
 
-fn header(stdout: &str, key: &str) -> String {
-    let prefix = format!("{key:<20}: ");
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix(&prefix))
+/// The first value of an ior header line.
+fn header<'a>(stdout: &'a str, key: &str) -> &'a str {
+    let values = common::header_values(stdout, key);
+    values
+        .first()
         .unwrap_or_else(|| panic!("no {key} in\n{stdout}"))
-        .to_string()
 }
 
 #[test]
