@@ -40,14 +40,17 @@ fi
 
 # Open MPI refuses to run as root unless told; --oversubscribe is in the tests.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# What each of the hundreds of MPI processes the tests start would spend
-# before its first line: hwloc reading every PCI device's configuration
-# space (in a virtual machine each word read traps to the hypervisor), and
-# Open MPI trying its cm PML (libfabric's and PSM's providers) before ob1,
-# the one it runs on a machine without a fabric. The MPI group alone: 166 s
-# and 99 s of CPU before, 116 s and 85 s after. The multi-host group names
-# its own BTLs and PML; MPICH's hydra reads the same hwloc variable.
-export HWLOC_COMPONENTS=-pci,-linuxio OMPI_MCA_pml=ob1
+# What each of the hundreds of MPI processes the MPI groups start would
+# spend before its first line: hwloc reading every PCI device's
+# configuration space (in a virtual machine each word read traps to the
+# hypervisor), and Open MPI trying its cm PML (libfabric's and PSM's
+# providers) before ob1, the one it runs on a machine without a fabric. The
+# MPI group alone: 166 s and 99 s of CPU before, 116 s and 85 s after.
+# MPICH's hydra reads the same hwloc variable. Only for the groups that
+# launch many ranks with mpirun or mpiexec: the Slurm groups (a dozen
+# launches) keep the defaults a Slurm site runs with, and the multi-host
+# group names its own BTLs and PML.
+quick_mpi=(env HWLOC_COMPONENTS=-pci,-linuxio OMPI_MCA_pml=ob1)
 # Eight tests at a time, whatever the number of cores: most of a test's time
 # is spent waiting (for the tools it starts, mpirun, servers coming up, the
 # delays between phases it asks for), not computing.
@@ -182,10 +185,10 @@ mpi_bins=(env PARIO_TEST_BIN_DIR="$PWD/target/mpi-bin")
 # and the run took no less).
 beside slurm nice -n 10 "${mpi_bins[@]}" "$suite" --ignored slurm:: multihost::
 killed=(signals_mpi:: s3_mpi::when_a_rank_dies)
-beside killed nice -n 10 "${mpi_bins[@]}" "$suite" "${killed[@]}"
+beside killed nice -n 10 "${quick_mpi[@]}" "${mpi_bins[@]}" "$suite" "${killed[@]}"
 mpi_tests=(mpi hdf5)
 skip_killed=(--skip signals_mpi:: --skip s3_mpi::when_a_rank_dies)
-beside mpi nice -n 10 env RUST_TEST_THREADS=4 "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
+beside mpi nice -n 10 "${quick_mpi[@]}" RUST_TEST_THREADS=4 "${mpi_bins[@]}" "$suite" "${mpi_tests[@]}" "${skip_killed[@]}"
 beside units nice -n 10 "$units"
 
 # The programs linked with Debian's MPICH, for the MPI group's second run,
@@ -226,7 +229,7 @@ mpich=(env PARIO_TEST_BIN_DIR="$PWD/target/mpich-bin" PARIO_TEST_MPIEXEC=mpiexec
 mpich_jobs=()
 if finish mpich_build; then
     keep_bins target/mpich-bin libmpich.so target/mpich/debug
-    beside mpich "${mpich[@]}" "${mpich_tests[@]}"
+    beside mpich "${quick_mpi[@]}" "${mpich[@]}" "${mpich_tests[@]}"
     mpich_jobs=(mpich)
 else
     status=1
