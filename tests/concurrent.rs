@@ -13,14 +13,14 @@ use tempfile::tempdir;
 
 fn concurrent(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
-        Command::new(crate::common::bin("pario"))
-            .arg("concurrent")
-            .args(args)
-            .current_dir(dir)
-            .env("PARIO_TASKS", tasks.to_string())
-            .env("OMPI_MCA_orte_tmpdir_base", session_base())
-            .output()
-            .expect("run pario concurrent"),
+        output_in_session(
+            Command::new(crate::common::bin("pario"))
+                .arg("concurrent")
+                .args(args)
+                .current_dir(dir)
+                .env("PARIO_TASKS", tasks.to_string()),
+        )
+        .expect("run pario concurrent"),
     )
 }
 

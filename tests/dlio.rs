@@ -19,12 +19,11 @@ fn dlio_env(dir: &Path, tasks: usize, args: &[&str], env: &[(&str, String)]) -> 
     let mut cmd = Command::new(bin("dlio_benchmark"));
     cmd.args(args)
         .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string())
-        .env("OMPI_MCA_orte_tmpdir_base", common::session_base());
+        .env("PARIO_TASKS", tasks.to_string());
     for (k, v) in env {
         cmd.env(k, v);
     }
-    finish(cmd.output().expect("run dlio_benchmark"))
+    finish(common::output_in_session(&mut cmd).expect("run dlio_benchmark"))
 }
 
 fn size(path: &Path) -> u64 {

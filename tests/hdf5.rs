@@ -296,21 +296,21 @@ fn hints_are_passed_and_shown() {
 fn dlio_generates_hdf5_as_dlio_does() {
     let dir = tempdir().unwrap();
     let run = common::finish(
-        std::process::Command::new(common::bin("dlio_benchmark"))
-            .args([
-                "workload=unet3d_datagen",
-                "++workload.dataset.format=hdf5",
-                "++workload.dataset.num_files_train=2",
-                "++workload.dataset.num_samples_per_file=3",
-                "++workload.dataset.record_length_bytes=4096",
-                "++workload.dataset.record_length_bytes_stdev=0",
-                "++workload.dataset.data_folder=data",
-                "++hydra.run.dir=run",
-            ])
-            .current_dir(dir.path())
-            .env("OMPI_MCA_orte_tmpdir_base", common::session_base())
-            .output()
-            .unwrap(),
+        common::output_in_session(
+            std::process::Command::new(common::bin("dlio_benchmark"))
+                .args([
+                    "workload=unet3d_datagen",
+                    "++workload.dataset.format=hdf5",
+                    "++workload.dataset.num_files_train=2",
+                    "++workload.dataset.num_samples_per_file=3",
+                    "++workload.dataset.record_length_bytes=4096",
+                    "++workload.dataset.record_length_bytes_stdev=0",
+                    "++workload.dataset.data_folder=data",
+                    "++hydra.run.dir=run",
+                ])
+                .current_dir(dir.path()),
+        )
+        .unwrap(),
     );
     run.ok();
     let train = dir.path().join("data/train");

@@ -25,7 +25,10 @@ pub fn slow_writes() -> Option<String> {
 }
 
 /// Builds `tests/interpose/NAME.c` into a shared library, once per test
-/// process; `None` (the test is skipped) without a C compiler.
+/// process, in cargo's scratch directory for tests: one file a library
+/// however many runs (built under a name of its own, then renamed over
+/// the last; a program still running keeps the one it loaded); `None` (the
+/// test is skipped) without a C compiler.
 pub fn interposer(name: &str) -> Option<PathBuf> {
     static BUILT: OnceLock<std::sync::Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
     let built = BUILT.get_or_init(Default::default);
@@ -38,11 +41,12 @@ pub fn interposer(name: &str) -> Option<PathBuf> {
         return None;
     }
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/interpose/{name}.c"));
-    let lib = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("interpose-{name}-{}.so", std::process::id()));
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let building = scratch.join(format!("interpose-{name}-{}.so", std::process::id()));
+    let lib = scratch.join(format!("interpose-{name}.so"));
     let out = Command::new("gcc")
         .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
-        .arg(&lib)
+        .arg(&building)
         .arg(&source)
         .arg("-ldl")
         .output()
@@ -53,6 +57,7 @@ pub fn interposer(name: &str) -> Option<PathBuf> {
         source.display(),
         String::from_utf8_lossy(&out.stderr)
     );
+    std::fs::rename(&building, &lib).expect("move the library in place");
     built.insert(name.into(), lib.clone());
     Some(lib)
 }
@@ -67,16 +72,16 @@ fn counted(binary: &str, tasks: usize, prefix: &Path, args: &[&str]) -> Option<(
     let scratch = tempdir().unwrap();
     let file = scratch.path().join("counts");
     let run = finish(
-        Command::new(binary)
-            .args(args)
-            .current_dir(scratch.path())
-            .env("PARIO_TASKS", tasks.to_string())
-            .env("OMPI_MCA_orte_tmpdir_base", common::session_base())
-            .env("LD_PRELOAD", &lib)
-            .env("COUNT_PREFIX", prefix)
-            .env("COUNT_FILE", &file)
-            .output()
-            .expect("run the tool"),
+        common::output_in_session(
+            Command::new(binary)
+                .args(args)
+                .current_dir(scratch.path())
+                .env("PARIO_TASKS", tasks.to_string())
+                .env("LD_PRELOAD", &lib)
+                .env("COUNT_PREFIX", prefix)
+                .env("COUNT_FILE", &file),
+        )
+        .expect("run the tool"),
     );
     run.ok();
     // Every process that loaded the library appends its lines: sum them.
@@ -353,16 +358,16 @@ fn redirected(
     let lib = interposer("redirect")?;
     let scratch = tempdir().unwrap();
     let run = finish(
-        Command::new(binary)
-            .args(args)
-            .current_dir(scratch.path())
-            .env("PARIO_TASKS", tasks.to_string())
-            .env("OMPI_MCA_orte_tmpdir_base", common::session_base())
-            .env("LD_PRELOAD", &lib)
-            .env("REDIRECT_FROM", virtual_root)
-            .env("REDIRECT_TO", real)
-            .output()
-            .expect("run the tool"),
+        common::output_in_session(
+            Command::new(binary)
+                .args(args)
+                .current_dir(scratch.path())
+                .env("PARIO_TASKS", tasks.to_string())
+                .env("LD_PRELOAD", &lib)
+                .env("REDIRECT_FROM", virtual_root)
+                .env("REDIRECT_TO", real),
+        )
+        .expect("run the tool"),
     );
     assert!(
         !virtual_root.exists(),

@@ -140,16 +140,12 @@ pub fn tool_env(name: &str, dir: &Path, tasks: usize, args: &[&str], env: &[(&st
     for (k, v) in env {
         cmd.env(k, v);
     }
-    finish(cmd.output().unwrap_or_else(|e| panic!("run {name}: {e}")))
+    finish(output_in_session(&mut cmd).unwrap_or_else(|e| panic!("run {name}: {e}")))
 }
 
 pub fn pario(dir: &Path, args: &[&str]) -> Run {
     finish(
-        Command::new(bin("pario"))
-            .args(args)
-            .current_dir(dir)
-            .env("OMPI_MCA_orte_tmpdir_base", session_base())
-            .output()
+        output_in_session(Command::new(bin("pario")).args(args).current_dir(dir))
             .expect("run pario"),
     )
 }
@@ -328,40 +324,34 @@ pub fn ior_easy<'a>(transfer: &'a str, block: &'a str) -> Vec<&'a str> {
 /// Runs `mdtest` with `tasks` local tasks in `dir`.
 pub fn mdtest(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
-        local_command(bin("mdtest"), dir, tasks, args)
-            .output()
-            .expect("run mdtest"),
+        output_in_session(&mut local_command(bin("mdtest"), dir, tasks, args)).expect("run mdtest"),
     )
 }
 
 /// Runs `md-workbench` with `tasks` local tasks in `dir`.
 pub fn md_workbench(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
-        local_command(bin("md-workbench"), dir, tasks, args)
-            .output()
+        output_in_session(&mut local_command(bin("md-workbench"), dir, tasks, args))
             .expect("run md-workbench"),
     )
 }
 
 pub fn io500(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
-        local_command(bin("io500"), dir, tasks, args)
-            .output()
-            .expect("run io500"),
+        output_in_session(&mut local_command(bin("io500"), dir, tasks, args)).expect("run io500"),
     )
 }
 
-/// An Open MPI session directory base of its own for one process, in
-/// cargo's scratch directory for tests: an MPI build started as a single
-/// task is an MPI singleton, and singletons started together race on the
-/// shared /tmp/ompi.<host>.<uid> ("unable to create ... File exists").
-pub fn session_base() -> std::path::PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let base =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ompi-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&base).expect("a session directory base");
-    base
+/// Runs `cmd` to its end with an Open MPI session directory base of its
+/// own, in cargo's scratch directory for tests, removed afterwards: an MPI
+/// build started as a single task is an MPI singleton, and singletons
+/// started together race on the shared /tmp/ompi.<host>.<uid> ("unable to
+/// create ... File exists").
+pub fn output_in_session(cmd: &mut Command) -> std::io::Result<Output> {
+    let base = tempfile::Builder::new()
+        .prefix("ompi-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))?;
+    cmd.env("OMPI_MCA_orte_tmpdir_base", base.path()).output()
 }
 
 /// `binary args` in `dir` with `tasks` local tasks, and none of the fake
@@ -370,8 +360,7 @@ fn local_command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Comma
     let mut cmd = Command::new(binary);
     cmd.args(args)
         .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string())
-        .env("OMPI_MCA_orte_tmpdir_base", session_base());
+        .env("PARIO_TASKS", tasks.to_string());
     for var in [
         "IOR_FAKE_NODES",
         "IOR_FAKE_TASK_PER_NODES",
