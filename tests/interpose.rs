@@ -62,6 +62,27 @@ pub fn interposer(name: &str) -> Option<PathBuf> {
     Some(lib)
 }
 
+/// Runs `binary` with `tasks` local tasks in `dir` under the library
+/// `lib`, with the paths `env` names for it.
+fn preloaded(
+    binary: &str,
+    tasks: usize,
+    lib: &Path,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> Run {
+    let mut cmd = Command::new(binary);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("PARIO_TASKS", tasks.to_string())
+        .env("LD_PRELOAD", lib);
+    for (name, path) in env {
+        cmd.env(name, path);
+    }
+    finish(common::output_in_session(&mut cmd).expect("run the tool"))
+}
+
 /// Calls per C library function, under `prefix`.
 type Counts = BTreeMap<String, u64>;
 
@@ -71,18 +92,8 @@ fn counted(binary: &str, tasks: usize, prefix: &Path, args: &[&str]) -> Option<(
     let lib = interposer("count")?;
     let scratch = tempdir().unwrap();
     let file = scratch.path().join("counts");
-    let run = finish(
-        common::output_in_session(
-            Command::new(binary)
-                .args(args)
-                .current_dir(scratch.path())
-                .env("PARIO_TASKS", tasks.to_string())
-                .env("LD_PRELOAD", &lib)
-                .env("COUNT_PREFIX", prefix)
-                .env("COUNT_FILE", &file),
-        )
-        .expect("run the tool"),
-    );
+    let env = [("COUNT_PREFIX", prefix), ("COUNT_FILE", &file)];
+    let run = preloaded(binary, tasks, &lib, scratch.path(), args, &env);
     run.ok();
     // Every process that loaded the library appends its lines: sum them.
     let text = std::fs::read_to_string(&file).unwrap_or_default();
@@ -357,18 +368,8 @@ fn redirected(
 ) -> Option<Run> {
     let lib = interposer("redirect")?;
     let scratch = tempdir().unwrap();
-    let run = finish(
-        common::output_in_session(
-            Command::new(binary)
-                .args(args)
-                .current_dir(scratch.path())
-                .env("PARIO_TASKS", tasks.to_string())
-                .env("LD_PRELOAD", &lib)
-                .env("REDIRECT_FROM", virtual_root)
-                .env("REDIRECT_TO", real),
-        )
-        .expect("run the tool"),
-    );
+    let env = [("REDIRECT_FROM", virtual_root), ("REDIRECT_TO", real)];
+    let run = preloaded(binary, tasks, &lib, scratch.path(), args, &env);
     assert!(
         !virtual_root.exists(),
         "{} was made by a call that bypassed the C library",
