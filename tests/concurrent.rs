@@ -5,7 +5,6 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::*;
 use serde_json::Value;
@@ -14,11 +13,9 @@ use tempfile::tempdir;
 fn concurrent(dir: &Path, tasks: usize, args: &[&str]) -> Run {
     finish(
         output_in_session(
-            Command::new(crate::common::bin("pario"))
+            local_command(bin("pario"), dir, tasks, &[])
                 .arg("concurrent")
-                .args(args)
-                .current_dir(dir)
-                .env("PARIO_TASKS", tasks.to_string()),
+                .args(args),
         )
         .expect("run pario concurrent"),
     )

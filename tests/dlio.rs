@@ -5,7 +5,6 @@
 //! created), and generation on S3.
 
 use std::path::Path;
-use std::process::Command;
 
 use pario::dlio::config::value::Value;
 
@@ -16,10 +15,7 @@ fn dlio(dir: &Path, tasks: usize, args: &[&str]) -> Run {
 }
 
 fn dlio_env(dir: &Path, tasks: usize, args: &[&str], env: &[(&str, String)]) -> Run {
-    let mut cmd = Command::new(bin("dlio_benchmark"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string());
+    let mut cmd = common::local_command(bin("dlio_benchmark"), dir, tasks, args);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -19,7 +19,9 @@ use tempfile::tempdir;
 /// `LD_PRELOAD=<tests/interpose/slow.c built>`, to put after `env` before
 /// a program that writes until stopped: each of its writes a millisecond
 /// late, so it waits instead of keeping a core busy. `None` without a C
-/// compiler (the program then writes at full speed).
+/// compiler (the program then writes at full speed). Its users (the Slurm
+/// and multi-host groups) need MPI.
+#[cfg(feature = "mpi")]
 pub fn slow_writes() -> Option<String> {
     interposer("slow").map(|lib| format!("LD_PRELOAD={}", lib.display()))
 }
@@ -72,11 +74,8 @@ fn preloaded(
     args: &[&str],
     env: &[(&str, &Path)],
 ) -> Run {
-    let mut cmd = Command::new(binary);
-    cmd.args(args)
-        .current_dir(dir)
-        .env("PARIO_TASKS", tasks.to_string())
-        .env("LD_PRELOAD", lib);
+    let mut cmd = common::local_command(binary, dir, tasks, args);
+    cmd.env("LD_PRELOAD", lib);
     for (name, path) in env {
         cmd.env(name, path);
     }

@@ -14,9 +14,9 @@ fn mpirun(dir: &Path, ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Run 
 
 /// The first value of an ior header line.
 fn header<'a>(stdout: &'a str, key: &str) -> &'a str {
-    let values = common::header_values(stdout, key);
-    values
+    common::header_values(stdout, key)
         .first()
+        .copied()
         .unwrap_or_else(|| panic!("no {key} in\n{stdout}"))
 }
 

@@ -356,7 +356,7 @@ pub fn output_in_session(cmd: &mut Command) -> std::io::Result<Output> {
 
 /// `binary args` in `dir` with `tasks` local tasks, and none of the fake
 /// topologies a developer's environment may carry.
-fn local_command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {
+pub fn local_command(binary: &str, dir: &Path, tasks: usize, args: &[&str]) -> Command {
     let mut cmd = Command::new(binary);
     cmd.args(args)
         .current_dir(dir)
